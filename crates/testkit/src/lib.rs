@@ -1,0 +1,33 @@
+//! The shared test kit of oneloop: small, honest instruments for async tests.
+//!
+//! Every stage's tests need the same few things, and writing them once keeps each
+//! test about its stage:
+//!
+//! - [`watchdog`] runs a test body on its own thread and turns a hang (a lost wakeup,
+//!   a loop that never stops) into an ordinary test failure after a bounded time.
+//! - [`CountingWaker`] is a waker that counts how often it was woken, cloned and dropped.
+//! - [`PollCounter`] wraps a future and counts its polls.
+//! - [`DropFlag`] is a value that records when it is dropped, to observe cleanup.
+//!
+//! ```
+//! use std::time::Duration;
+//! use oneloop_testkit::{watchdog, CountingWaker};
+//!
+//! watchdog(Duration::from_secs(5), || {
+//!     let counter = CountingWaker::new();
+//!     let waker = counter.waker();
+//!     waker.wake_by_ref();
+//!     assert_eq!(counter.wakes(), 1);
+//! });
+//! ```
+#![forbid(unsafe_code)]
+
+mod counting_waker;
+mod drop_flag;
+mod poll_counter;
+mod watchdog;
+
+pub use counting_waker::CountingWaker;
+pub use drop_flag::{DropFlag, DropGuard};
+pub use poll_counter::{PollCount, PollCounter};
+pub use watchdog::{DEFAULT_LIMIT, watchdog, watchdog_default};
