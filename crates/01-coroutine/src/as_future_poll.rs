@@ -1,0 +1,35 @@
+//! Exercise 3: `poll` is `resume` with a `Context`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use crate::as_future::AsFuture;
+use crate::protocol::{CoError, Coroutine, Step};
+
+impl<C> Future for AsFuture<C>
+where
+    C: Coroutine<Input = Waker> + Unpin,
+{
+    type Output = Result<C::Return, C::Error>;
+
+    /// Resumes the coroutine once, sending it this poll's waker.
+    ///
+    /// # Panics
+    ///
+    /// When polled again after it returned `Ready` (the coroutine reports
+    /// [`CoError::ResumedAfterCompletion`]): a future polled after completion is a bug in
+    /// its driver, and this panics as the future of an `async fn` does.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // `C: Unpin`, so the adapter is too, and we may take a plain `&mut`.
+        let this = self.get_mut();
+        match this.coroutine.send(cx.waker().clone()) {
+            Ok(Step::Yielded(_)) => Poll::Pending,
+            Ok(Step::Complete(value)) => Poll::Ready(Ok(value)),
+            Err(CoError::Raised(error)) => Poll::Ready(Err(error)),
+            Err(CoError::ResumedAfterCompletion) => {
+                panic!("`AsFuture` polled after completion")
+            }
+        }
+    }
+}

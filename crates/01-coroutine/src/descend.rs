@@ -1,0 +1,68 @@
+//! A recursive coroutine, to run on a [`Trampoline`](crate::Trampoline).
+
+use std::mem;
+
+use crate::protocol::{CoError, Coroutine, Resume, Resumed, Step};
+use crate::trampoline::{Frame, Op};
+
+// ANCHOR: descend
+/// Calls itself `n` levels deep, then counts the levels on the way back up.
+///
+/// Its first input is `n`. It stands for this recursive generator (or, in Rust, a
+/// recursive `async fn`, which needs `Box::pin` for the same reason this frame is boxed:
+/// a coroutine cannot contain itself):
+///
+/// ```python
+/// def descend(n):
+///     if n == 0:
+///         return 0
+///     below = yield from descend(n - 1)     # Suspend0
+///     return below + 1
+/// ```
+#[derive(Debug, Default)]
+pub struct Descend {
+    state: DescendState,
+}
+
+#[derive(Debug, Default)]
+enum DescendState {
+    /// Waiting for `n`, its first input.
+    #[default]
+    Unresumed,
+    /// Waiting at `yield from descend(n - 1)`; nothing else is alive.
+    Suspend0,
+    /// Returned or raised.
+    Returned,
+}
+
+impl Coroutine for Descend {
+    type Input = u64;
+    type Yield = Op<u64, String>;
+    type Return = u64;
+    type Error = String;
+
+    fn resume(&mut self, input: Resume<u64, String>) -> Resumed<Op<u64, String>, u64, String> {
+        let state = mem::replace(&mut self.state, DescendState::Returned);
+        match (state, input) {
+            (DescendState::Returned, _) => Err(CoError::ResumedAfterCompletion),
+            // No `try` anywhere in the body: a thrown error ends this frame.
+            (_, Resume::Throw(error)) => Err(CoError::Raised(error)),
+            (DescendState::Unresumed, Resume::Send(0)) => Ok(Step::Complete(0)),
+            (DescendState::Unresumed, Resume::Send(n)) => {
+                self.state = DescendState::Suspend0;
+                let callee: Frame<u64, String> = Box::new(Descend::new());
+                Ok(Step::Yielded(Op::Call { callee, arg: n - 1 }))
+            }
+            // The child's return value arrives as the value of `yield from`.
+            (DescendState::Suspend0, Resume::Send(below)) => Ok(Step::Complete(below + 1)),
+        }
+    }
+}
+// ANCHOR_END: descend
+
+impl Descend {
+    /// A fresh frame, waiting for its `n`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}

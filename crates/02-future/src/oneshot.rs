@@ -1,0 +1,278 @@
+//! A one-shot future: a value that someone will set once, and that anyone may await.
+//!
+//! This is the counterpart of `asyncio.Future`. The producer holds a [`OneShot`] and
+//! settles it once: [`set_result`](OneShot::set_result), [`set_error`](OneShot::set_error)
+//! (asyncio's `set_exception`) or [`cancel`](OneShot::cancel). Any number of consumers
+//! call [`wait`](OneShot::wait) and await the [`Wait`] future they get back.
+//!
+//! # The shared state, and who may touch it
+//!
+//! Every handle and every waiter share one `Arc<Mutex<Inner>>`, so a value can be set
+//! from another thread while a waiter is polled on this one.
+//!
+//! - `state` moves once, from `Pending` to `Done`, `Failed` or `Cancelled`, and never
+//!   back. Only the settling calls on [`OneShot`] write it.
+//! - `waiters` maps each [`Wait`] that returned `Pending` to the waker it was last polled
+//!   with. A waiter writes only its own entry: its `poll` inserts or replaces it, its
+//!   `Drop` removes it. Settling takes the whole map out.
+//! - A waiter checks the state and registers its waker under the same lock. That is
+//!   what makes a wakeup impossible to lose: a producer on another thread either settles
+//!   before the check (the waiter sees the value) or after the registration (the
+//!   producer finds the waker).
+//! - Wakers are called after the lock is released, because a wake may poll the waiter
+//!   at once on this thread, and that poll takes the lock again.
+//!
+//! asyncio keeps a list of done callbacks (`add_done_callback`) and schedules each one
+//! through the loop; a Rust future keeps wakers instead, and never calls user code of
+//! its own: waking says "poll me again", and the executor decides when.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::IntoFuture;
+use std::mem;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Waker;
+
+use crate::error::{FutureError, Phase};
+
+/// Identifies one [`Wait`] among the waiters of a [`OneShot`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct WaiterId(u64);
+
+// ANCHOR: state
+/// Where a one-shot future is: one variant per state, each holding what it needs.
+#[derive(Debug)]
+pub(crate) enum State<T, E> {
+    /// Not settled yet: waiters return `Pending`.
+    Pending,
+    /// Settled by `set_result`.
+    Done(T),
+    /// Settled by `set_error`.
+    Failed(E),
+    /// Settled by `cancel`.
+    Cancelled,
+}
+// ANCHOR_END: state
+
+impl<T, E> State<T, E> {
+    fn phase(&self) -> Phase {
+        match self {
+            State::Pending => Phase::Pending,
+            State::Done(_) => Phase::Done,
+            State::Failed(_) => Phase::Failed,
+            State::Cancelled => Phase::Cancelled,
+        }
+    }
+}
+
+impl<T: Clone, E: Clone> State<T, E> {
+    // ANCHOR: outcome
+    /// What a waiter gets once the future is settled, or `None` while it is pending.
+    /// Every waiter gets its own clone, as every `await fut` in asyncio gets the result.
+    pub(crate) fn outcome(&self) -> Option<Result<T, FutureError<E>>> {
+        match self {
+            State::Pending => None,
+            State::Done(value) => Some(Ok(value.clone())),
+            State::Failed(error) => Some(Err(FutureError::Failed(error.clone()))),
+            State::Cancelled => Some(Err(FutureError::Cancelled)),
+        }
+    }
+    // ANCHOR_END: outcome
+}
+
+// ANCHOR: inner
+/// The state shared by every handle and waiter of one future, behind one mutex.
+#[derive(Debug)]
+pub(crate) struct Inner<T, E> {
+    pub(crate) state: State<T, E>,
+    /// The waker of each waiter that is waiting, in the order they first waited.
+    pub(crate) waiters: BTreeMap<WaiterId, Waker>,
+    next_waiter: u64,
+}
+// ANCHOR_END: inner
+
+/// Locks the shared state, ignoring poisoning.
+///
+/// Every change under this lock is a single assignment or map operation, so a panic
+/// while it is held (a waiter's panicking poll, an unfinished exercise) cannot leave the
+/// state half-changed. Ignoring the poison also keeps `Wait`'s `Drop` from panicking
+/// while a test is already unwinding, which would abort the whole test binary.
+pub(crate) fn lock<T, E>(shared: &Mutex<Inner<T, E>>) -> MutexGuard<'_, Inner<T, E>> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The producer's (and anyone's) handle to a one-shot future: `asyncio.Future`.
+///
+/// Cheap to clone; every clone is the same future. `T` is the result and `E` the error
+/// a producer may fail with; awaiting requires both to be `Clone`, since every waiter
+/// gets the outcome.
+pub struct OneShot<T, E> {
+    shared: Arc<Mutex<Inner<T, E>>>,
+}
+
+impl<T, E> Clone for OneShot<T, E> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<T, E> Default for OneShot<T, E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T, E> fmt::Debug for OneShot<T, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = lock(&self.shared);
+        f.debug_struct("OneShot")
+            .field("phase", &inner.state.phase())
+            .field("waiters", &inner.waiters.len())
+            .finish()
+    }
+}
+
+impl<T, E> OneShot<T, E> {
+    /// A pending future (asyncio's `loop.create_future()`).
+    pub fn new() -> Self {
+        Self {
+            shared: Arc::new(Mutex::new(Inner {
+                state: State::Pending,
+                waiters: BTreeMap::new(),
+                next_waiter: 0,
+            })),
+        }
+    }
+
+    /// A new waiter: a future that resolves when this one is settled (`await fut`).
+    ///
+    /// Each waiter registers its own waker, so any number of tasks may wait at once.
+    pub fn wait(&self) -> Wait<T, E> {
+        let mut inner = lock(&self.shared);
+        let id = WaiterId(inner.next_waiter);
+        inner.next_waiter += 1;
+        Wait {
+            shared: Arc::clone(&self.shared),
+            id,
+        }
+    }
+
+    /// Settles the future with `value` and wakes every waiter (asyncio's `set_result`).
+    ///
+    /// # Errors
+    ///
+    /// [`FutureError::InvalidState`] if it was already settled; `value` is dropped.
+    pub fn set_result(&self, value: T) -> Result<(), FutureError<E>> {
+        self.settle("set_result", State::Done(value))
+    }
+
+    /// Settles the future with an error and wakes every waiter (asyncio's
+    /// `set_exception`).
+    ///
+    /// # Errors
+    ///
+    /// [`FutureError::InvalidState`] if it was already settled; `error` is dropped.
+    pub fn set_error(&self, error: E) -> Result<(), FutureError<E>> {
+        self.settle("set_error", State::Failed(error))
+    }
+
+    /// Cancels the future: every waiter is woken and gets [`FutureError::Cancelled`].
+    ///
+    /// Returns `true` if this call cancelled it, `false` if it was already settled (then
+    /// nothing changes), as asyncio's `cancel` does.
+    pub fn cancel(&self) -> bool {
+        self.settle("cancel", State::Cancelled).is_ok()
+    }
+
+    /// Whether the future is settled, in any of its three ways (asyncio's `done`).
+    pub fn done(&self) -> bool {
+        !matches!(lock(&self.shared).state, State::Pending)
+    }
+
+    /// Whether the future was cancelled (asyncio's `cancelled`).
+    pub fn cancelled(&self) -> bool {
+        matches!(lock(&self.shared).state, State::Cancelled)
+    }
+
+    /// How many waiters have a waker registered right now. A waiter registers when it
+    /// returns `Pending`, and leaves when it is dropped or the future is settled.
+    pub fn registered_wakers(&self) -> usize {
+        lock(&self.shared).waiters.len()
+    }
+
+    // ANCHOR: settle
+    /// The one place the state leaves `Pending`.
+    fn settle(&self, attempted: &'static str, settled: State<T, E>) -> Result<(), FutureError<E>> {
+        let wakers = {
+            let mut inner = lock(&self.shared);
+            if !matches!(inner.state, State::Pending) {
+                let phase = inner.state.phase();
+                return Err(FutureError::InvalidState { attempted, phase });
+            }
+            inner.state = settled;
+            mem::take(&mut inner.waiters)
+        };
+        // The lock is released: a wake may run a poll of a waiter right here.
+        for waker in wakers.into_values() {
+            waker.wake();
+        }
+        Ok(())
+    }
+    // ANCHOR_END: settle
+}
+
+impl<T: Clone, E: Clone> OneShot<T, E> {
+    /// The outcome, without waiting (asyncio's `result`, which also raises the stored
+    /// exception or `CancelledError`).
+    ///
+    /// # Errors
+    ///
+    /// [`FutureError::NotDone`] while pending; [`FutureError::Failed`] or
+    /// [`FutureError::Cancelled`] if it ended that way.
+    pub fn result(&self) -> Result<T, FutureError<E>> {
+        lock(&self.shared)
+            .state
+            .outcome()
+            .unwrap_or(Err(FutureError::NotDone))
+    }
+}
+
+/// `handle.await` waits on a fresh waiter, as `await fut` does in asyncio.
+impl<T: Clone, E: Clone> IntoFuture for OneShot<T, E> {
+    type Output = Result<T, FutureError<E>>;
+    type IntoFuture = Wait<T, E>;
+
+    fn into_future(self) -> Wait<T, E> {
+        self.wait()
+    }
+}
+
+// ANCHOR: wait
+/// One waiter of a [`OneShot`]: a future that resolves to its outcome.
+///
+/// Made by [`OneShot::wait`]. Polling it after it resolved gives the outcome again.
+/// Dropping it removes its waker from the future, so an abandoned waiter (a timed-out
+/// `select`, a dropped task) does not keep a waker alive until the future settles.
+pub struct Wait<T, E> {
+    pub(crate) shared: Arc<Mutex<Inner<T, E>>>,
+    pub(crate) id: WaiterId,
+}
+
+impl<T, E> Drop for Wait<T, E> {
+    fn drop(&mut self) {
+        lock(&self.shared).waiters.remove(&self.id);
+    }
+}
+// ANCHOR_END: wait
+
+impl<T, E> fmt::Debug for Wait<T, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let registered = lock(&self.shared).waiters.contains_key(&self.id);
+        f.debug_struct("Wait")
+            .field("id", &self.id)
+            .field("registered", &registered)
+            .finish()
+    }
+}

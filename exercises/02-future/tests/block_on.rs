@@ -1,0 +1,132 @@
+//! Exercise 2: `block_on`, its thread-parking waker and its park loop (chapter 2.3).
+
+mod common;
+
+use std::future::{Future, poll_fn};
+use std::sync::mpsc;
+use std::task::{Poll, Waker};
+use std::thread;
+
+use common::{YieldTimes, gate};
+use ex02_future::{OneShot, block_on};
+use oneloop_testkit::{PollCounter, watchdog_default};
+
+#[test]
+fn ex2_a_ready_future_is_polled_once() {
+    watchdog_default(|| {
+        let fut = PollCounter::new(async { 40 + 2 });
+        let polls = fut.count_handle();
+        assert_eq!(block_on(fut), 42);
+        assert_eq!(polls.get(), 1);
+    });
+}
+
+#[test]
+fn ex2_a_self_wake_means_one_more_poll() {
+    watchdog_default(|| {
+        // Pending three times, waking itself before each: four polls, no more.
+        let fut = PollCounter::new(YieldTimes(3));
+        let polls = fut.count_handle();
+        block_on(fut);
+        assert_eq!(polls.get(), 4);
+    });
+}
+
+/// A future that, on its first poll, sends its waker to `tx` and then waits on `inner`.
+fn announce_first_poll<F: Future + Unpin>(
+    mut inner: F,
+    tx: mpsc::Sender<Waker>,
+) -> impl Future<Output = F::Output> {
+    let mut announced = false;
+    poll_fn(move |cx| {
+        let poll = std::pin::Pin::new(&mut inner).poll(cx);
+        if poll.is_pending() && !announced {
+            announced = true;
+            tx.send(cx.waker().clone())
+                .expect("the helper thread is waiting");
+        }
+        poll
+    })
+}
+
+#[test]
+fn ex2_a_value_set_on_another_thread_wakes_block_on() {
+    watchdog_default(|| {
+        let (opener, gate) = gate::<&str>();
+        let (tx, rx) = mpsc::channel();
+        // The helper opens the gate only once block_on has polled and is about to park.
+        let helper = thread::spawn(move || {
+            rx.recv().expect("the first poll announces itself");
+            opener.open("from another thread");
+        });
+        let fut = PollCounter::new(announce_first_poll(gate, tx));
+        let polls = fut.count_handle();
+        assert_eq!(block_on(fut), "from another thread");
+        assert_eq!(polls.get(), 2, "one poll before the wake, one after");
+        helper.join().unwrap();
+    });
+}
+
+#[test]
+fn ex2_a_stray_unpark_is_not_a_wake() {
+    watchdog_default(|| {
+        // An unpark left over from someone else: the next `park` returns at once
+        // although nobody woke our future. block_on must park again, not poll again.
+        thread::current().unpark();
+        let blocked = thread::current();
+        let (opener, gate) = gate::<u8>();
+        let (tx, rx) = mpsc::channel::<Waker>();
+        let helper = thread::spawn(move || {
+            let _waker = rx.recv().expect("the first poll announces itself");
+            // More stray unparks, from another thread, before the one real wake.
+            for _ in 0..3 {
+                blocked.unpark();
+            }
+            opener.open(1);
+        });
+        let fut = PollCounter::new(announce_first_poll(gate, tx));
+        let polls = fut.count_handle();
+        assert_eq!(block_on(fut), 1);
+        assert_eq!(
+            polls.get(),
+            2,
+            "one wake, so one poll after the first: unparks alone must not cause polls"
+        );
+        helper.join().unwrap();
+    });
+}
+
+#[test]
+fn ex2_block_on_awaits_a_oneshot_set_on_another_thread() {
+    // Uses exercise 1's waiter as well: the stage's two halves working together.
+    watchdog_default(|| {
+        let fut: OneShot<String, String> = OneShot::new();
+        let producer = fut.clone();
+        let (tx, rx) = mpsc::channel::<Waker>();
+        let helper = thread::spawn(move || {
+            rx.recv().expect("the first poll announces itself");
+            producer.set_result("ready".to_string()).unwrap();
+        });
+        let got = block_on(announce_first_poll(fut.wait(), tx));
+        assert_eq!(got, Ok("ready".to_string()));
+        helper.join().unwrap();
+    });
+}
+
+#[test]
+fn ex2_block_on_can_run_again_on_the_same_thread() {
+    watchdog_default(|| {
+        // Each call makes its own waker: a wake kept from the first run, called late,
+        // must not confuse the second.
+        let mut kept = None;
+        block_on(poll_fn(|cx| {
+            kept = Some(cx.waker().clone());
+            Poll::Ready(())
+        }));
+        kept.expect("the waker was kept").wake();
+        let fut = PollCounter::new(YieldTimes(1));
+        let polls = fut.count_handle();
+        block_on(fut);
+        assert_eq!(polls.get(), 2);
+    });
+}

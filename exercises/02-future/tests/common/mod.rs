@@ -1,0 +1,86 @@
+//! Small futures the tests share. They use std alone, so that a test of one exercise
+//! does not fail because another exercise is still a hole.
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
+
+/// Returns `Pending` `n` times, waking itself each time (asyncio's `await sleep(0)`).
+#[derive(Debug)]
+pub struct YieldTimes(pub usize);
+
+impl Future for YieldTimes {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 == 0 {
+            return Poll::Ready(());
+        }
+        self.0 -= 1;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+#[derive(Debug)]
+struct GateState<T> {
+    value: Option<T>,
+    waker: Option<Waker>,
+}
+
+/// The waiting half of a gate: resolves to the value given to [`Opener::open`].
+#[derive(Debug)]
+pub struct Gate<T> {
+    shared: Arc<Mutex<GateState<T>>>,
+}
+
+/// The opening half of a gate; may be sent to another thread.
+#[derive(Debug)]
+pub struct Opener<T> {
+    shared: Arc<Mutex<GateState<T>>>,
+}
+
+/// A gate that one waiter waits on until someone opens it with a value.
+pub fn gate<T>() -> (Opener<T>, Gate<T>) {
+    let shared = Arc::new(Mutex::new(GateState {
+        value: None,
+        waker: None,
+    }));
+    (
+        Opener {
+            shared: Arc::clone(&shared),
+        },
+        Gate { shared },
+    )
+}
+
+impl<T> Opener<T> {
+    /// Stores the value, then wakes the waiter (after releasing the lock).
+    pub fn open(self, value: T) {
+        let waker = {
+            let mut state = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+            state.value = Some(value);
+            state.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl<T> Future for Gate<T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        let mut state = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        match state.value.take() {
+            Some(value) => Poll::Ready(value),
+            None => {
+                state.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}

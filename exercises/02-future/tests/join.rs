@@ -1,0 +1,126 @@
+//! Exercise 4: joining two futures, and pinning (chapter 2.5).
+
+mod common;
+
+use std::future::{Future, Ready, ready};
+use std::pin::{Pin, pin};
+use std::task::Poll;
+
+use common::{YieldTimes, gate};
+use ex02_future::{Join, join};
+use oneloop_testkit::{CountingWaker, PollCounter, watchdog_default};
+
+/// Polls `fut` with a counting waker until it is ready; returns the output and the polls.
+fn run<F: Future>(fut: F) -> (F::Output, usize) {
+    let counter = CountingWaker::new();
+    let mut fut = pin!(fut);
+    let mut polls = 0;
+    loop {
+        polls += 1;
+        if let Poll::Ready(out) = counter.with_context(|cx| fut.as_mut().poll(cx)) {
+            return (out, polls);
+        }
+        assert!(counter.wakes() > 0, "Pending without a wake arranged");
+    }
+}
+
+#[test]
+fn ex4_two_ready_futures_join_in_one_poll() {
+    watchdog_default(|| {
+        assert_eq!(run(join(ready(1), ready("a"))), ((1, "a"), 1));
+    });
+}
+
+#[test]
+fn ex4_only_the_side_not_done_is_polled_again() {
+    watchdog_default(|| {
+        let a = PollCounter::new(ready('a'));
+        let b = PollCounter::new(YieldTimes(3));
+        let (a_polls, b_polls) = (a.count_handle(), b.count_handle());
+        let (out, polls) = run(join(a, b));
+        assert_eq!(out, ('a', ()));
+        assert_eq!(polls, 4);
+        assert_eq!(
+            a_polls.get(),
+            1,
+            "a finished on the first poll: never polled again"
+        );
+        assert_eq!(b_polls.get(), 4);
+    });
+}
+
+#[test]
+fn ex4_pending_until_both_sides_are_done() {
+    watchdog_default(|| {
+        let (open_a, a) = gate::<u8>();
+        let (open_b, b) = gate::<&str>();
+        let b = PollCounter::new(b);
+        let b_polls = b.count_handle();
+        let counter = CountingWaker::new();
+        let mut joined = pin!(join(a, b));
+        let mut poll = || counter.with_context(|cx| joined.as_mut().poll(cx));
+
+        assert_eq!(poll(), Poll::Pending);
+        open_b.open("b");
+        assert_eq!(counter.wakes(), 1, "b's wake reaches the join's caller");
+        assert_eq!(poll(), Poll::Pending, "a is not done yet");
+        open_a.open(7);
+        assert_eq!(counter.wakes(), 2);
+        assert_eq!(poll(), Poll::Ready((7, "b")));
+        assert_eq!(
+            b_polls.get(),
+            2,
+            "b: once pending, once ready, then left alone"
+        );
+    });
+}
+
+#[test]
+fn ex4_async_blocks_that_borrow_across_await_can_be_joined() {
+    watchdog_default(|| {
+        // Each async block keeps a reference into its own state across an await: it is
+        // !Unpin, and only a pinned Join may poll it.
+        let left = async {
+            let word = String::from("pinned");
+            let borrowed = &word;
+            YieldTimes(2).await;
+            borrowed.len()
+        };
+        let right = async {
+            let total = [1, 2, 3];
+            let slice = &total[..];
+            YieldTimes(1).await;
+            slice.iter().sum::<i32>()
+        };
+        let (out, _) = run(join(left, right));
+        assert_eq!(out, (6, 6));
+    });
+}
+
+#[test]
+#[should_panic(expected = "polled after it resolved")]
+fn ex4_polling_a_finished_join_panics() {
+    watchdog_default(|| {
+        let counter = CountingWaker::new();
+        let mut joined = join(ready(1), ready(2));
+        let mut joined = Pin::new(&mut joined);
+        let first = counter.with_context(|cx| joined.as_mut().poll(cx));
+        assert_eq!(first, Poll::Ready((1, 2)));
+        let _ = counter.with_context(|cx| joined.as_mut().poll(cx));
+    });
+}
+
+#[test]
+fn ex4_join_is_unpin_exactly_when_both_sides_are() {
+    fn unpin<T: Unpin>() {}
+    unpin::<Join<Ready<u8>, Ready<u8>>>();
+    // A Join of two Unpin futures can be polled through Pin::new, without pinning.
+    watchdog_default(|| {
+        let counter = CountingWaker::new();
+        let mut joined = join(ready(1), YieldTimes(1));
+        let first = counter.with_context(|cx| Pin::new(&mut joined).poll(cx));
+        assert_eq!(first, Poll::Pending);
+        let second = counter.with_context(|cx| Pin::new(&mut joined).poll(cx));
+        assert_eq!(second, Poll::Ready((1, ())));
+    });
+}
