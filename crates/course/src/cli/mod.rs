@@ -1,0 +1,140 @@
+//! Command dispatch and what every command shares: the workspace, the catalog, the cache.
+
+mod book;
+mod error;
+mod hint;
+mod report;
+mod runner;
+mod solution;
+mod status;
+mod test;
+mod usage;
+mod verify;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use oneloop_course::cache::Cache;
+use oneloop_course::progress::StageResults;
+use oneloop_course::{Catalog, Stage, workspace};
+
+pub(crate) use error::CliError;
+use runner::Cargo;
+
+/// What a command needs to know about the workspace.
+pub(crate) struct Course {
+    pub(crate) root: PathBuf,
+    pub(crate) catalog: Catalog,
+    pub(crate) cache: Cache,
+    pub(crate) cargo: Cargo,
+}
+
+impl Course {
+    fn open() -> Result<Course, CliError> {
+        let root = workspace::current_root().map_err(|e| CliError::misuse(e.to_string()))?;
+        let catalog = Catalog::load(&root).map_err(|e| CliError::misuse(e.to_string()))?;
+        let target = workspace::target_dir(&root);
+        Ok(Course {
+            cache: Cache::new(&target),
+            cargo: Cargo::new(&root),
+            root,
+            catalog,
+        })
+    }
+
+    /// The stage named by a command-line argument (`1` or `01`).
+    pub(crate) fn stage(&self, arg: Option<&String>, command: &str) -> Result<&Stage, CliError> {
+        let valid = || {
+            let numbers: Vec<String> = self
+                .catalog
+                .stages
+                .iter()
+                .map(|s| s.number.to_string())
+                .collect();
+            if numbers.is_empty() {
+                "there are no stages yet (no exercises/NN-name/course.toml)".to_string()
+            } else {
+                format!("valid stages: {}", numbers.join(", "))
+            }
+        };
+        let Some(arg) = arg else {
+            return Err(CliError::misuse(format!(
+                "`cargo course {command}` needs a stage number, e.g. `cargo course {command} 1`; {}",
+                valid()
+            )));
+        };
+        arg.parse::<u32>()
+            .ok()
+            .and_then(|n| self.catalog.stage(n))
+            .ok_or_else(|| CliError::misuse(format!("unknown stage `{arg}`; {}", valid())))
+    }
+
+    /// The stage's results: the cache if still fresh, else a new test run.
+    pub(crate) fn results(&self, stage: &Stage) -> Result<StageResults, CliError> {
+        if let Some(results) = self.cache.fresh_results(&self.root, stage) {
+            return Ok(results);
+        }
+        self.run_tests(stage)
+    }
+
+    /// Runs the learner's tests for `stage` and caches what they gave.
+    pub(crate) fn run_tests(&self, stage: &Stage) -> Result<StageResults, CliError> {
+        eprintln!(
+            "running stage {}'s tests (first build may take a minute)…",
+            stage.number
+        );
+        let started = std::time::SystemTime::now();
+        let results = self.cargo.test_stage(stage, false)?;
+        if let Err(e) = self.cache.store_results(stage.number, started, &results) {
+            eprintln!("warning: could not save the results under the target dir: {e}");
+        }
+        Ok(results)
+    }
+}
+
+/// Runs the command in `args` (without the program name).
+pub(crate) fn run(args: &[String]) -> Result<ExitCode, CliError> {
+    let command = args.first().map(String::as_str);
+    let rest = args.get(1..).unwrap_or(&[]);
+    match command {
+        None | Some("status") => {
+            no_extra(rest, "status").and_then(|()| status::run(&Course::open()?))
+        }
+        Some("test") => with_stage(rest, "test", test::run),
+        Some("hint") => with_stage(rest, "hint", hint::run),
+        Some("solution") => with_stage(rest, "solution", solution::run),
+        Some("verify") => no_extra(rest, "verify").and_then(|()| verify::run(&Course::open()?)),
+        Some("book") => book::run(&Course::open()?.root, rest),
+        Some("help" | "--help" | "-h") => {
+            print!("{}", usage::USAGE);
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(other) => Err(CliError::misuse(format!(
+            "unknown command `{other}`; try `cargo course help`"
+        ))),
+    }
+}
+
+fn no_extra(rest: &[String], command: &str) -> Result<(), CliError> {
+    match rest.first() {
+        None => Ok(()),
+        Some(extra) => Err(CliError::misuse(format!(
+            "`cargo course {command}` takes no argument, got `{extra}`; try `cargo course help`"
+        ))),
+    }
+}
+
+fn with_stage(
+    rest: &[String],
+    command: &str,
+    body: impl FnOnce(&Course, &Stage) -> Result<ExitCode, CliError>,
+) -> Result<ExitCode, CliError> {
+    if let Some(extra) = rest.get(1) {
+        return Err(CliError::misuse(format!(
+            "`cargo course {command}` takes one stage number, got also `{extra}`"
+        )));
+    }
+    let course = Course::open()?;
+    let stage = course.stage(rest.first(), command)?;
+    body(&course, stage)
+}

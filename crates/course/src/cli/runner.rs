@@ -1,0 +1,106 @@
+//! Spawning cargo: the learner's tests, the reference's tests, and reading what they gave.
+
+use std::env;
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use oneloop_course::Stage;
+use oneloop_course::progress::StageResults;
+use oneloop_course::{compiler_error, test_output, workspace};
+
+use super::CliError;
+
+/// Variables `cargo run` sets for this program that must not leak into a nested cargo
+/// (cargo sets its own per crate; leaving ours could only confuse a build script).
+const RUN_ONLY_VARS: [&str; 6] = [
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_RUSTC_CURRENT_DIR",
+];
+
+/// The cargo that runs us, run from the workspace root.
+#[derive(Debug)]
+pub(crate) struct Cargo {
+    program: OsString,
+    root: PathBuf,
+}
+
+impl Cargo {
+    pub(crate) fn new(root: &Path) -> Cargo {
+        // `cargo run` tells its child which cargo it is; otherwise look on PATH.
+        let program = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        Cargo {
+            program,
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// Runs cargo with `args` in the workspace root and captures its output.
+    pub(crate) fn output(&self, args: &[&str]) -> Result<Output, CliError> {
+        let mut command = Command::new(&self.program);
+        command.args(args).current_dir(&self.root);
+        if env::var_os("CARGO_TARGET_DIR").is_some() {
+            // A relative CARGO_TARGET_DIR means "from where you ran me"; this cargo runs
+            // from the root, so hand it the same directory, absolute.
+            command.env("CARGO_TARGET_DIR", workspace::target_dir(&self.root));
+        }
+        for var in RUN_ONLY_VARS {
+            command.env_remove(var);
+        }
+        for (var, _) in env::vars_os() {
+            if var.to_string_lossy().starts_with("CARGO_PKG_") {
+                command.env_remove(var);
+            }
+        }
+        command.output().map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => CliError::misuse(format!(
+                "cargo not found (tried `{}`); install Rust with rustup and put cargo on PATH",
+                self.program.to_string_lossy()
+            )),
+            _ => CliError::failed(format!(
+                "could not start `{}`: {e}",
+                self.program.to_string_lossy()
+            )),
+        })
+    }
+
+    /// `cargo test -p <package> --no-fail-fast --color never`, with the `solution`
+    /// feature when `solution` is true: the same build `cargo test --workspace
+    /// --all-features` makes, so nothing is compiled twice.
+    pub(crate) fn test_stage(
+        &self,
+        stage: &Stage,
+        solution: bool,
+    ) -> Result<StageResults, CliError> {
+        let mut args = vec!["test", "-p", stage.package.as_str()];
+        if solution {
+            args.extend(["--features", "solution"]);
+        }
+        args.extend(["--no-fail-fast", "--color", "never"]);
+        let output = self.output(&args)?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if compiler_error::build_failed(&stderr) {
+            let block = compiler_error::first_error_block(&stderr)
+                .unwrap_or_else(|| "(cargo printed no error line)".to_string());
+            return Ok(StageResults::BuildFailed(block));
+        }
+        let run = test_output::parse(&stdout);
+        if run.results.is_empty() && !output.status.success() {
+            let detail = compiler_error::first_error_block(&stderr).unwrap_or_else(|| {
+                let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            });
+            return Err(CliError::failed(format!(
+                "`cargo {}` failed before running any test:\n{detail}",
+                args.join(" ")
+            )));
+        }
+        Ok(StageResults::Tested(run))
+    }
+}

@@ -1,0 +1,19 @@
+//! The text of `cargo course help`.
+
+pub(crate) const USAGE: &str = "\
+cargo course — work through oneloop, one stage at a time
+
+USAGE:
+    cargo course                 your progress, and the next exercise to do
+    cargo course test <N>        run stage N's tests against your code
+    cargo course hint <N>        reveal the next hint for stage N's first unsolved exercise
+    cargo course solution <N>    show stage N's reference files (once all its exercises pass)
+    cargo course verify          check the course itself: every stage's tests pass with the
+                                 reference and fail on the untouched holes
+    cargo course book [--open]   build the book with mdBook 0.5.4 (installing it if needed)
+    cargo course help            this text
+
+A stage is a folder exercises/NN-name/. Results are cached under <target>/course/ and
+re-run as soon as a file of the stage changes. The target dir is $CARGO_TARGET_DIR if
+set, else <workspace>/target.
+";

@@ -1,0 +1,171 @@
+//! `cargo course verify`: proves the course itself, stage by stage.
+//!
+//! Two runs per stage: with `--features solution` every test must pass; on the
+//! untouched holes every exercise must have at least one failing test (an exercise
+//! whose tests all pass on the holes checks nothing). Both builds are the ones
+//! `cargo test --workspace --all-features` and a plain `cargo test` make, so CI pays
+//! for no extra compilation.
+
+use std::process::ExitCode;
+
+use oneloop_course::progress::{ExerciseState, StageResults};
+use oneloop_course::test_output::TestRun;
+use oneloop_course::{Stage, test_output};
+
+use super::report;
+use super::{CliError, Course};
+
+/// Counts checks and prints one line per check.
+struct Tally {
+    passed: usize,
+    failed: usize,
+}
+
+impl Tally {
+    fn check(&mut self, ok: bool, what: &str, detail: &str) {
+        if ok {
+            self.passed += 1;
+            println!("ok    {what}: {detail}");
+        } else {
+            self.failed += 1;
+            println!("FAIL  {what}: {detail}");
+        }
+    }
+}
+
+pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
+    let mut tally = Tally {
+        passed: 0,
+        failed: 0,
+    };
+    if course.catalog.stages.is_empty() {
+        println!("no stages yet: no exercises/NN-name/ folder holds a course.toml");
+    }
+    for stage in &course.catalog.stages {
+        eprintln!(
+            "stage {}: running `cargo test -p {} --features solution`…",
+            stage.number, stage.package
+        );
+        match course.cargo.test_stage(stage, true) {
+            Err(error) => cargo_failed(&mut tally, stage, "solution", &error),
+            Ok(StageResults::BuildFailed(block)) => {
+                build_failed(&mut tally, stage, "solution", &block);
+            }
+            Ok(StageResults::Tested(run)) => check_solution(course, &mut tally, stage, &run),
+        }
+        eprintln!(
+            "stage {}: running `cargo test -p {}` on the holes…",
+            stage.number, stage.package
+        );
+        match course.cargo.test_stage(stage, false) {
+            Err(error) => cargo_failed(&mut tally, stage, "holes", &error),
+            Ok(StageResults::BuildFailed(block)) => {
+                build_failed(&mut tally, stage, "holes", &block);
+            }
+            Ok(StageResults::Tested(run)) => check_holes(course, &mut tally, stage, &run),
+        }
+    }
+    println!("{} passed, {} failed", tally.passed, tally.failed);
+    Ok(if tally.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Cargo could not run the stage's tests at all; the summary line must still come last.
+fn cargo_failed(tally: &mut Tally, stage: &Stage, build: &str, error: &CliError) {
+    let text = error.to_string();
+    let mut lines = text.lines();
+    tally.check(
+        false,
+        &format!("stage {} {build} run", stage.number),
+        lines.next().unwrap_or(""),
+    );
+    let rest: Vec<&str> = lines.collect();
+    if !rest.is_empty() {
+        println!("{}", report::indented(&rest.join("\n"), "      ", 20));
+    }
+}
+
+fn build_failed(tally: &mut Tally, stage: &Stage, build: &str, block: &str) {
+    let first = block.lines().next().unwrap_or("");
+    tally.check(
+        false,
+        &format!("stage {} {build} build", stage.number),
+        &format!("does not compile: {first}"),
+    );
+    println!("{}", report::indented(block, "      ", 20));
+}
+
+fn check_solution(course: &Course, tally: &mut Tally, stage: &Stage, run: &TestRun) {
+    let states = report::states(course, stage, run);
+    for (exercise, state) in stage.exercises.iter().zip(&states) {
+        let what = format!("stage {} exercise {} solution", stage.number, exercise.id);
+        let total = state.passed + state.failed;
+        let detail = match (total, &state.first_failure) {
+            (0, _) => format!("no ex{}_ test found", exercise.id),
+            (_, None) => format!(
+                "passing with the reference: {total} of {}",
+                report::tests(total)
+            ),
+            (_, Some((name, message))) => format!(
+                "failing with the reference: {} of {}; first: {name}: {}",
+                state.failed,
+                report::tests(total),
+                message.lines().next().unwrap_or("")
+            ),
+        };
+        tally.check(state.is_solved(), &what, &detail);
+    }
+    stray_tests(tally, stage, run);
+}
+
+fn check_holes(course: &Course, tally: &mut Tally, stage: &Stage, run: &TestRun) {
+    let states: Vec<ExerciseState> = report::states(course, stage, run);
+    for (exercise, state) in stage.exercises.iter().zip(&states) {
+        let what = format!("stage {} exercise {} holes", stage.number, exercise.id);
+        let total = state.passed + state.failed;
+        let (ok, detail) = if total == 0 {
+            (false, format!("no ex{}_ test found", exercise.id))
+        } else if state.failed == 0 {
+            (
+                false,
+                format!(
+                    "passing on the untouched holes: {total} of {}, so no test checks this exercise",
+                    report::tests(total)
+                ),
+            )
+        } else {
+            (
+                true,
+                format!(
+                    "failing on the holes: {} of {}",
+                    state.failed,
+                    report::tests(total)
+                ),
+            )
+        };
+        tally.check(ok, &what, &detail);
+    }
+}
+
+/// Tests whose name maps to no exercise of the stage cannot be reported to a learner.
+fn stray_tests(tally: &mut Tally, stage: &Stage, run: &TestRun) {
+    let stray: Vec<&str> = run
+        .results
+        .iter()
+        .filter(|r| test_output::exercise_of(&r.name).is_none_or(|id| stage.exercise(id).is_none()))
+        .map(|r| r.name.as_str())
+        .collect();
+    if !stray.is_empty() {
+        tally.check(
+            false,
+            &format!("stage {} test names", stage.number),
+            &format!(
+                "not named `exM_…` for an exercise of the stage: {}",
+                stray.join(", ")
+            ),
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! From a test run to each exercise's state: an exercise passes when every one of its
+//! `exM_` tests passes, and a test that was declared but never reported counts as failed.
+
+use std::fs;
+use std::path::Path;
+
+use crate::catalog::Stage;
+use crate::test_output::{Outcome, TestRun, exercise_of};
+
+/// What running a stage's tests gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StageResults {
+    /// The tests ran (some may have failed).
+    Tested(TestRun),
+    /// The exercise crate did not compile; the compiler's first error.
+    BuildFailed(String),
+}
+
+/// One exercise's state after a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExerciseState {
+    /// The exercise number.
+    pub id: u32,
+    /// Tests of this exercise that passed.
+    pub passed: usize,
+    /// Tests of this exercise that failed or never reported.
+    pub failed: usize,
+    /// The first failing test and its message, if any.
+    pub first_failure: Option<(String, String)>,
+}
+
+impl ExerciseState {
+    /// Every test passed, and there was at least one.
+    pub fn is_solved(&self) -> bool {
+        self.failed == 0 && self.passed > 0
+    }
+}
+
+/// The names `fn exM_…` declared in `tests/*.rs` of the crate at `crate_dir`, sorted.
+pub fn declared_tests(crate_dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    let Ok(entries) = fs::read_dir(crate_dir.join("tests")) else {
+        return names;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        for line in text.lines() {
+            let Some((_, rest)) = line.split_once("fn ") else {
+                continue;
+            };
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if exercise_of(&name).is_some() {
+                names.push(name);
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Each exercise's state from `run`; `declared` are the test names the crate declares.
+pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<ExerciseState> {
+    stage
+        .exercises
+        .iter()
+        .map(|exercise| {
+            let mut state = ExerciseState {
+                id: exercise.id,
+                passed: 0,
+                failed: 0,
+                first_failure: None,
+            };
+            for result in run
+                .results
+                .iter()
+                .filter(|r| r.exercise() == Some(exercise.id))
+            {
+                match result.outcome {
+                    Outcome::Ok => state.passed += 1,
+                    Outcome::Ignored => {}
+                    Outcome::Failed => {
+                        state.failed += 1;
+                        if state.first_failure.is_none() {
+                            let message = run
+                                .failure_message(&result.name)
+                                .unwrap_or("(no message)")
+                                .to_string();
+                            state.first_failure = Some((result.name.clone(), message));
+                        }
+                    }
+                }
+            }
+            let reported = |name: &str| {
+                run.results
+                    .iter()
+                    .any(|r| r.name.rsplit("::").next() == Some(name))
+            };
+            for name in declared
+                .iter()
+                .filter(|n| exercise_of(n) == Some(exercise.id) && !reported(n))
+            {
+                state.failed += 1;
+                if state.first_failure.is_none() {
+                    state.first_failure = Some((
+                        name.clone(),
+                        "did not report a result: its test binary stopped before reaching it \
+                         (an abort, e.g. a panic inside a Drop while unwinding; \
+                         see `cargo test -p <package>`)"
+                            .replace("<package>", &stage.package),
+                    ));
+                }
+            }
+            state
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Exercise;
+    use crate::test_output::parse;
+    use std::path::PathBuf;
+
+    fn stage() -> Stage {
+        let exercise = |id| Exercise {
+            id,
+            title: format!("exercise {id}"),
+            file: PathBuf::from("f.rs"),
+            solution: PathBuf::from("s.rs"),
+            section: "1.1".into(),
+            chapter: PathBuf::from("c.md"),
+        };
+        Stage {
+            number: 1,
+            title: "t".into(),
+            chapter: PathBuf::from("c.md"),
+            reference: PathBuf::from("crates/01-x"),
+            dir: PathBuf::from("exercises/01-x"),
+            package: "ex01-x".into(),
+            exercises: vec![exercise(1), exercise(2), exercise(3)],
+        }
+    }
+
+    #[test]
+    fn an_exercise_passes_only_when_all_its_tests_pass() {
+        let run = parse(
+            "test ex1_a ... ok\ntest ex1_b ... ok\ntest m::ex2_a ... ok\n\
+             test ex2_b ... FAILED\n\n---- ex2_b stdout ----\nthread 'x' panicked at a.rs:1:1:\nboom\n\n\
+             failures:\n    ex2_b\n\ntest result: FAILED. 3 passed; 1 failed; 0 ignored\n",
+        );
+        let declared = vec!["ex1_a".to_string(), "ex1_b".into(), "ex3_lost".into()];
+        let states = exercise_states(&stage(), &run, &declared);
+        assert!(states[0].is_solved());
+        assert!(!states[1].is_solved());
+        assert_eq!(
+            states[1].first_failure,
+            Some(("ex2_b".to_string(), "boom".to_string()))
+        );
+        assert_eq!(states[2].failed, 1);
+        assert!(
+            states[2]
+                .first_failure
+                .as_ref()
+                .unwrap()
+                .1
+                .contains("stopped before reaching it")
+        );
+    }
+}

@@ -1,0 +1,324 @@
+//! Reading what `cargo test` prints: result lines, failure sections, compiler errors.
+//!
+//! libtest prints `test NAME ... ok` (or `FAILED`, `ignored`) per test, a
+//! `---- NAME stdout ----` section per failure holding the panic message, and a
+//! `test result:` line per test binary. With several threads a name and its outcome may
+//! land on different lines, so a `test NAME ...` left open is closed by the next bare
+//! outcome. Cargo's own messages and the compiler's errors go to stderr (read by
+//! [`crate::compiler_error`]).
+
+/// How one test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It passed.
+    Ok,
+    /// It failed (a panic, a failed assertion, a watchdog timeout).
+    Failed,
+    /// It was not run (`#[ignore]`).
+    Ignored,
+}
+
+/// One `test NAME ... OUTCOME` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestResult {
+    /// The name as printed, module path included (`tests::ex1_counts`).
+    pub name: String,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+impl TestResult {
+    /// The exercise this test checks, from its `exM_` name.
+    pub fn exercise(&self) -> Option<u32> {
+        exercise_of(&self.name)
+    }
+}
+
+/// One `---- NAME stdout ----` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The test's name as printed.
+    pub name: String,
+    /// The first panic message in the section (or the section itself if none).
+    pub message: String,
+}
+
+/// One `test result:` line, one per test binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    /// Tests that passed.
+    pub passed: usize,
+    /// Tests that failed.
+    pub failed: usize,
+    /// Tests that were ignored.
+    pub ignored: usize,
+}
+
+/// Everything read from one `cargo test` stdout.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TestRun {
+    /// Every test result, in the order printed.
+    pub results: Vec<TestResult>,
+    /// Every failure section, in the order printed.
+    pub failures: Vec<Failure>,
+    /// Every `test result:` line.
+    pub totals: Vec<Totals>,
+}
+
+impl TestRun {
+    /// The message of the first failure section for `name`.
+    pub fn failure_message(&self, name: &str) -> Option<&str> {
+        self.failures
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.message.as_str())
+    }
+}
+
+/// The exercise number of a test named `exM_…` (module path ignored).
+pub fn exercise_of(name: &str) -> Option<u32> {
+    let short = name.rsplit("::").next().unwrap_or(name);
+    let rest = short.strip_prefix("ex")?;
+    let (digits, _) = rest.split_once('_')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+fn outcome_word(text: &str) -> Option<Outcome> {
+    let word = text.split([' ', ',']).next().unwrap_or("");
+    match word {
+        "ok" => Some(Outcome::Ok),
+        "FAILED" => Some(Outcome::Failed),
+        "ignored" => Some(Outcome::Ignored),
+        _ => None,
+    }
+}
+
+/// Parses the stdout of `cargo test`.
+pub fn parse(stdout: &str) -> TestRun {
+    let mut run = TestRun::default();
+    let mut open: Vec<String> = Vec::new(); // names printed without their outcome yet
+    let mut section: Option<(String, Vec<&str>)> = None;
+
+    for line in stdout.lines() {
+        // Failure sections first: their bodies may hold anything, even `test … ok`.
+        if let Some(name) = line
+            .strip_prefix("---- ")
+            .and_then(|rest| rest.strip_suffix(" stdout ----"))
+        {
+            close_section(&mut run, section.take());
+            section = Some((name.to_string(), Vec::new()));
+            continue;
+        }
+        if section.is_some() {
+            let end = line == "failures:" || line.starts_with("test result:");
+            if !end {
+                if let Some((_, body)) = section.as_mut() {
+                    body.push(line);
+                }
+                continue;
+            }
+            close_section(&mut run, section.take());
+        }
+        if let Some(rest) = line.strip_prefix("test result: ") {
+            run.totals.push(totals(rest));
+            continue;
+        }
+        let mut rest = line;
+        // A line may carry an outcome that closes an earlier name, then more results.
+        if let Some(outcome) = outcome_word(rest.trim_start())
+            && !open.is_empty()
+        {
+            let name = open.remove(0);
+            run.results.push(TestResult { name, outcome });
+            rest = "";
+        }
+        while let Some(start) = rest.find("test ") {
+            let after = &rest[start + 5..];
+            let Some((name, tail)) = after.split_once(" ...") else {
+                break;
+            };
+            // `#[should_panic]` tests print as `test NAME - should panic ... ok`.
+            let name = name.strip_suffix(" - should panic").unwrap_or(name);
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                rest = after;
+                continue;
+            }
+            let tail = tail.trim_start();
+            match outcome_word(tail) {
+                Some(outcome) => run.results.push(TestResult {
+                    name: name.to_string(),
+                    outcome,
+                }),
+                None => open.push(name.to_string()),
+            }
+            rest = tail;
+        }
+    }
+    close_section(&mut run, section);
+    run
+}
+
+fn close_section(run: &mut TestRun, section: Option<(String, Vec<&str>)>) {
+    if let Some((name, body)) = section {
+        run.failures.push(Failure {
+            name,
+            message: panic_message(&body),
+        });
+    }
+}
+
+/// The first panic's message in a failure section's lines.
+fn panic_message(body: &[&str]) -> String {
+    let start = body.iter().position(|l| l.contains("panicked at"));
+    let lines: Vec<&str> = match start {
+        Some(at) => body[at + 1..]
+            .iter()
+            .take_while(|l| !ends_message(l))
+            .copied()
+            .collect(),
+        None => body.to_vec(),
+    };
+    let text = lines.join("\n");
+    let text = text.trim();
+    if text.is_empty() {
+        // The old one-line format: `thread 'x' panicked at 'msg', file:line:col`.
+        start
+            .map(|at| body[at].trim().to_string())
+            .unwrap_or_else(|| "(no message)".to_string())
+    } else {
+        text.to_string()
+    }
+}
+
+/// A line that follows a panic message: the backtrace note, or another panic.
+fn ends_message(line: &str) -> bool {
+    line.starts_with("note: run with `RUST_BACKTRACE")
+        || line.starts_with("stack backtrace:")
+        || (line.starts_with("thread '") && line.contains("panicked at"))
+}
+
+fn totals(text: &str) -> Totals {
+    let count = |label: &str| {
+        text.split(';')
+            .map(str::trim)
+            .find_map(|part| {
+                let part = part.rsplit(". ").next().unwrap_or(part);
+                let (n, word) = part.split_once(' ')?;
+                (word == label).then(|| n.parse().ok()).flatten()
+            })
+            .unwrap_or(0)
+    };
+    Totals {
+        passed: count("passed"),
+        failed: count("failed"),
+        ignored: count("ignored"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+running 3 tests
+test ex1_counts_down ... ok
+test shape::ex2_resumes_after_yield ... FAILED
+test ex2_ignored_one ... ignored, slow
+test ex1_second ... ok
+test ex1_must_panic - should panic ... ok
+
+failures:
+
+---- shape::ex2_resumes_after_yield stdout ----
+
+thread 'test body (watchdog)' panicked at exercises/01-coroutine/src/countdown.rs:12:9:
+not yet implemented: stage 1, exercise 2: write resume — see chapter 1.3
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+
+failures:
+    shape::ex2_resumes_after_yield
+
+test result: FAILED. 2 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s
+
+running 2 tests
+test ex3_a ... test ex3_b ... FAILED
+ok
+
+failures:
+
+---- ex3_b stdout ----
+thread 'ex3_b' panicked at tests/t.rs:4:5:
+assertion `left == right` failed: turns
+  left: 1
+ right: 2
+
+failures:
+    ex3_b
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+";
+
+    #[test]
+    fn reads_results_even_when_interleaved() {
+        let run = parse(SAMPLE);
+        let got: Vec<(&str, Outcome)> = run
+            .results
+            .iter()
+            .map(|r| (r.name.as_str(), r.outcome))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("ex1_counts_down", Outcome::Ok),
+                ("shape::ex2_resumes_after_yield", Outcome::Failed),
+                ("ex2_ignored_one", Outcome::Ignored),
+                ("ex1_second", Outcome::Ok),
+                ("ex1_must_panic", Outcome::Ok),
+                ("ex3_b", Outcome::Failed),
+                ("ex3_a", Outcome::Ok),
+            ]
+        );
+        assert_eq!(run.results[1].exercise(), Some(2));
+        assert_eq!(
+            run.totals,
+            vec![
+                Totals {
+                    passed: 2,
+                    failed: 1,
+                    ignored: 1
+                },
+                Totals {
+                    passed: 1,
+                    failed: 1,
+                    ignored: 0
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn keeps_the_first_panic_message() {
+        let run = parse(SAMPLE);
+        assert_eq!(
+            run.failure_message("shape::ex2_resumes_after_yield"),
+            Some("not yet implemented: stage 1, exercise 2: write resume — see chapter 1.3")
+        );
+        assert_eq!(
+            run.failure_message("ex3_b"),
+            Some("assertion `left == right` failed: turns\n  left: 1\n right: 2")
+        );
+    }
+
+    #[test]
+    fn exercise_numbers_come_from_names() {
+        assert_eq!(exercise_of("ex12_x"), Some(12));
+        assert_eq!(exercise_of("a::b::ex3_y"), Some(3));
+        assert_eq!(exercise_of("ex_3"), None);
+        assert_eq!(exercise_of("exit_code"), None);
+        assert_eq!(exercise_of("helper"), None);
+    }
+}

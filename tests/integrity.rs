@@ -1,0 +1,714 @@
+//! Integrity of the course: the book's includes resolve to real code, and the stage
+//! catalog, the exercise and reference crates, the hints and the book's table of
+//! contents all agree.
+//!
+//! mdBook only logs a missing include and renders a missing anchor as nothing, so these
+//! checks are what keeps the book honest. Each test gathers every problem it finds and
+//! fails once, listing them all.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use oneloop_course::catalog::{self, Catalog, Stage};
+use oneloop_course::{hints, summary};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Fails with every problem, one per line, if there are any.
+fn report(what: &str, problems: &[String]) {
+    assert!(
+        problems.is_empty(),
+        "{what}: {} problem(s):\n  - {}",
+        problems.len(),
+        problems.join("\n  - ")
+    );
+}
+
+/// `path` relative to the workspace root, for messages.
+fn shown(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Every file under `dir` whose name ends with `ext`, sorted.
+fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path, ext));
+        } else if path.extension().is_some_and(|e| e == ext) {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Resolves `.` and `..` without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn load_catalog() -> Catalog {
+    let catalog = Catalog::load(&root()).unwrap_or_else(|e| panic!("the stage catalog: {e}"));
+    // Not vacuous once stages exist: a numbered folder with a course.toml is a stage.
+    if !catalog::stage_folders(&root()).is_empty() {
+        assert!(
+            !catalog.stages.is_empty(),
+            "exercises/ has stage folders but the catalog is empty"
+        );
+    }
+    catalog
+}
+
+// ---------------------------------------------------------------- includes
+
+/// One `{{#include …}}` (or `{{#rustdoc_include …}}`) found in a page.
+struct Include {
+    page: PathBuf,
+    line: usize,
+    target: String,
+}
+
+fn includes_in(page: &Path, text: &str) -> Vec<Include> {
+    let mut out = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(start) = rest.find("{{#") {
+            let escaped = rest[..start].ends_with('\\');
+            let after = &rest[start + 3..];
+            let Some(end) = after.find("}}") else { break };
+            let body = after[..end].trim();
+            rest = &after[end + 2..];
+            if escaped {
+                continue;
+            }
+            let target = body
+                .strip_prefix("include ")
+                .or_else(|| body.strip_prefix("rustdoc_include "));
+            if let Some(target) = target {
+                out.push(Include {
+                    page: page.to_path_buf(),
+                    line: index + 1,
+                    target: target.trim().to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The problem with `include`, if any: the file must exist and an anchor must exist and
+/// enclose at least one non-blank line that is not itself an anchor marker.
+fn check_include(include: &Include) -> Option<String> {
+    let place = format!("{}:{}", shown(&include.page), include.line);
+    let (path, selector) = match include.target.split_once(':') {
+        Some((path, selector)) => (path, Some(selector)),
+        None => (include.target.as_str(), None),
+    };
+    let file = normalize(&include.page.parent()?.join(path));
+    let Ok(text) = fs::read_to_string(&file) else {
+        return Some(format!("{place}: included file `{path}` does not exist"));
+    };
+    let selector = selector?;
+    let lines: Vec<&str> = text.lines().collect();
+    let first = selector.split(':').next().unwrap_or("");
+    if first.is_empty() || first.bytes().all(|b| b.is_ascii_digit()) {
+        // A line range `a:b`, `a:` or `:b` (1-based): it must select something.
+        let mut parts = selector.splitn(2, ':');
+        let from: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(1);
+        let to: usize = parts
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(lines.len());
+        let selected = lines
+            .get(from.saturating_sub(1)..to.min(lines.len()))
+            .unwrap_or(&[]);
+        return selected
+            .iter()
+            .all(|l| l.trim().is_empty())
+            .then(|| format!("{place}: lines `{selector}` of `{path}` select no code"));
+    }
+    let anchor = selector;
+    let is_marker = |line: &str, kind: &str| {
+        line.split_once(kind)
+            .map(|(_, name)| {
+                name.trim()
+                    .trim_end_matches("*/")
+                    .trim_end_matches("-->")
+                    .trim()
+                    == anchor
+            })
+            .unwrap_or(false)
+    };
+    let Some(start) = lines.iter().position(|l| is_marker(l, "ANCHOR:")) else {
+        return Some(format!("{place}: `{path}` has no `ANCHOR: {anchor}`"));
+    };
+    let Some(len) = lines[start + 1..]
+        .iter()
+        .position(|l| is_marker(l, "ANCHOR_END:"))
+    else {
+        return Some(format!(
+            "{place}: `{path}` has `ANCHOR: {anchor}` but no `ANCHOR_END: {anchor}` after it"
+        ));
+    };
+    let code = lines[start + 1..start + 1 + len]
+        .iter()
+        .any(|l| !l.trim().is_empty() && !l.contains("ANCHOR:") && !l.contains("ANCHOR_END:"));
+    (!code).then(|| format!("{place}: anchor `{anchor}` in `{path}` encloses no code"))
+}
+
+#[test]
+fn every_book_include_resolves_to_code() {
+    let pages = files_under(&root().join("book/src"), "md");
+    assert!(
+        pages.iter().any(|p| p.ends_with("SUMMARY.md")),
+        "book/src/SUMMARY.md is missing"
+    );
+    let mut problems = Vec::new();
+    for page in &pages {
+        let text = fs::read_to_string(page).expect("reading a book page");
+        problems.extend(includes_in(page, &text).iter().filter_map(check_include));
+    }
+    report("book includes", &problems);
+}
+
+#[test]
+fn include_checks_catch_what_mdbook_lets_through() {
+    // The checker itself, on literal samples, so a broken checker cannot pass silently.
+    let dir = std::env::temp_dir().join(format!("oneloop-integrity-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("code.rs"),
+        "fn a() {}\n// ANCHOR: full\nfn b() {}\n// ANCHOR_END: full\n\
+         /* ANCHOR: empty */\n\n/* ANCHOR_END: empty */\n// ANCHOR: open\n",
+    )
+    .unwrap();
+    let page = dir.join("page.md");
+    let text = "{{#include code.rs:full}}\n{{#include code.rs:empty}}\n{{#include code.rs:open}}\n\
+                {{#rustdoc_include code.rs:none}}\n{{#include gone.rs}}\n{{#include code.rs}}\n\
+                \\{{#include gone.rs}}\n{{#include code.rs:1:1}}\n{{#include code.rs:6:6}}\n";
+    let found: Vec<Option<String>> = includes_in(&page, text).iter().map(check_include).collect();
+    assert_eq!(found.len(), 8, "the escaped include is skipped");
+    let problems: Vec<String> = found.into_iter().flatten().collect();
+    let expect = [
+        "anchor `empty` in `code.rs` encloses no code",
+        "has `ANCHOR: open` but no `ANCHOR_END: open`",
+        "`code.rs` has no `ANCHOR: none`",
+        "included file `gone.rs` does not exist",
+        "lines `6:6` of `code.rs` select no code",
+    ];
+    assert_eq!(problems.len(), expect.len(), "{problems:#?}");
+    for (problem, expected) in problems.iter().zip(expect) {
+        assert!(
+            problem.contains(expected),
+            "{problem} should say {expected}"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------- catalog and book
+
+/// A repo-relative `book/src/…` path as SUMMARY.md writes it.
+fn in_book(path: &Path) -> Option<String> {
+    path.strip_prefix("book/src")
+        .ok()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+}
+
+#[test]
+fn catalog_folders_and_summary_agree() {
+    let root = root();
+    let catalog = load_catalog();
+    let summary_text = fs::read_to_string(root.join("book/src/SUMMARY.md"))
+        .expect("book/src/SUMMARY.md must exist");
+    let items = summary::parse(&summary_text);
+    let number_of = |page: &str| {
+        items
+            .iter()
+            .find(|i| i.path.as_deref() == Some(page))
+            .map(|i| i.number.clone())
+    };
+    let mut problems = Vec::new();
+
+    for item in &items {
+        if let Some(path) = &item.path
+            && !root.join("book/src").join(path).is_file()
+        {
+            problems.push(format!(
+                "book/src/SUMMARY.md:{}: `{path}` does not exist",
+                item.line
+            ));
+        }
+    }
+
+    for stage in &catalog.stages {
+        let toml = stage.course_toml().display().to_string();
+        let n = stage.number;
+        // The stage's chapter: listed, and numbered as the stage.
+        match in_book(&stage.chapter).map(|p| (number_of(&p), p)) {
+            None => problems.push(format!(
+                "{toml}: chapter `{}` is not under book/src/",
+                stage.chapter.display()
+            )),
+            Some((None, page)) => {
+                problems.push(format!("{toml}: chapter `{page}` is not in SUMMARY.md"));
+            }
+            Some((Some(number), page)) if number.as_deref() != Some(&n.to_string()) => problems
+                .push(format!(
+                    "{toml}: stage {n}'s chapter `{page}` is numbered {} by mdBook, not {n}",
+                    number.unwrap_or_else(|| "nothing".into())
+                )),
+            Some(_) => {}
+        }
+        // The reference crate: crates/ with the same folder name as the exercise crate.
+        let folder = stage
+            .dir
+            .file_name()
+            .map(|f| f.to_string_lossy().to_string());
+        let expected = Path::new("crates").join(folder.clone().unwrap_or_default());
+        if stage.reference != expected {
+            problems.push(format!(
+                "{toml}: crate = `{}`, but stage folder `{}` pairs with `{}`",
+                stage.reference.display(),
+                stage.dir.display(),
+                expected.display()
+            ));
+        }
+        if !root.join(&stage.reference).join("Cargo.toml").is_file() {
+            problems.push(format!(
+                "{toml}: reference crate `{}` has no Cargo.toml",
+                stage.reference.display()
+            ));
+        }
+        for exercise in &stage.exercises {
+            let at = format!("{toml}: exercise {}", exercise.id);
+            if !exercise.file.starts_with(stage.dir.join("src")) {
+                problems.push(format!(
+                    "{at}: file `{}` is not in {}/src",
+                    exercise.file.display(),
+                    stage.dir.display()
+                ));
+            }
+            if !root.join(&exercise.file).is_file() {
+                problems.push(format!(
+                    "{at}: file `{}` does not exist",
+                    exercise.file.display()
+                ));
+            }
+            if !exercise.solution.starts_with(stage.reference.join("src"))
+                || !root.join(&exercise.solution).is_file()
+            {
+                problems.push(format!(
+                    "{at}: solution `{}` is not a file in {}/src",
+                    exercise.solution.display(),
+                    stage.reference.display()
+                ));
+            }
+            let Some(page) = in_book(&exercise.chapter) else {
+                problems.push(format!(
+                    "{at}: chapter `{}` is not under book/src/",
+                    exercise.chapter.display()
+                ));
+                continue;
+            };
+            match number_of(&page) {
+                None => problems.push(format!("{at}: chapter `{page}` is not in SUMMARY.md")),
+                Some(number) if number.as_deref() != Some(exercise.section.as_str()) => problems
+                    .push(format!(
+                        "{at}: section = \"{}\", but mdBook numbers `{page}` {}",
+                        exercise.section,
+                        number.unwrap_or_else(|| "not at all".into())
+                    )),
+                Some(_) => {}
+            }
+            let section_prefix = format!("{n}.");
+            if !exercise.section.starts_with(&section_prefix) {
+                problems.push(format!(
+                    "{at}: section {} is not in chapter {n}",
+                    exercise.section
+                ));
+            }
+        }
+    }
+
+    // Every numbered reference crate has its exercise folder, and the reverse.
+    for parent in ["crates", "exercises"] {
+        let other = if parent == "crates" {
+            "exercises"
+        } else {
+            "crates"
+        };
+        let Ok(entries) = fs::read_dir(root.join(parent)) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if catalog::folder_number(&name).is_some() && !root.join(other).join(&name).is_dir() {
+                problems.push(format!(
+                    "{parent}/{name} has no partner folder {other}/{name}"
+                ));
+            }
+        }
+    }
+    report("catalog, folders and SUMMARY.md", &problems);
+}
+
+// ---------------------------------------------------------------- exercise crates
+
+/// One `mod name;` of a shim, with the attributes written before it.
+#[derive(Debug)]
+struct ModDecl {
+    name: String,
+    path: Option<String>,
+    cfg: Option<String>,
+}
+
+/// The `mod name;` declarations of a crate root, with their `#[path]` and `#[cfg]`.
+fn mod_decls(text: &str) -> Vec<ModDecl> {
+    // Comments out; attributes and items are then read in order.
+    let code: String = text
+        .lines()
+        .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut decls = Vec::new();
+    let mut attrs: Vec<String> = Vec::new();
+    let mut rest = code.as_str();
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            break;
+        }
+        if rest.starts_with("#![") || rest.starts_with("#[") {
+            let inner = rest.starts_with("#![");
+            let open = if inner { 3 } else { 2 };
+            let mut depth = 1;
+            let mut end = open;
+            let mut in_str = false;
+            for (i, c) in rest[open..].char_indices() {
+                match c {
+                    '"' => in_str = !in_str,
+                    '[' if !in_str => depth += 1,
+                    ']' if !in_str => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = open + i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !inner {
+                attrs.push(rest[open..end].trim().to_string());
+            }
+            rest = &rest[end + 1..];
+            continue;
+        }
+        let stop = rest.find([';', '{']).unwrap_or(rest.len());
+        let item = rest[..stop].trim();
+        let words: Vec<&str> = item.split_whitespace().collect();
+        if let Some(at) = words.iter().position(|w| *w == "mod")
+            && rest[stop..].starts_with(';')
+            && let Some(name) = words.get(at + 1)
+        {
+            let value_of = |key: &str| {
+                attrs.iter().find_map(|a| {
+                    let value = a.strip_prefix(key)?.trim_start();
+                    Some(value.to_string())
+                })
+            };
+            decls.push(ModDecl {
+                name: name.to_string(),
+                path: value_of("path").and_then(|v| {
+                    let v = v.strip_prefix('=')?.trim();
+                    Some(v.trim_matches('"').to_string())
+                }),
+                cfg: value_of("cfg").map(|v| {
+                    let v = v.strip_prefix('(').unwrap_or(&v);
+                    v.strip_suffix(')').unwrap_or(v).replace(' ', "")
+                }),
+            });
+        }
+        attrs.clear();
+        // Skip a block item whole (`{ … }`), else just past the `;`.
+        if rest[stop..].starts_with('{') {
+            let mut depth = 0;
+            let mut end = rest.len();
+            for (i, c) in rest[stop..].char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = stop + i + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            rest = &rest[end..];
+        } else {
+            rest = &rest[(stop + 1).min(rest.len())..];
+        }
+    }
+    decls
+}
+
+#[test]
+fn shim_declarations_are_read_with_their_attributes() {
+    let shim = "//! Doc with mod fake; inside.\n#![forbid(unsafe_code)]\n\
+        #[path = \"../../../crates/04-core/src/handle.rs\"] mod handle;\n\
+        #[cfg(not(feature = \"solution\"))]\nmod turn;\n\
+        #[cfg(feature = \"solution\")]\n#[path = \"../../../crates/04-core/src/turn.rs\"]\npub mod turn;\n\
+        pub use handle::*; // mod commented;\nmod inline { fn f() {} }\n";
+    let got: Vec<(String, Option<String>, Option<String>)> = mod_decls(shim)
+        .into_iter()
+        .map(|d| (d.name, d.path, d.cfg))
+        .collect();
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(
+        got,
+        vec![
+            (
+                "handle".into(),
+                s("../../../crates/04-core/src/handle.rs"),
+                None
+            ),
+            ("turn".into(), None, s("not(feature=\"solution\")")),
+            (
+                "turn".into(),
+                s("../../../crates/04-core/src/turn.rs"),
+                s("feature=\"solution\"")
+            ),
+        ]
+    );
+}
+
+/// Lines of a Cargo.toml section (`[dependencies]` …), trimmed, comments dropped.
+fn section_lines<'t>(manifest: &'t str, section: &str) -> Vec<&'t str> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in manifest.lines() {
+        let line = line.split_once('#').map_or(line, |(code, _)| code).trim();
+        if line.starts_with('[') {
+            inside = line == format!("[{section}]");
+            continue;
+        }
+        if inside && !line.is_empty() {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// Whether `text` holds `todo!("stage N, exercise M…` (rustfmt may break the line
+/// after the parenthesis).
+fn has_hole(text: &str, n: u32, m: u32) -> bool {
+    let message = format!("\"stage {n}, exercise {m}");
+    text.match_indices("todo!(").any(|(at, open)| {
+        let rest = text[at + open.len()..].trim_start();
+        rest.starts_with(&message)
+            && !rest[message.len()..].starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+#[test]
+fn holes_are_found_however_rustfmt_wraps_them() {
+    assert!(has_hole("todo!(\"stage 1, exercise 2: x\")", 1, 2));
+    assert!(has_hole(
+        "todo!(\n        \"stage 1, exercise 2: x\",\n    )",
+        1,
+        2
+    ));
+    assert!(!has_hole("todo!(\"stage 1, exercise 21: x\")", 1, 2));
+    assert!(!has_hole("// stage 1, exercise 2\ntodo!()", 1, 2));
+}
+
+fn check_exercise_crate(
+    stage: &Stage,
+    exercise_packages: &BTreeSet<String>,
+    problems: &mut Vec<String>,
+) {
+    let root = root();
+    let n = stage.number;
+    let dir = root.join(&stage.dir);
+    let src = dir.join("src");
+    let reference_src = normalize(&root.join(&stage.reference).join("src"));
+    let at = stage.dir.display().to_string();
+
+    // Holes, tests and hints for every exercise.
+    let tests_text: String = files_under(&dir.join("tests"), "rs")
+        .iter()
+        .map(|p| fs::read_to_string(p).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let hints_file = stage.hints_file();
+    let hints = match fs::read_to_string(root.join(&hints_file)) {
+        Ok(text) => hints::parse(&hints_file, &text).unwrap_or_else(|e| {
+            problems.push(e.to_string());
+            Vec::new()
+        }),
+        Err(e) => {
+            problems.push(format!("{}: cannot read: {e}", hints_file.display()));
+            Vec::new()
+        }
+    };
+    for exercise in &stage.exercises {
+        let m = exercise.id;
+        let hole = format!("todo!(\"stage {n}, exercise {m}");
+        let file_text = fs::read_to_string(root.join(&exercise.file)).unwrap_or_default();
+        if !has_hole(&file_text, n, m) {
+            problems.push(format!(
+                "{}: no hole for exercise {m} (expected `{hole}…`)",
+                exercise.file.display()
+            ));
+        }
+        if !tests_text.contains(&format!("fn ex{m}_")) {
+            problems.push(format!("{at}/tests: no test `fn ex{m}_…` for exercise {m}"));
+        }
+        let count = hints
+            .iter()
+            .find(|h| h.exercise == m)
+            .map_or(0, |h| h.hints.len());
+        if count < 2 {
+            problems.push(format!(
+                "{}: exercise {m} has {count} hint(s); at least two are needed",
+                hints_file.display()
+            ));
+        }
+    }
+
+    // The shim: every #[path] into this stage's reference src/, and existing.
+    let shim = fs::read_to_string(src.join("lib.rs")).unwrap_or_default();
+    let decls = mod_decls(&shim);
+    let mut taken: BTreeSet<PathBuf> = BTreeSet::new();
+    for decl in &decls {
+        let Some(path) = &decl.path else { continue };
+        let target = normalize(&src.join(path));
+        if !target.starts_with(&reference_src) {
+            problems.push(format!(
+                "{at}/src/lib.rs: mod {} takes `{path}`, outside {}/src",
+                decl.name,
+                stage.reference.display()
+            ));
+        } else if !target.is_file() {
+            problems.push(format!(
+                "{at}/src/lib.rs: mod {} takes `{path}`, which does not exist",
+                decl.name
+            ));
+        }
+        taken.insert(target);
+    }
+
+    // Every reference file is either shared by #[path] or cut into a hole file.
+    for file in files_under(&reference_src, "rs") {
+        if file == reference_src.join("lib.rs") || taken.contains(&file) {
+            continue;
+        }
+        let relative = file.strip_prefix(&reference_src).unwrap_or(&file);
+        if !src.join(relative).is_file() {
+            problems.push(format!(
+                "{}: neither taken by a #[path] in {at}/src/lib.rs nor cut into {at}/src/{}",
+                shown(&file),
+                relative.display()
+            ));
+        }
+    }
+
+    // Every hole module is also taken from the reference under the `solution` feature.
+    for hole in files_under(&src, "rs") {
+        if hole == src.join("lib.rs") {
+            continue;
+        }
+        let name = hole
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let reference_file = hole
+            .strip_prefix(&src)
+            .map(|r| reference_src.join(r))
+            .unwrap_or_default();
+        let solved = decls.iter().any(|d| {
+            d.name == name
+                && d.cfg.as_deref() == Some("feature=\"solution\"")
+                && d.path
+                    .as_ref()
+                    .is_some_and(|p| normalize(&src.join(p)) == reference_file)
+        });
+        if !solved {
+            problems.push(format!(
+                "{at}/src/lib.rs: hole module `{name}` is not taken from {} under \
+                 #[cfg(feature = \"solution\")]",
+                shown(&reference_file)
+            ));
+        }
+    }
+
+    // The manifest: no doctests, a `solution` feature, no other exercise as dependency.
+    let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+    let lib = section_lines(&manifest, "lib");
+    if !lib.iter().any(|l| l.replace(' ', "") == "doctest=false") {
+        problems.push(format!("{at}/Cargo.toml: [lib] needs `doctest = false`"));
+    }
+    let features = section_lines(&manifest, "features");
+    if !features
+        .iter()
+        .any(|l| l.replace(' ', "").starts_with("solution="))
+    {
+        problems.push(format!("{at}/Cargo.toml: [features] needs `solution = []`"));
+    }
+    for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        for line in section_lines(&manifest, section) {
+            let key = line.split(['=', '.']).next().unwrap_or("").trim();
+            if exercise_packages.contains(key) || line.contains("exercises/") {
+                problems.push(format!(
+                    "{at}/Cargo.toml: [{section}] `{line}` depends on an exercise crate"
+                ));
+            }
+        }
+    }
+}
+
+#[test]
+fn exercise_crates_are_well_formed() {
+    let catalog = load_catalog();
+    let mut packages: BTreeSet<String> = catalog.stages.iter().map(|s| s.package.clone()).collect();
+    // A workspace dependency that points into exercises/ counts as an exercise too.
+    let workspace = fs::read_to_string(root().join("Cargo.toml")).unwrap_or_default();
+    for line in section_lines(&workspace, "workspace.dependencies") {
+        if line.contains("exercises/")
+            && let Some((key, _)) = line.split_once('=')
+        {
+            packages.insert(key.trim().to_string());
+        }
+    }
+    let mut problems = Vec::new();
+    for stage in &catalog.stages {
+        check_exercise_crate(stage, &packages, &mut problems);
+    }
+    report("exercise crates", &problems);
+}
