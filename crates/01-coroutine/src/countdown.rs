@@ -23,7 +23,9 @@ pub struct Countdown {
 }
 
 /// One variant per place the body can be stopped at; each holds the locals alive there.
-/// The names are the ones rustc gives the variants of the coroutines it generates.
+/// The names are the ones rustc gives the variants of the coroutines it generates. rustc
+/// has one more, `Panicked`, for a body that unwound; here `resume` leaves `Returned`
+/// behind before running any of the body, so a panic mid-resume ends the machine too.
 #[derive(Debug)]
 enum CountdownState {
     /// Created, not yet started: only the argument exists.

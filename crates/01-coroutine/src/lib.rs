@@ -1,7 +1,7 @@
 //! Stage 1 of oneloop: suspension as a value.
 //!
 //! An event loop can only share one thread among many computations if each of them can
-//! *stop half-way* and be continued later. That is the whole of this stage: a
+//! *stop halfway* and be continued later. That is the whole of this stage: a
 //! computation that can stop, held in an ordinary value. There is no loop here yet.
 //!
 //! - [`Coroutine`] is the protocol: [`resume`](Coroutine::resume) it with a [`Resume`]

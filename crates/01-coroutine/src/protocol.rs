@@ -1,4 +1,4 @@
-//! The resume protocol: one trait for every computation that can stop half-way.
+//! The resume protocol: one trait for every computation that can stop halfway.
 //!
 //! A coroutine is a value. Calling [`Coroutine::resume`] runs it from where it last
 //! stopped to its next suspension point, and hands back what happened there: it

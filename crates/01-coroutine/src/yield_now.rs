@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 /// polled again), and `Ready(())` on the second. Awaiting it gives the thread back
 /// once: asyncio's `await asyncio.sleep(0)`.
 #[derive(Debug, Default)]
+#[must_use = "futures do nothing unless polled"]
 pub struct YieldNow {
     yielded: bool,
 }

@@ -9,6 +9,10 @@ use std::fmt;
 
 /// The three states a one-shot future can end in, plus "not yet": used to say, in an
 /// error, where the future was when it was misused.
+///
+/// asyncio keeps three states (`PENDING`, `CANCELLED`, `FINISHED`); its `FINISHED`
+/// covers both [`Done`](Phase::Done) and [`Failed`](Phase::Failed), which are told
+/// apart here so that an error can say which one the future reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     /// Nobody has set a result, an error, or cancelled it.
@@ -39,8 +43,9 @@ impl fmt::Display for Phase {
 /// asyncio's `set_exception`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FutureError<E> {
-    /// A second `set_result`, `set_error` (asyncio's `InvalidStateError`): a one-shot
-    /// future settles once. `attempted` names the call; `phase` is where it already was.
+    /// A `set_result` or `set_error` on a future already settled (asyncio's
+    /// `InvalidStateError`): a one-shot future settles once. `attempted` names the
+    /// refused call; `phase` is where the future already was.
     InvalidState {
         /// The call that was refused, such as `"set_result"`.
         attempted: &'static str,

@@ -1,9 +1,10 @@
 //! Joining two futures: poll both, finish when both have finished.
 //!
-//! asyncio's `gather(a, b)` wraps each awaitable in a task and waits for their done
-//! callbacks. [`join`] makes no task: it is one future that owns both inner futures and
-//! polls them itself, inside its own `poll`, with its caller's waker. Whichever side
-//! wakes, the whole `Join` is polled again; it then polls only the side(s) not done yet.
+//! asyncio's `gather(a, b)` wraps each coroutine in a task (a future it takes as it is)
+//! and waits for their done callbacks. [`join`] makes no task: it is one future that
+//! owns both inner futures and polls them itself, inside its own `poll`, with its
+//! caller's waker. Whichever side wakes, the whole `Join` is polled again; it then
+//! polls only the side(s) not done yet.
 //!
 //! # Why the inner futures are pinned
 //!

@@ -1,6 +1,6 @@
 //! Stage 2 of oneloop: futures and wakers.
 //!
-//! Chapter 1 built coroutines that a driver resumes and that yield back to it. The
+//! Stage 1 built coroutines that a driver resumes and that yield back to it. The
 //! driver, though, had to ask again and again, or know from the yielded value what the
 //! coroutine was waiting for. Stage 2 adds the missing half: a way for the thing being
 //! waited on to say "now".
@@ -24,7 +24,7 @@
 //!   error, or a cancellation; awaited by any number of [`Wait`]ers; thread-safe.
 //! - [`block_on`], the smallest executor: poll on this thread, park until woken.
 //! - [`waker_fn`], a waker built by hand from a `RawWakerVTable` — the one module of
-//!   oneloop that uses `unsafe`, with a safe function on top.
+//!   oneloop where `unsafe` is the lesson, with a safe function on top.
 //! - [`join`], one future that drives two, and where pinning shows up.
 //!
 //! ```

@@ -19,19 +19,13 @@
 //! the unpark token makes the next `park` return at once.
 //!
 //! Exercise 2: write the two `Wake` methods and `block_on`.
-#![allow(unused_variables, dead_code)]
+#![allow(unused_variables, unused_imports, dead_code)]
 
-#[allow(unused_imports)]
 use std::future::Future;
-#[allow(unused_imports)]
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-#[allow(unused_imports)]
-use std::sync::atomic::Ordering;
-#[allow(unused_imports)]
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
-#[allow(unused_imports)]
 use std::thread::{self, Thread};
 
 /// The waker behind `block_on`: which thread to unpark, and whether a wake happened.

@@ -7,14 +7,13 @@
 //! Exercise 1: write `register` and `poll`. Useful pieces from `oneshot.rs`:
 //! `lock(&self.shared)`, `inner.state.outcome()`, `inner.waiters` (a map from
 //! `WaiterId` to `Waker`), `self.id`.
-#![allow(unused_variables, dead_code)]
+#![allow(unused_variables, unused_imports, dead_code)]
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use crate::error::FutureError;
-#[allow(unused_imports)]
 use crate::oneshot::{Inner, Wait, WaiterId, lock};
 
 impl<T, E> Inner<T, E> {

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::task::{Poll, Waker};
 use std::thread;
 
-use common::{YieldTimes, gate};
+use common::{gate, yield_times};
 use ex02_future::{OneShot, block_on};
 use oneloop_testkit::{PollCounter, watchdog_default};
 
@@ -25,7 +25,7 @@ fn ex2_a_ready_future_is_polled_once() {
 fn ex2_a_self_wake_means_one_more_poll() {
     watchdog_default(|| {
         // Pending three times, waking itself before each: four polls, no more.
-        let fut = PollCounter::new(YieldTimes(3));
+        let fut = PollCounter::new(yield_times(3));
         let polls = fut.count_handle();
         block_on(fut);
         assert_eq!(polls.get(), 4);
@@ -116,17 +116,29 @@ fn ex2_block_on_awaits_a_oneshot_set_on_another_thread() {
 #[test]
 fn ex2_block_on_can_run_again_on_the_same_thread() {
     watchdog_default(|| {
-        // Each call makes its own waker: a wake kept from the first run, called late,
-        // must not confuse the second.
+        // Each call makes its own waker and its own flag: a waker kept from the first
+        // run, woken late, must not count as a wake of the second run's future.
         let mut kept = None;
         block_on(poll_fn(|cx| {
             kept = Some(cx.waker().clone());
             Poll::Ready(())
         }));
         kept.expect("the waker was kept").wake();
-        let fut = PollCounter::new(YieldTimes(1));
+
+        let (opener, gate) = gate::<u8>();
+        let (tx, rx) = mpsc::channel::<Waker>();
+        let helper = thread::spawn(move || {
+            rx.recv().expect("the first poll announces itself");
+            opener.open(2);
+        });
+        let fut = PollCounter::new(announce_first_poll(gate, tx));
         let polls = fut.count_handle();
-        block_on(fut);
-        assert_eq!(polls.get(), 2);
+        assert_eq!(block_on(fut), 2);
+        assert_eq!(
+            polls.get(),
+            2,
+            "the stale wake belonged to the first run: no extra poll in the second"
+        );
+        helper.join().unwrap();
     });
 }

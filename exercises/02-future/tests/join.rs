@@ -6,8 +6,9 @@ use std::future::{Future, Ready, ready};
 use std::pin::{Pin, pin};
 use std::task::Poll;
 
-use common::{YieldTimes, gate};
+use common::{gate, yield_times};
 use ex02_future::{Join, join};
+use oneloop_coroutine::yield_now;
 use oneloop_testkit::{CountingWaker, PollCounter, watchdog_default};
 
 /// Polls `fut` with a counting waker until it is ready; returns the output and the polls.
@@ -35,7 +36,7 @@ fn ex4_two_ready_futures_join_in_one_poll() {
 fn ex4_only_the_side_not_done_is_polled_again() {
     watchdog_default(|| {
         let a = PollCounter::new(ready('a'));
-        let b = PollCounter::new(YieldTimes(3));
+        let b = PollCounter::new(yield_times(3));
         let (a_polls, b_polls) = (a.count_handle(), b.count_handle());
         let (out, polls) = run(join(a, b));
         assert_eq!(out, ('a', ()));
@@ -83,13 +84,13 @@ fn ex4_async_blocks_that_borrow_across_await_can_be_joined() {
         let left = async {
             let word = String::from("pinned");
             let borrowed = &word;
-            YieldTimes(2).await;
+            yield_times(2).await;
             borrowed.len()
         };
         let right = async {
             let total = [1, 2, 3];
             let slice = &total[..];
-            YieldTimes(1).await;
+            yield_times(1).await;
             slice.iter().sum::<i32>()
         };
         let (out, _) = run(join(left, right));
@@ -117,7 +118,7 @@ fn ex4_join_is_unpin_exactly_when_both_sides_are() {
     // A Join of two Unpin futures can be polled through Pin::new, without pinning.
     watchdog_default(|| {
         let counter = CountingWaker::new();
-        let mut joined = join(ready(1), YieldTimes(1));
+        let mut joined = join(ready(1), yield_now());
         let first = counter.with_context(|cx| Pin::new(&mut joined).poll(cx));
         assert_eq!(first, Poll::Pending);
         let second = counter.with_context(|cx| Pin::new(&mut joined).poll(cx));

@@ -4,6 +4,8 @@
 //! tells exactly how many wakers hold it: one reference too many is a leak, one too few
 //! a use-after-free waiting to happen.
 
+mod common;
+
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
@@ -11,11 +13,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Context;
 use std::thread;
 
-use common::YieldTimes;
+use common::yield_times;
 use ex02_future::waker_fn;
 use oneloop_testkit::{DropFlag, watchdog_default};
-
-mod common;
 
 /// A closure that counts its calls, and the counter it counts into.
 fn counting_closure() -> (Arc<impl Fn() + Send + Sync + 'static>, Arc<AtomicUsize>) {
@@ -158,7 +158,7 @@ fn ex3_a_hand_made_waker_drives_a_future() {
         let (wake, hits) = counting_closure();
         let waker = waker_fn(Arc::clone(&wake));
         let mut cx = Context::from_waker(&waker);
-        let mut fut = pin!(YieldTimes(2));
+        let mut fut = pin!(yield_times(2));
         let mut polls = 1;
         while fut.as_mut().poll(&mut cx).is_pending() {
             polls += 1;

@@ -1,5 +1,5 @@
-//! Small futures the tests share. They use std alone, so that a test of one exercise
-//! does not fail because another exercise is still a hole.
+//! Small futures the tests share. None of them uses a hole of this stage, so a test of
+//! one exercise never fails because another exercise is still a `todo!`.
 #![allow(dead_code)]
 
 use std::future::Future;
@@ -7,20 +7,13 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 
-/// Returns `Pending` `n` times, waking itself each time (asyncio's `await sleep(0)`).
-#[derive(Debug)]
-pub struct YieldTimes(pub usize);
+use oneloop_coroutine::yield_now;
 
-impl Future for YieldTimes {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 == 0 {
-            return Poll::Ready(());
-        }
-        self.0 -= 1;
-        cx.waker().wake_by_ref();
-        Poll::Pending
+/// Gives the thread back `n` times: stage 1's `yield_now`, awaited `n` times (asyncio's
+/// `await sleep(0)`, `n` times). Ready on poll `n + 1`, having woken itself `n` times.
+pub async fn yield_times(n: usize) {
+    for _ in 0..n {
+        yield_now().await;
     }
 }
 
@@ -31,6 +24,9 @@ struct GateState<T> {
 }
 
 /// The waiting half of a gate: resolves to the value given to [`Opener::open`].
+///
+/// A one-value channel for a single waiter, so that the tests of `block_on` and `join`
+/// need not wait for exercise 1's `OneShot`.
 #[derive(Debug)]
 pub struct Gate<T> {
     shared: Arc<Mutex<GateState<T>>>,

@@ -1,0 +1,85 @@
+//! Where failures nobody looked at are reported.
+//!
+//! asyncio stores a task's exception in the task. If the task is garbage-collected and
+//! nobody ever called `result()` or `exception()`, it logs "Task exception was never
+//! retrieved" through the loop's exception handler. oneloop does the same for a task
+//! that panicked: if its [`JoinHandle`](crate::JoinHandle) is dropped without being
+//! awaited, the panic is reported here instead of vanishing.
+//!
+//! The handler is settable. The default one writes one line to stderr, deliberately:
+//! it is the last resort for an error no code asked for, as asyncio's default handler
+//! logs. Tests install one that records the reports.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+use crate::Label;
+
+/// The message given with a task's panic that nobody retrieved.
+pub const NEVER_RETRIEVED: &str = "exception was never retrieved";
+
+/// One failure that no code handled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExceptionReport {
+    /// What happened, such as [`NEVER_RETRIEVED`].
+    pub message: String,
+    /// The task or callback that failed.
+    pub label: Label,
+    /// The panic's own message.
+    pub panic: String,
+}
+
+impl fmt::Display for ExceptionReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.message, self.label, self.panic)
+    }
+}
+
+/// A function that receives reports.
+pub type ExceptionHandler = Rc<dyn Fn(&ExceptionReport)>;
+
+/// The settable exception handler of one executor, shared with its tasks' join cells.
+pub struct ExceptionSink {
+    handler: RefCell<ExceptionHandler>,
+}
+
+impl fmt::Debug for ExceptionSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ExceptionSink { .. }")
+    }
+}
+
+impl Default for ExceptionSink {
+    fn default() -> Self {
+        Self {
+            handler: RefCell::new(Rc::new(write_to_stderr)),
+        }
+    }
+}
+
+impl ExceptionSink {
+    /// A sink with the default handler (one line on stderr per report).
+    pub fn new() -> Rc<Self> {
+        Rc::new(Self::default())
+    }
+
+    /// Replaces the handler.
+    pub fn set_handler(&self, handler: impl Fn(&ExceptionReport) + 'static) {
+        let old = self.handler.replace(Rc::new(handler));
+        // The old handler (user code, with its captures) is dropped with no borrow held.
+        drop(old);
+    }
+
+    /// Hands `report` to the handler. The handler is user code, so it runs with no
+    /// borrow held: it may even replace itself.
+    pub fn report(&self, report: &ExceptionReport) {
+        let handler = Rc::clone(&self.handler.borrow());
+        handler(report);
+    }
+}
+
+/// The default handler: the report on one line of stderr.
+pub fn write_to_stderr(report: &ExceptionReport) {
+    eprintln!("oneloop: {report}");
+}

@@ -1,0 +1,265 @@
+//! The join handle: a task's result, delivered to whoever awaits it.
+//!
+//! An asyncio `Task` *is* a future: awaiting it gives the coroutine's return value or
+//! raises its exception. A oneloop task's future lives in the slab, type-erased, so its
+//! output goes somewhere shared instead: a [`JoinCell`], written once by the task and
+//! read once by its [`JoinHandle`], which is itself a future.
+//!
+//! The task's future is wrapped in [`Joined`], which catches a panic in `poll` (as a
+//! Python task catches the exception its coroutine raises) and writes either the output
+//! or the panic's message to the cell. If the task is dropped before it finishes (an
+//! executor shut down with work left), a guard writes [`JoinError::Cancelled`].
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::error::Error;
+use std::fmt;
+use std::future::Future;
+use std::mem;
+use std::rc::Rc;
+use std::task::Waker;
+
+use pin_project_lite::pin_project;
+
+use crate::{ExceptionReport, ExceptionSink, Label, NEVER_RETRIEVED, Schedule, TaskId, Tasks};
+
+/// Why a task produced no output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JoinError {
+    /// The task's future panicked; the panic's message is kept.
+    Panicked {
+        /// The message the future panicked with.
+        message: String,
+    },
+    /// The task was dropped before it finished (its executor shut down).
+    Cancelled,
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JoinError::Panicked { message } => write!(f, "the task panicked: {message}"),
+            JoinError::Cancelled => f.write_str("the task was cancelled before it finished"),
+        }
+    }
+}
+
+impl Error for JoinError {}
+
+// ANCHOR: join_state
+/// Where a task's result is, as seen from its join handle.
+#[derive(Debug)]
+pub enum JoinState<T> {
+    /// The task has not finished; `joiner` is the waker of whoever awaits the handle.
+    Running {
+        /// The waker to wake when the result arrives.
+        joiner: Option<Waker>,
+    },
+    /// The task finished; its result waits to be taken.
+    Done(Result<T, JoinError>),
+    /// The handle took the result.
+    Taken,
+}
+
+/// The cell a task and its join handle share.
+pub struct JoinCell<T> {
+    pub(crate) state: RefCell<JoinState<T>>,
+    /// False once the handle is dropped: a failure then goes to the exception handler.
+    pub(crate) handle_alive: Cell<bool>,
+    pub(crate) label: Label,
+    pub(crate) sink: Rc<ExceptionSink>,
+}
+// ANCHOR_END: join_state
+
+impl<T> fmt::Debug for JoinCell<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &*self.state.borrow() {
+            JoinState::Running { .. } => "Running",
+            JoinState::Done(Ok(_)) => "Done(Ok)",
+            JoinState::Done(Err(_)) => "Done(Err)",
+            JoinState::Taken => "Taken",
+        };
+        f.debug_struct("JoinCell")
+            .field("state", &state)
+            .field("label", &self.label)
+            .finish()
+    }
+}
+
+impl<T> JoinCell<T> {
+    fn new(label: Label, sink: Rc<ExceptionSink>) -> Rc<Self> {
+        Rc::new(Self {
+            state: RefCell::new(JoinState::Running { joiner: None }),
+            handle_alive: Cell::new(true),
+            label,
+            sink,
+        })
+    }
+
+    /// Reports a failure that no handle will ever see.
+    pub(crate) fn report_unretrieved(&self, error: &JoinError) {
+        if let JoinError::Panicked { message } = error {
+            self.sink.report(&ExceptionReport {
+                message: NEVER_RETRIEVED.to_owned(),
+                label: self.label.clone(),
+                panic: message.clone(),
+            });
+        }
+    }
+
+    /// The task was dropped unfinished: tell the handle, wake its joiner.
+    fn cancel(&self) {
+        let joiner = {
+            let mut state = self.state.borrow_mut();
+            match &mut *state {
+                JoinState::Running { joiner } => {
+                    let joiner = joiner.take();
+                    *state = JoinState::Done(Err(JoinError::Cancelled));
+                    joiner
+                }
+                JoinState::Done(_) | JoinState::Taken => None,
+            }
+        };
+        if let Some(joiner) = joiner {
+            joiner.wake();
+        }
+    }
+}
+
+/// Writes [`JoinError::Cancelled`] if the task is dropped before it wrote its result.
+pub(crate) struct CancelGuard<T> {
+    pub(crate) cell: Rc<JoinCell<T>>,
+}
+
+impl<T> Drop for CancelGuard<T> {
+    fn drop(&mut self) {
+        self.cell.cancel();
+    }
+}
+
+pin_project! {
+    /// A task's future as the slab holds it: the user's future, plus the cell where its
+    /// output (or its panic) goes. Its own output is `()`.
+    pub struct Joined<F: Future> {
+        #[pin]
+        pub(crate) future: F,
+        pub(crate) guard: CancelGuard<F::Output>,
+    }
+}
+
+impl<F: Future> Joined<F> {
+    /// The cell this task writes to.
+    pub(crate) fn cell(&self) -> &JoinCell<F::Output> {
+        &self.guard.cell
+    }
+}
+
+impl<F: Future> fmt::Debug for Joined<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Joined").field("cell", self.cell()).finish()
+    }
+}
+
+// ANCHOR: join_handle
+/// Awaits a task's output: `Ok(output)`, or the [`JoinError`] that took its place.
+///
+/// Dropping the handle does not stop the task (as in asyncio, a task runs whether or
+/// not anyone awaits it). If a task whose handle was dropped panics, or a handle is
+/// dropped holding a panic it never returned, the panic goes to the exception handler
+/// as "exception was never retrieved".
+pub struct JoinHandle<T> {
+    pub(crate) cell: Rc<JoinCell<T>>,
+    id: TaskId,
+}
+// ANCHOR_END: join_handle
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("id", &self.id)
+            .field("cell", &self.cell)
+            .finish()
+    }
+}
+
+impl<T> JoinHandle<T> {
+    /// The id of the task.
+    pub fn id(&self) -> TaskId {
+        self.id
+    }
+
+    /// The task's label.
+    pub fn label(&self) -> &Label {
+        &self.cell.label
+    }
+
+    /// Whether the task's result is waiting (or was already taken).
+    pub fn is_finished(&self) -> bool {
+        !matches!(&*self.cell.state.borrow(), JoinState::Running { .. })
+    }
+
+    /// Takes the result without awaiting, if the task finished. Used by executors'
+    /// `block_on` and `run_until_complete`, which are not futures.
+    pub fn try_take(&self) -> Option<Result<T, JoinError>> {
+        let mut state = self.cell.state.borrow_mut();
+        match &*state {
+            JoinState::Done(_) => match mem::replace(&mut *state, JoinState::Taken) {
+                JoinState::Done(result) => Some(result),
+                _ => unreachable!("matched Done above"),
+            },
+            JoinState::Running { .. } | JoinState::Taken => None,
+        }
+    }
+}
+
+impl<T> Drop for JoinHandle<T> {
+    fn drop(&mut self) {
+        self.cell.handle_alive.set(false);
+        let unretrieved = match &*self.cell.state.borrow() {
+            JoinState::Done(Err(error)) => Some(error.clone()),
+            _ => None,
+        };
+        if let Some(error) = unretrieved {
+            self.cell.report_unretrieved(&error);
+        }
+    }
+}
+
+// ANCHOR: spawn_into
+/// Wraps `future` as a task, puts it in `tasks`, and returns its id and join handle.
+/// The task is not scheduled: the caller queues its first step.
+pub fn spawn_into<S, F>(
+    tasks: &RefCell<Tasks<S>>,
+    sink: &Rc<ExceptionSink>,
+    future: F,
+    label: Option<Label>,
+) -> (TaskId, JoinHandle<F::Output>)
+where
+    S: Schedule,
+    F: Future + 'static,
+{
+    let id = tasks.borrow().vacant_id();
+    let label = label.unwrap_or(Label::Task(id));
+    let cell = JoinCell::new(label.clone(), Rc::clone(sink));
+    let task = Box::pin(Joined {
+        future,
+        guard: CancelGuard {
+            cell: Rc::clone(&cell),
+        },
+    });
+    let inserted = tasks.borrow_mut().insert(task, Some(label));
+    debug_assert_eq!(inserted, id, "insert uses the slot vacant_id named");
+    (id, JoinHandle { cell, id })
+}
+// ANCHOR_END: spawn_into
+
+/// The message of a panic payload (`panic!` with a literal or a formatted string).
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(message) = payload.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "a panic with a payload that is not a string".to_owned()
+    }
+}

@@ -1,0 +1,57 @@
+//! Stage 3 of oneloop: tasks.
+//!
+//! Stage 2 ended with a future, a waker and `block_on`: one thread waiting for one
+//! future. This stage runs *many* futures on one thread. Each becomes a **task**: the
+//! future, owned by the executor, moved forward one **step** (one `poll`) at a time,
+//! and scheduled for another step whenever its waker is called.
+//!
+//! In asyncio the same roles are `Task.__step` (send into the coroutine once),
+//! `Task.__wakeup` (the done callback a task hangs on the future it waits for, stored in
+//! `_fut_waiter`) and `loop.call_soon(self.__step)` (schedule the next step). Where Rust
+//! differs:
+//!
+//! - A Python task is an object the loop and the future both point at. Here every task's
+//!   future lives in a slab ([`Tasks`]), keyed by a [`TaskId`] that carries a generation,
+//!   and a waker carries only the id (see [`TaskWaker`]). So a spawned future need not be
+//!   `Send`, while every waker is `Send + Sync`, as std requires.
+//! - A step takes the future out of the slab while it polls it ([`step`]): user code
+//!   never runs while the slab is borrowed, so it may spawn and wake freely.
+//! - The task's result goes to a [`JoinHandle`], itself a future. A panic inside the task
+//!   is caught and returned as a [`JoinError`], as a Python task keeps its exception; a
+//!   panic nobody retrieved goes to an exception handler ([`ExceptionSink`]).
+//! - Scheduling is a trait, [`Schedule`]. This stage's [`Executor`] pushes ids on a
+//!   FIFO queue and pops them in a loop. Stage 4 reuses the slab, the step, the wakers and
+//!   the join handle unchanged, and brings its own [`Schedule`]: a loop that runs in
+//!   turns, because this naive loop can be kept spinning for ever by one task.
+//!
+//! ```
+//! use oneloop_task::Executor;
+//!
+//! let executor = Executor::new();
+//! let child = executor.spawn(async { 6 * 7 });
+//! let answer = executor
+//!     .block_on(async move { child.await.expect("the child does not panic") })
+//!     .expect("main does not panic");
+//! assert_eq!(answer, 42);
+//! ```
+#![forbid(unsafe_code)]
+
+mod exception;
+mod executor;
+mod id;
+mod join;
+mod join_poll;
+mod naive_run;
+mod slab;
+mod step;
+mod waker;
+
+pub use exception::{
+    ExceptionHandler, ExceptionReport, ExceptionSink, NEVER_RETRIEVED, write_to_stderr,
+};
+pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
+pub use id::{Label, TaskId};
+pub use join::{JoinCell, JoinError, JoinHandle, JoinState, Joined, panic_message, spawn_into};
+pub use slab::{BoxedTask, TaskSlot, TaskState, Tasks};
+pub use step::{StepOutcome, step};
+pub use waker::{Schedule, TaskWaker};

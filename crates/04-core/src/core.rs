@@ -1,0 +1,288 @@
+//! The loop's core: everything that is not the driver, and not generic.
+//!
+//! A later layer's future must find the loop without knowing its driver type, so the
+//! parts futures and callbacks touch — the ready queue, the task slab, extensions,
+//! observers, close hooks, the exception handler — live here, in one non-generic
+//! `Core` behind an `Rc`. The generic [`EventLoop`](crate::EventLoop) owns a core and a
+//! driver, and runs the turns.
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::future::Future;
+use std::mem;
+use std::panic::{self, AssertUnwindSafe};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use oneloop_task::{
+    ExceptionReport, ExceptionSink, JoinHandle, Label, Tasks, panic_message, spawn_into, step,
+};
+
+use crate::{
+    Callback, CallbackHandle, CancelFlag, Extensions, Handle, LoopError, LoopId, LoopWaker,
+    Observer, Observers, ParkReport, ReadyQueue,
+};
+
+/// The message given with a panic caught in a callback or a task step.
+pub const CALLBACK_PANICKED: &str = "exception in callback";
+
+/// The message given with a panic caught in a close hook.
+pub const CLOSE_HOOK_PANICKED: &str = "exception in close hook";
+
+/// A hook run once at close, with the label its failure is reported under.
+type CloseHook = (Label, Box<dyn FnOnce()>);
+
+static NEXT_LOOP_ID: AtomicU64 = AtomicU64::new(1);
+
+// ANCHOR: core
+/// The non-generic heart of a loop, shared by `Rc` with whatever needs to reach it.
+pub struct Core {
+    id: LoopId,
+    pub(crate) ready: ReadyQueue,
+    pub(crate) tasks: RefCell<Tasks<LoopWaker>>,
+    scheduler: Arc<LoopWaker>,
+    sink: Rc<ExceptionSink>,
+    stopping: Cell<bool>,
+    turn: Cell<u64>,
+    closed: Cell<bool>,
+    extensions: Extensions,
+    observers: Observers,
+    close_hooks: RefCell<Vec<CloseHook>>,
+}
+// ANCHOR_END: core
+
+impl fmt::Debug for Core {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Core")
+            .field("id", &self.id)
+            .field("turn", &self.turn.get())
+            .field("ready", &self.ready.len())
+            .field("tasks", &self.tasks.borrow().len())
+            .field("closed", &self.closed.get())
+            .finish()
+    }
+}
+
+impl Core {
+    pub(crate) fn new() -> Rc<Self> {
+        let id = LoopId(NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed));
+        let scheduler = Arc::new(LoopWaker::new(id));
+        Rc::new(Self {
+            id,
+            ready: ReadyQueue::new(),
+            tasks: RefCell::new(Tasks::new(Arc::clone(&scheduler))),
+            scheduler,
+            sink: ExceptionSink::new(),
+            stopping: Cell::new(false),
+            turn: Cell::new(0),
+            closed: Cell::new(false),
+            extensions: Extensions::new(),
+            observers: Observers::new(),
+            close_hooks: RefCell::new(Vec::new()),
+        })
+    }
+
+    /// This loop's id.
+    pub fn id(&self) -> LoopId {
+        self.id
+    }
+
+    // ANCHOR: spawn
+    /// Spawns `future` as a task and queues its first step (asyncio's `create_task`).
+    pub fn spawn<F: Future + 'static>(&self, future: F) -> JoinHandle<F::Output> {
+        self.spawn_labelled(future, None)
+    }
+
+    /// Like [`spawn`](Self::spawn), with a label for traces and reports.
+    pub fn spawn_named<F: Future + 'static>(
+        &self,
+        label: impl Into<Label>,
+        future: F,
+    ) -> JoinHandle<F::Output> {
+        self.spawn_labelled(future, Some(label.into()))
+    }
+
+    fn spawn_labelled<F: Future + 'static>(
+        &self,
+        future: F,
+        label: Option<Label>,
+    ) -> JoinHandle<F::Output> {
+        let (id, handle) = spawn_into(&self.tasks, &self.sink, future, label);
+        // The first step is queued the way every later one is: by the wake path.
+        self.wake_here(id);
+        handle
+    }
+    // ANCHOR_END: spawn
+
+    /// Queues `callback` to run in a coming turn (asyncio's `call_soon`).
+    pub fn call_soon(&self, callback: impl FnOnce() + 'static) -> CallbackHandle {
+        self.call_soon_named("callback", callback)
+    }
+
+    /// Like [`call_soon`](Self::call_soon), with a label.
+    pub fn call_soon_named(
+        &self,
+        label: impl Into<Label>,
+        callback: impl FnOnce() + 'static,
+    ) -> CallbackHandle {
+        let label = label.into();
+        let flag = CancelFlag::new();
+        self.ready.push(Handle::once(
+            label.clone(),
+            Box::new(callback),
+            flag.clone(),
+        ));
+        CallbackHandle::new(flag, label)
+    }
+
+    /// Queues a shared callback once. Queuing the same `Rc` again allocates nothing.
+    pub fn call_soon_shared(&self, label: Label, callback: &Rc<dyn Fn()>, cancel: &CancelFlag) {
+        self.ready
+            .push(Handle::shared(label, Rc::clone(callback), cancel.clone()));
+    }
+
+    /// The ready queue (drivers push to it; snapshots read it).
+    pub fn ready(&self) -> &ReadyQueue {
+        &self.ready
+    }
+
+    /// Asks the loop to stop after the current turn (asyncio's `loop.stop()`). The next
+    /// turn does not wait: its timeout is zero.
+    pub fn stop(&self) {
+        self.stopping.set(true);
+    }
+
+    /// Whether [`stop`](Self::stop) was called and the loop has not stopped yet.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.get()
+    }
+
+    pub(crate) fn take_stopping(&self) -> bool {
+        self.stopping.replace(false)
+    }
+
+    /// How many turns this loop has begun.
+    pub fn turn(&self) -> u64 {
+        self.turn.get()
+    }
+
+    /// Whether the loop was closed.
+    pub fn is_closed(&self) -> bool {
+        self.closed.get()
+    }
+
+    /// How many tasks are live.
+    pub fn live_tasks(&self) -> usize {
+        self.tasks.borrow().len()
+    }
+
+    /// The type map where layers put their shared halves.
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// Adds an observer (any number may be added).
+    pub fn add_observer(&self, observer: Rc<dyn Observer>) {
+        self.observers.add(observer);
+    }
+
+    /// Adds a hook run once when the loop closes (after leftover tasks are dropped).
+    pub fn add_close_hook(&self, label: impl Into<Label>, hook: impl FnOnce() + 'static) {
+        self.close_hooks
+            .borrow_mut()
+            .push((label.into(), Box::new(hook)));
+    }
+
+    /// Replaces the exception handler (the default writes one line to stderr).
+    pub fn set_exception_handler(&self, handler: impl Fn(&ExceptionReport) + 'static) {
+        self.sink.set_handler(handler);
+    }
+
+    /// Hands a report to the exception handler (for layers that catch failures).
+    pub fn report(&self, report: &ExceptionReport) {
+        self.sink.report(report);
+    }
+
+    pub(crate) fn take_foreign_wake(&self) -> Result<(), LoopError> {
+        self.scheduler.take_foreign_wake()
+    }
+
+    pub(crate) fn wakers_held_elsewhere(&self) -> usize {
+        self.tasks.borrow().wakers_held_elsewhere()
+    }
+
+    /// Starts a turn: bumps the counter and tells the observers.
+    pub(crate) fn begin_turn(&self) -> u64 {
+        let turn = self.turn.get() + 1;
+        self.turn.set(turn);
+        self.observers.each(|observer| observer.turn_started(turn));
+        turn
+    }
+
+    /// Ends a turn: tells the observers.
+    pub(crate) fn end_turn(&self, turn: u64, park: &ParkReport, handles: usize) {
+        self.observers
+            .each(|observer| observer.turn_ended(turn, park, handles));
+    }
+
+    // ANCHOR: run_handle
+    /// Runs one handle: skipped if cancelled; a panic is caught and reported with the
+    /// handle's label, and the loop goes on. No borrow is held while it runs.
+    pub(crate) fn run_handle(&self, turn: u64, handle: Handle) {
+        if handle.is_cancelled() {
+            return;
+        }
+        let Handle {
+            callback, label, ..
+        } = handle;
+        // Read the clock only when someone is watching.
+        let started = self.observers.active().then(Instant::now);
+        let outcome = match callback {
+            Callback::Step(id) => panic::catch_unwind(AssertUnwindSafe(|| {
+                step(&self.tasks, id);
+            })),
+            Callback::Once(callback) => panic::catch_unwind(AssertUnwindSafe(callback)),
+            Callback::Shared(callback) => panic::catch_unwind(AssertUnwindSafe(|| callback())),
+        };
+        if let Err(payload) = outcome {
+            self.sink.report(&ExceptionReport {
+                message: CALLBACK_PANICKED.to_owned(),
+                label: label.clone(),
+                panic: panic_message(&*payload),
+            });
+        }
+        if let Some(started) = started {
+            let elapsed = started.elapsed();
+            self.observers
+                .each(|observer| observer.handle_ran(turn, &label, elapsed));
+        }
+    }
+    // ANCHOR_END: run_handle
+
+    // ANCHOR: close
+    /// Closes the loop: drops every leftover task (Rust's cancellation), drops queued
+    /// handles, then runs the close hooks in the order they were added. Idempotent.
+    pub(crate) fn close(&self) {
+        if self.closed.replace(true) {
+            return;
+        }
+        // Closed first: wakes caused by the drops below find a closed loop and stop.
+        let leftovers = self.tasks.borrow_mut().drain();
+        drop(leftovers);
+        let queued = self.ready.drain();
+        drop(queued);
+        let hooks = mem::take(&mut *self.close_hooks.borrow_mut());
+        for (label, hook) in hooks {
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(hook)) {
+                self.sink.report(&ExceptionReport {
+                    message: CLOSE_HOOK_PANICKED.to_owned(),
+                    label,
+                    panic: panic_message(&*payload),
+                });
+            }
+        }
+    }
+    // ANCHOR_END: close
+}

@@ -1,0 +1,182 @@
+//! The event loop: a core, a driver, and the loops that run turns.
+
+use std::fmt;
+use std::future::Future;
+use std::ops::Deref;
+use std::rc::Rc;
+use std::time::Duration;
+
+use crate::registry::{enter, register, unregister};
+use crate::{Core, Driver, LayerSnapshot, LoopError, ParkReport, ThreadParker};
+
+// ANCHOR: event_loop
+/// A loop: the shared [`Core`] plus the driver stack `D` that parks it.
+///
+/// Generic over the driver so that later stages wrap [`ThreadParker`] (or any driver)
+/// in their own layer without touching this crate; `EventLoop<Box<dyn Driver>>` works
+/// too. It dereferences to its [`Core`]: `event_loop.call_soon(..)`, `.spawn(..)`,
+/// `.turn()`, `.stop()`.
+pub struct EventLoop<D: Driver = ThreadParker> {
+    pub(crate) core: Rc<Core>,
+    pub(crate) driver: D,
+}
+// ANCHOR_END: event_loop
+
+/// What a stepper may show between turns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Turns begun so far.
+    pub turn: u64,
+    /// Labels of the queued handles, oldest first.
+    pub ready: Vec<String>,
+    /// Live tasks.
+    pub live_tasks: usize,
+    /// What each driver layer holds, outermost first.
+    pub layers: Vec<LayerSnapshot>,
+}
+
+impl fmt::Debug for EventLoop<ThreadParker> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventLoop")
+            .field("core", &self.core)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for EventLoop<ThreadParker> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EventLoop<ThreadParker> {
+    /// A loop with the default driver, owned by the calling thread.
+    pub fn new() -> Self {
+        Self::with_driver(ThreadParker)
+    }
+}
+
+impl<D: Driver> Deref for EventLoop<D> {
+    type Target = Core;
+    fn deref(&self) -> &Core {
+        &self.core
+    }
+}
+
+impl<D: Driver> EventLoop<D> {
+    /// A loop parked by `driver`. The driver's `install` runs here, once.
+    pub fn with_driver(mut driver: D) -> Self {
+        let core = Core::new();
+        driver.install(core.extensions());
+        register(&core);
+        Self { core, driver }
+    }
+
+    /// The shared core (clone the `Rc` to keep it).
+    pub fn core(&self) -> &Rc<Core> {
+        &self.core
+    }
+
+    /// The driver stack.
+    pub fn driver(&self) -> &D {
+        &self.driver
+    }
+
+    /// The driver stack, mutably.
+    pub fn driver_mut(&mut self) -> &mut D {
+        &mut self.driver
+    }
+
+    // ANCHOR: run_once
+    /// Runs one turn (asyncio's `_run_once`), with this loop as the current one.
+    pub fn run_once(&mut self) -> Result<(), LoopError> {
+        if self.core.is_closed() {
+            return Err(LoopError::Closed);
+        }
+        let _current = enter(&self.core);
+        self.core.take_foreign_wake()?;
+        self.one_turn()
+    }
+    // ANCHOR_END: run_once
+
+    // ANCHOR: park
+    /// Parks the driver for one turn. Before waiting with no timeout, checks that
+    /// something could still wake the loop; after, checks for a wake from another
+    /// thread.
+    pub(crate) fn park(&mut self, timeout: Option<Duration>) -> Result<ParkReport, LoopError> {
+        if timeout.is_none() {
+            // Read the held wakers first: a waker is used before it is dropped.
+            let held = self.core.wakers_held_elsewhere();
+            self.core.take_foreign_wake()?;
+            if held == 0 && self.driver.registrations() == 0 && self.core.ready.is_empty() {
+                return Err(LoopError::Stalled);
+            }
+        }
+        let report = self.driver.park(timeout, &self.core.ready);
+        self.core.take_foreign_wake()?;
+        Ok(report)
+    }
+    // ANCHOR_END: park
+
+    /// Runs turns until [`stop`](Core::stop) is called (asyncio's `run_forever`).
+    pub fn run_forever(&mut self) -> Result<(), LoopError> {
+        loop {
+            self.run_once()?;
+            if self.core.take_stopping() {
+                return Ok(());
+            }
+        }
+    }
+
+    // ANCHOR: run_until_complete
+    /// Spawns `future` as the main task and runs turns until it finishes.
+    ///
+    /// asyncio adds a done callback to the main future that calls `stop()`, which costs
+    /// one more turn; oneloop checks the main task after every turn instead.
+    pub fn run_until_complete<F: Future + 'static>(
+        &mut self,
+        future: F,
+    ) -> Result<F::Output, LoopError> {
+        if self.core.is_closed() {
+            return Err(LoopError::Closed);
+        }
+        let main = self.core.spawn_named("main", future);
+        loop {
+            self.run_once()?;
+            if let Some(result) = main.try_take() {
+                return result.map_err(LoopError::MainFailed);
+            }
+            if self.core.take_stopping() {
+                return Err(LoopError::StoppedBeforeComplete);
+            }
+        }
+    }
+    // ANCHOR_END: run_until_complete
+
+    /// What a stepper may show now: the turn, the queued labels, the layers.
+    pub fn snapshot(&self) -> Snapshot {
+        let mut layers = Vec::new();
+        self.driver.describe(&mut layers);
+        Snapshot {
+            turn: self.core.turn(),
+            ready: self.core.ready.labels(),
+            live_tasks: self.core.live_tasks(),
+            layers,
+        }
+    }
+
+    /// Closes the loop: leftover tasks are dropped (cancelled), queued handles dropped,
+    /// close hooks run. Later runs return [`LoopError::Closed`]. Idempotent; dropping
+    /// the loop closes it too.
+    pub fn close(&mut self) {
+        let _current = enter(&self.core);
+        self.core.close();
+    }
+}
+
+impl<D: Driver> Drop for EventLoop<D> {
+    fn drop(&mut self) {
+        self.close();
+        unregister(self.core.id());
+    }
+}

@@ -1,0 +1,67 @@
+//! Extensions: a small type map where each layer puts its shared half.
+//!
+//! A layer of the loop (timers in stage 5, I/O in stage 6, the thread pool in stage 7)
+//! has two halves. The half that parks lives in the driver stack, owned by the loop.
+//! The half that futures need — "register a timer", "register interest in this fd" —
+//! is an `Rc<Something>` put here when the driver is installed. A future finds it on
+//! its first poll through [`with_current`](crate::with_current), by type. There is one
+//! type map per loop, so two loops on one thread each have their own.
+
+use std::any::{Any, TypeId};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+
+// ANCHOR: extensions
+/// A map from a type to one shared value of that type.
+#[derive(Default)]
+pub struct Extensions {
+    map: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
+}
+
+impl Extensions {
+    /// Stores `value` as the one value of type `T`, replacing any earlier one.
+    pub fn insert<T: 'static>(&self, value: Rc<T>) {
+        let replaced = self.map.borrow_mut().insert(TypeId::of::<T>(), value);
+        // A replaced value is dropped only now, with the map released.
+        drop(replaced);
+    }
+
+    /// The value of type `T`, if a layer installed one.
+    pub fn get<T: 'static>(&self) -> Option<Rc<T>> {
+        let value = Rc::clone(self.map.borrow().get(&TypeId::of::<T>())?);
+        value.downcast::<T>().ok()
+    }
+}
+// ANCHOR_END: extensions
+
+impl Extensions {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether a value of type `T` is stored.
+    pub fn contains<T: 'static>(&self) -> bool {
+        self.map.borrow().contains_key(&TypeId::of::<T>())
+    }
+
+    /// How many values are stored.
+    pub fn len(&self) -> usize {
+        self.map.borrow().len()
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.map.borrow().is_empty()
+    }
+}
+
+impl fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Extensions")
+            .field("len", &self.len())
+            .finish()
+    }
+}

@@ -1,0 +1,79 @@
+//! Stage 4 of oneloop: the loop core.
+//!
+//! Stage 3 ran tasks with a naive executor: pop a task, step it, repeat until the queue
+//! is empty. One task that kept waking itself kept that loop from ever returning. This
+//! stage replaces it with asyncio's shape: a **ready queue** of **handles** and a loop
+//! that runs in **turns**. Each turn parks the driver (not at all if something is ready),
+//! then runs exactly the handles that were queued when its run phase began — the `ntodo`
+//! snapshot of `BaseEventLoop._run_once` — so whatever those handles queue waits for the
+//! next turn, and the loop looks at the outside world between every two batches.
+//!
+//! What stays from stage 3: the slab, the step, the wakers and the join handle, unchanged.
+//! This crate brings a new [`Schedule`](oneloop_task::Schedule): a wake on the loop's own
+//! thread pushes the task's step at the back of the ready queue (asyncio's `call_soon`),
+//! at most once per turn; a wake from another thread makes the loop stop with an error
+//! that names stage 7, where such wakes become possible.
+//!
+//! Where Rust differs from asyncio:
+//!
+//! - Handles come in three kinds ([`Callback`]) so that a task step and a persistent
+//!   callback allocate nothing per run.
+//! - Awaiting another task wakes the awaiting task directly, one hop through the ready
+//!   queue, where asyncio takes a done-callback hop and then the wake-up hop; `gather`
+//!   gains the same. Each test of turn counts says where oneloop and CPython agree, and
+//!   where they do not.
+//! - The loop is generic over a [`Driver`]: the one place it sleeps. Stage 5 wraps the
+//!   driver with timers, stage 6 puts epoll at the bottom; this crate does not change.
+//!
+//! ```
+//! use std::cell::RefCell;
+//! use std::rc::Rc;
+//! use oneloop_core::{EventLoop, gather, yield_now};
+//!
+//! let mut event_loop = EventLoop::new();
+//! let log = Rc::new(RefCell::new(Vec::new()));
+//! let seen = Rc::clone(&log);
+//! event_loop.call_soon(move || seen.borrow_mut().push("callback"));
+//! let sum = event_loop
+//!     .run_until_complete(async {
+//!         let parts = gather((1..=3).map(|n| async move {
+//!             yield_now().await;
+//!             n * 10
+//!         }));
+//!         parts.await.expect("no child panics").iter().sum::<i32>()
+//!     })
+//!     .expect("main finishes");
+//! assert_eq!(sum, 60);
+//! assert_eq!(*log.borrow(), ["callback"]);
+//! ```
+#![forbid(unsafe_code)]
+
+mod core;
+mod driver;
+mod error;
+mod event_loop;
+mod extensions;
+mod gather;
+mod handle;
+mod observer;
+mod ready;
+mod registry;
+mod runner;
+mod turn;
+mod wake;
+mod yield_now;
+
+pub use crate::core::{CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, Core};
+pub use driver::{Driver, LayerSnapshot, ParkReport, ThreadParker};
+pub use error::{FOREIGN_WAKE, LoopError};
+pub use event_loop::{EventLoop, Snapshot};
+pub use extensions::Extensions;
+pub use gather::{Gather, gather};
+pub use handle::{Callback, CallbackHandle, CancelFlag, Handle};
+pub use observer::Observer;
+pub(crate) use observer::Observers;
+pub use oneloop_task::{ExceptionReport, JoinError, JoinHandle, Label, TaskId};
+pub use ready::ReadyQueue;
+pub use registry::{LoopId, LoopWaker, spawn, with_current};
+pub use runner::{Runner, run};
+pub use yield_now::{YieldNow, yield_now};

@@ -1,0 +1,42 @@
+//! One step of a task: poll its future once, with no borrow of the slab held.
+//!
+//! This is asyncio's `Task.__step`: resume the coroutine until it suspends or returns.
+//! The difference is where the future is while it runs. A Python task holds its
+//! coroutine; here the slab holds every future, and the slab sits in a `RefCell` that
+//! the running future may need (to spawn a task, to wake one). So the step takes the
+//! future *out* of its slot, releases the borrow, polls, and then borrows again to put
+//! the future back (pending) or to free the slot (finished).
+#![allow(unused_variables, unused_imports)]
+
+use std::cell::RefCell;
+use std::mem;
+use std::task::{Context, Poll};
+
+use crate::{Schedule, TaskId, TaskState, Tasks};
+
+/// What one step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepOutcome {
+    /// The future returned `Pending` and is back in its slot, waiting for a wake.
+    Pending,
+    /// The future returned `Ready`: its slot is free and its generation bumped.
+    Finished,
+    /// Nothing ran: the id is stale (the task finished) or a step is already running it.
+    Stale,
+}
+
+/// Runs one step of task `id`: poll its future once, with its own waker.
+///
+/// Order of events, each with no borrow held while user code runs:
+/// 1. borrow the slab, find the live slot of `id` (a stale id or a task already being
+///    polled gives [`StepOutcome::Stale`]), take its future out (state `Running`), clear
+///    its `queued` flag (a wake during this poll must queue a new step), make its waker;
+/// 2. release the borrow and poll the future;
+/// 3. borrow again: `Pending` puts the future back (`Idle`); `Ready` frees the slot;
+/// 4. drop what was removed only after that borrow is released.
+pub fn step<S: Schedule>(tasks: &RefCell<Tasks<S>>, id: TaskId) -> StepOutcome {
+    todo!(
+        "stage 3, exercise 1: take the future out of its slot, poll it with no borrow \
+         held, then put it back or free the slot — see chapter 3.1"
+    )
+}

@@ -1,0 +1,180 @@
+//! Exercise 1: one step of a task, with no borrow held, and wakers that carry ids.
+
+mod common;
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use common::{Recorder, yield_once};
+use ex03_task::{Label, StepOutcome, TaskWaker, Tasks, step};
+use oneloop_testkit::{PollCounter, watchdog_default};
+
+#[test]
+fn ex1_a_pending_future_goes_back_and_a_ready_one_frees_its_slot() {
+    watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let future = PollCounter::new(yield_once());
+        let polls = future.count_handle();
+        let id = tasks.borrow_mut().insert(Box::pin(future), None);
+
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        assert_eq!(polls.get(), 1);
+        let slab = tasks.borrow();
+        let slot = slab.get(id).expect("a pending task stays in its slot");
+        assert!(!slot.is_running(), "the future is put back after the poll");
+        drop(slab);
+
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!(polls.get(), 2);
+        assert!(
+            !tasks.borrow().contains(id),
+            "a finished task frees its slot"
+        );
+        assert!(tasks.borrow().is_empty());
+    });
+}
+
+#[test]
+fn ex1_the_waker_carries_the_task_id_to_the_scheduler() {
+    watchdog_default(|| {
+        let recorder = Recorder::new();
+        let tasks = RefCell::new(Tasks::new(recorder.clone()));
+        let a = tasks
+            .borrow_mut()
+            .insert(Box::pin(std::future::pending()), None);
+        let b = tasks.borrow_mut().insert(Box::pin(yield_once()), None);
+        assert_eq!(step(&tasks, a), StepOutcome::Pending);
+        assert_eq!(step(&tasks, b), StepOutcome::Pending);
+        assert_eq!(
+            recorder.taken(),
+            vec![b],
+            "only the task that woke itself is scheduled"
+        );
+    });
+}
+
+#[test]
+fn ex1_no_borrow_of_the_slab_is_held_while_the_future_runs() {
+    watchdog_default(|| {
+        let tasks = Rc::new(RefCell::new(Tasks::new(Recorder::new())));
+        let inner = Rc::clone(&tasks);
+        let spawned = Rc::new(Cell::new(None));
+        let spawned_in = Rc::clone(&spawned);
+        // The future spawns another task from inside its own poll.
+        let id = tasks.borrow_mut().insert(
+            Box::pin(async move {
+                let child = inner.borrow_mut().insert(Box::pin(async {}), None);
+                spawned_in.set(Some(child));
+            }),
+            None,
+        );
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        let child = spawned.get().expect("the future ran");
+        assert_eq!(step(&tasks, child), StepOutcome::Finished);
+    });
+}
+
+/// Checks, when dropped, whether the slab can be borrowed: it must be.
+struct BorrowProbe {
+    tasks: Rc<RefCell<Tasks<Recorder>>>,
+    free: Rc<Cell<Option<bool>>>,
+}
+
+impl Drop for BorrowProbe {
+    fn drop(&mut self) {
+        self.free.set(Some(self.tasks.try_borrow_mut().is_ok()));
+    }
+}
+
+/// Ready at once; its probe is dropped only when the future itself is dropped.
+struct ReadyHolding(#[allow(dead_code)] BorrowProbe);
+
+impl Future for ReadyHolding {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+}
+
+#[test]
+fn ex1_a_finished_future_is_dropped_after_the_borrow_is_released() {
+    watchdog_default(|| {
+        let tasks = Rc::new(RefCell::new(Tasks::new(Recorder::new())));
+        let free = Rc::new(Cell::new(None));
+        let probe = BorrowProbe {
+            tasks: Rc::clone(&tasks),
+            free: Rc::clone(&free),
+        };
+        let id = tasks
+            .borrow_mut()
+            .insert(Box::pin(ReadyHolding(probe)), None);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!(
+            free.get(),
+            Some(true),
+            "dropped, with the slab free to borrow"
+        );
+    });
+}
+
+#[test]
+fn ex1_a_stale_id_never_reaches_the_new_task_in_a_reused_slot() {
+    watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let old = tasks.borrow_mut().insert(Box::pin(async {}), None);
+        assert_eq!(step(&tasks, old), StepOutcome::Finished);
+
+        let future = PollCounter::new(std::future::pending::<()>());
+        let polls = future.count_handle();
+        let new = tasks.borrow_mut().insert(Box::pin(future), None);
+        assert_eq!(new.index(), old.index(), "the slot is reused");
+        assert_ne!(new.generation(), old.generation(), "with a new generation");
+
+        assert_eq!(step(&tasks, old), StepOutcome::Stale);
+        assert_eq!(polls.get(), 0, "the stale id did not poll the new task");
+        assert_eq!(step(&tasks, new), StepOutcome::Pending);
+        assert_eq!(polls.get(), 1);
+    });
+}
+
+#[test]
+fn ex1_a_step_clears_the_queued_flag_before_polling() {
+    watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let id = tasks
+            .borrow_mut()
+            .insert(Box::pin(yield_once()), Some("yielder".into()));
+        assert_eq!(
+            tasks.borrow_mut().mark_queued(id),
+            Some(Label::Static("yielder"))
+        );
+        assert_eq!(tasks.borrow_mut().mark_queued(id), None, "already queued");
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        assert!(!tasks.borrow().get(id).unwrap().is_queued());
+        assert!(
+            tasks.borrow_mut().mark_queued(id).is_some(),
+            "it may be queued again"
+        );
+    });
+}
+
+#[test]
+fn ex1_wakers_are_send_and_sync_though_futures_need_not_be() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<TaskWaker<Recorder>>();
+    send_sync::<Waker>();
+    watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        // An Rc is not Send: the future stays on this thread, in the slab.
+        let shared = Rc::new(Cell::new(0));
+        let inner = Rc::clone(&shared);
+        let id = tasks
+            .borrow_mut()
+            .insert(Box::pin(async move { inner.set(7) }), None);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!(shared.get(), 7);
+    });
+}

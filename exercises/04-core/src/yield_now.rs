@@ -1,0 +1,37 @@
+//! `yield_now`: give the thread back for one turn (asyncio's `await sleep(0)`).
+#![allow(unused_variables, unused_imports, unused_mut, dead_code)]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// The future returned by [`yield_now`].
+#[derive(Debug, Default)]
+#[must_use = "a future does nothing unless awaited"]
+pub struct YieldNow {
+    yielded: bool,
+}
+
+/// Suspends the current task once and lets every other ready handle run.
+///
+/// In asyncio, `await sleep(0)` is a bare `yield` in the coroutine; `Task.__step` sees
+/// it and calls `call_soon(self.__step)`, putting the task at the back of `_ready`. The
+/// same happens here: the first poll wakes the task's own waker (which queues its step at
+/// the back of the ready queue) and returns `Pending`; the second poll is ready. So each
+/// `yield_now` costs exactly one turn.
+pub fn yield_now() -> YieldNow {
+    YieldNow::default()
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    /// First poll: wake this task (queue its next step) and return `Pending`.
+    /// Second poll: `Ready`.
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        todo!(
+            "stage 4, exercise 4: wake your own task once and return Pending, then be \
+             ready — see chapter 4.2"
+        )
+    }
+}

@@ -1,0 +1,162 @@
+//! Exercise 1: the wake path — a step pushed at the back of the ready queue, once.
+
+mod common;
+
+use std::rc::Rc;
+use std::sync::mpsc;
+use std::task::Waker;
+use std::thread;
+
+use common::{Gate, Trace, yield_once};
+use ex04_core::{EventLoop, FOREIGN_WAKE, LoopError, LoopWaker};
+use oneloop_testkit::{PollCounter, watchdog_default};
+
+#[test]
+fn ex1_spawning_queues_the_first_step() {
+    watchdog_default(|| {
+        let event_loop = EventLoop::new();
+        let _task = event_loop.spawn_named("first", async {});
+        assert_eq!(event_loop.ready().labels(), ["first"]);
+    });
+}
+
+#[test]
+fn ex1_a_wake_queues_the_step_behind_what_is_already_queued() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        let gate = Gate::default();
+        let _t = event_loop.spawn_named("T", gate.clone());
+        event_loop.run_once().unwrap(); // turn 1: T's first step keeps its waker
+        let waking = gate.clone();
+        event_loop.call_soon_named("A", move || waking.wake());
+        event_loop.call_soon_named("B", || {});
+        event_loop.run_once().unwrap(); // turn 2: A wakes T, B runs
+        event_loop.run_once().unwrap(); // turn 3: T's step
+        assert_eq!(trace.turn(2), ["A", "B"]);
+        assert_eq!(trace.turn(3), ["T"], "woken in turn 2, stepped in turn 3");
+    });
+}
+
+#[test]
+fn ex1_two_wakes_in_one_turn_queue_one_step_in_the_first_position() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        let gate = Gate::default();
+        let task = PollCounter::new(gate.clone());
+        let polls = task.count_handle();
+        let _t = event_loop.spawn_named("T", task);
+        event_loop.run_once().unwrap(); // turn 1: T parks on the gate
+
+        let first = gate.clone();
+        event_loop.call_soon_named("A", move || first.wake());
+        let core = Rc::clone(event_loop.core());
+        event_loop.call_soon_named("B", move || {
+            core.call_soon_named("C", || {});
+        });
+        let second = gate.clone();
+        event_loop.call_soon_named("D", move || second.wake());
+        event_loop.run_once().unwrap(); // turn 2: A, B, D
+        assert_eq!(event_loop.ready().labels(), ["T", "C"]);
+        event_loop.run_once().unwrap(); // turn 3
+        assert_eq!(trace.turn(3), ["T", "C"], "one step of T, where A put it");
+        assert_eq!(polls.get(), 2);
+    });
+}
+
+#[test]
+fn ex1_a_wake_after_the_task_finished_queues_nothing() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let kept = Rc::new(std::cell::RefCell::new(None::<Waker>));
+        let keep = Rc::clone(&kept);
+        event_loop
+            .run_until_complete(std::future::poll_fn(move |cx| {
+                *keep.borrow_mut() = Some(cx.waker().clone());
+                std::task::Poll::Ready(())
+            }))
+            .unwrap();
+        let stale = kept.borrow_mut().take().unwrap();
+        // Not running, but on the loop's thread: the wake path looks the loop up.
+        stale.wake();
+        assert!(event_loop.ready().is_empty(), "a stale id queues nothing");
+    });
+}
+
+#[test]
+fn ex1_a_wake_from_another_thread_fails_the_loop_naming_stage_7() {
+    watchdog_default(|| {
+        let (waker_tx, waker_rx) = mpsc::channel::<Waker>();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let helper = thread::spawn(move || {
+            let waker = waker_rx.recv().unwrap();
+            waker.wake_by_ref();
+            // Keep the waker until the loop has reported: it must not look stalled.
+            done_rx.recv().unwrap();
+            drop(waker);
+        });
+        let mut event_loop = EventLoop::new();
+        let sent = std::cell::Cell::new(Some(waker_tx));
+        let result = event_loop.run_until_complete(std::future::poll_fn(move |cx| {
+            if let Some(tx) = sent.take() {
+                tx.send(cx.waker().clone()).unwrap();
+            }
+            std::task::Poll::<()>::Pending
+        }));
+        done_tx.send(()).unwrap();
+        helper.join().unwrap();
+        assert_eq!(result, Err(LoopError::ForeignWake));
+        let message = result.unwrap_err().to_string();
+        assert_eq!(message, FOREIGN_WAKE);
+        assert!(message.contains("stage 7") && message.contains("call_soon_threadsafe"));
+    });
+}
+
+#[test]
+fn ex1_two_loops_on_one_thread_each_get_their_own_wakes() {
+    watchdog_default(|| {
+        let mut a = EventLoop::new();
+        let mut b = EventLoop::new();
+        let gate = Gate::default();
+        let waiting = b.spawn_named("on b", gate.clone());
+        b.run_once().unwrap(); // b's task keeps its waker
+        let opener = gate.clone();
+        a.run_until_complete(async move {
+            yield_once().await;
+            opener.open.set(true);
+            opener.wake(); // a waker of loop b, woken while loop a runs
+        })
+        .unwrap();
+        assert!(a.ready().is_empty());
+        assert_eq!(b.ready().labels(), ["on b"]);
+        b.run_once().unwrap();
+        assert!(waiting.is_finished());
+    });
+}
+
+#[test]
+fn ex1_wakers_are_send_and_sync_while_futures_need_not_be() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<LoopWaker>();
+    send_sync::<Waker>();
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        // A future holding an Rc is fine: it never leaves the loop's thread.
+        let shared = Rc::new(5);
+        let inside = Rc::clone(&shared);
+        let out = event_loop
+            .run_until_complete(async move {
+                yield_once().await;
+                *inside + 1
+            })
+            .unwrap();
+        assert_eq!(out, 6);
+        assert_eq!(event_loop.ready().len(), 0);
+        assert_ne!(
+            EventLoop::new().id(),
+            event_loop.id(),
+            "every loop has its own id"
+        );
+    });
+}

@@ -1,0 +1,315 @@
+//! Exercise 2: one turn — park, then run exactly the `ntodo` snapshot.
+//!
+//! Turn numbers come from the loop's observer hook (a `Trace`), never from constants
+//! typed into the test: each assertion compares turns the loop itself counted.
+
+mod common;
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use common::{Gate, Oneshot, Spinner, Trace, log, record_reports, yield_once};
+use ex04_core::{
+    CALLBACK_PANICKED, CancelFlag, Driver, EventLoop, Extensions, Label, LayerSnapshot, LoopError,
+    ParkReport, ReadyQueue, ThreadParker,
+};
+use oneloop_testkit::watchdog_default;
+
+type SharedCallback = Rc<dyn Fn()>;
+
+#[test]
+fn ex2_call_soon_is_fifo_and_one_turn_runs_the_batch() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        let seen = log();
+        for name in ["a", "b", "c"] {
+            let seen = Rc::clone(&seen);
+            event_loop.call_soon_named(name, move || seen.borrow_mut().push(name.into()));
+        }
+        event_loop.run_once().unwrap();
+        assert_eq!(*seen.borrow(), ["a", "b", "c"]);
+        assert_eq!(trace.turn(1), ["a", "b", "c"]);
+        assert_eq!(event_loop.turn(), 1);
+    });
+}
+
+#[test]
+fn ex2_a_callback_queued_by_a_callback_runs_next_turn_after_the_batch() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        let core = Rc::clone(event_loop.core());
+        event_loop.call_soon_named("A", move || {
+            let stopper = Rc::clone(&core);
+            core.call_soon_named("C", move || stopper.stop());
+        });
+        event_loop.call_soon_named("B", || {});
+        event_loop.run_forever().unwrap();
+        assert_eq!(
+            trace.turn(1),
+            ["A", "B"],
+            "C waits though queued before B ran"
+        );
+        assert_eq!(trace.turn(2), ["C"]);
+        assert_eq!(event_loop.turn(), 2);
+    });
+}
+
+#[test]
+fn ex2_a_callback_that_requeues_itself_runs_once_per_turn_and_never_blocks_others() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        let core = Rc::downgrade(event_loop.core());
+        let flag = CancelFlag::new();
+        let again = flag.clone();
+        // The callback re-queues itself through a slot holding its own Rc.
+        let holder: Rc<Cell<Option<SharedCallback>>> = Rc::new(Cell::new(None));
+        let me = Rc::clone(&holder);
+        let spin_body: Rc<dyn Fn()> = Rc::new(move || {
+            let this = me.take().expect("set below");
+            if let Some(core) = core.upgrade() {
+                core.call_soon_shared(Label::Static("spin"), &this, &again);
+            }
+            me.set(Some(this));
+        });
+        holder.set(Some(Rc::clone(&spin_body)));
+        event_loop.call_soon_shared(Label::Static("spin"), &spin_body, &flag);
+        let out = event_loop
+            .run_until_complete(async {
+                for _ in 0..5 {
+                    yield_once().await;
+                }
+                "main finished"
+            })
+            .unwrap();
+        assert_eq!(out, "main finished");
+        let turns = event_loop.turn();
+        assert_eq!(trace.turns_of("spin"), (1..=turns).collect::<Vec<_>>());
+        assert_eq!(trace.turns_of("main").len() as u64, turns);
+        flag.cancel();
+        holder.take();
+    });
+}
+
+#[test]
+fn ex2_a_task_that_wakes_itself_for_ever_no_longer_starves_the_loop() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let spins = Rc::new(Cell::new(0));
+        let _spinner = event_loop.spawn_named("spinner", Spinner(Rc::clone(&spins)));
+        let out = event_loop.run_until_complete(async {
+            for _ in 0..3 {
+                yield_once().await;
+            }
+            7
+        });
+        assert_eq!(out, Ok(7), "stage 3's loop never returned here");
+        assert_eq!(spins.get() as u64, event_loop.turn(), "one spin per turn");
+    });
+}
+
+#[test]
+fn ex2_a_future_completed_in_turn_t_resumes_its_waiter_in_turn_t_plus_1() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let core = Rc::clone(event_loop.core());
+        let set_in = Rc::new(Cell::new(0));
+        let resumed_in = Rc::new(Cell::new(0));
+        let (set_turn, resumed_turn) = (Rc::clone(&set_in), Rc::clone(&resumed_in));
+        event_loop
+            .run_until_complete(async move {
+                let fut = Oneshot::new();
+                let setter = fut.clone();
+                let inner = Rc::clone(&core);
+                core.call_soon_named("set_result", move || {
+                    set_turn.set(inner.turn());
+                    setter.set(1);
+                });
+                fut.await;
+                resumed_turn.set(core.turn());
+            })
+            .unwrap();
+        assert!(set_in.get() > 0);
+        assert_eq!(resumed_in.get(), set_in.get() + 1);
+    });
+}
+
+#[test]
+fn ex2_awaiting_an_already_complete_future_costs_no_turn() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let core = Rc::clone(event_loop.core());
+        let (before, after) = event_loop
+            .run_until_complete(async move {
+                let before = core.turn();
+                let done = Oneshot::new();
+                done.set(3);
+                let three = done.await;
+                let four = std::future::ready(4).await;
+                assert_eq!(three + four, 7);
+                (before, core.turn())
+            })
+            .unwrap();
+        assert_eq!(before, after);
+        assert_eq!(event_loop.turn(), 1, "main ran in one step");
+    });
+}
+
+#[test]
+fn ex2_stop_ends_run_forever_after_the_current_turn() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        let core = Rc::clone(event_loop.core());
+        event_loop.call_soon_named("stop", move || core.stop());
+        event_loop.call_soon_named("after stop", || {});
+        event_loop.run_forever().unwrap();
+        assert_eq!(trace.turn(1), ["stop", "after stop"]);
+        assert_eq!(event_loop.turn(), 1);
+        assert!(!event_loop.is_stopping(), "the loop can run again");
+    });
+}
+
+#[test]
+fn ex2_a_panicking_callback_is_reported_with_its_label_and_the_loop_goes_on() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let reports = record_reports(event_loop.core());
+        let seen = log();
+        let after = Rc::clone(&seen);
+        event_loop.call_soon_named("bad", || panic!("oops"));
+        event_loop.call_soon_named("good", move || after.borrow_mut().push("ran".into()));
+        event_loop.run_once().unwrap();
+        assert_eq!(*seen.borrow(), ["ran"]);
+        let reports = reports.borrow();
+        assert_eq!(reports.len(), 1);
+        assert_eq!(reports[0].message, CALLBACK_PANICKED);
+        assert_eq!(reports[0].label, Label::Static("bad"));
+        assert_eq!(reports[0].panic, "oops");
+    });
+}
+
+#[test]
+fn ex2_a_cancelled_callback_does_not_run() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let seen = log();
+        let inner = Rc::clone(&seen);
+        let handle = event_loop.call_soon(move || inner.borrow_mut().push("ran".into()));
+        handle.cancel();
+        event_loop.run_once().unwrap();
+        assert!(seen.borrow().is_empty());
+        assert!(handle.is_cancelled());
+    });
+}
+
+#[test]
+fn ex2_a_loop_that_nothing_could_wake_is_an_error_not_a_hang() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        assert_eq!(
+            event_loop.run_until_complete(std::future::pending::<()>()),
+            Err(LoopError::Stalled)
+        );
+        let mut empty = EventLoop::new();
+        assert_eq!(empty.run_forever(), Err(LoopError::Stalled));
+    });
+}
+
+#[test]
+fn ex2_every_observer_sees_turns_and_labelled_handles() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let first = Trace::on(&event_loop);
+        let second = Trace::on(&event_loop);
+        event_loop.call_soon_named("cb", || {});
+        event_loop
+            .run_until_complete(async { yield_once().await })
+            .unwrap();
+        for trace in [&first, &second] {
+            assert_eq!(trace.turn(1), ["cb", "main"]);
+            assert_eq!(trace.turn(2), ["main"]);
+            assert_eq!(trace.turns_started.get(), 2);
+            assert_eq!(trace.turns_ended.get(), 2);
+        }
+        // Something was ready at the start of each turn: neither parked.
+        for park in first.parks.borrow().iter() {
+            assert_eq!(park.timeout, Some(Duration::ZERO));
+        }
+    });
+}
+
+/// A layer that wraps any inner driver, as stages 5 and 6 will: it counts parks and
+/// puts its shared half in the extensions.
+struct Counting<D> {
+    inner: D,
+    parks: Rc<Cell<usize>>,
+}
+
+impl<D: Driver> Driver for Counting<D> {
+    fn install(&mut self, ext: &Extensions) {
+        ext.insert(Rc::clone(&self.parks));
+        self.inner.install(ext);
+    }
+    fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
+        self.parks.set(self.parks.get() + 1);
+        self.inner.park(timeout, ready)
+    }
+    fn describe(&self, out: &mut Vec<LayerSnapshot>) {
+        out.push(LayerSnapshot {
+            name: "counting",
+            lines: vec![format!("{} parks", self.parks.get())],
+        });
+        self.inner.describe(out);
+    }
+}
+
+#[test]
+fn ex2_a_driver_layer_wraps_the_inner_driver_and_shares_through_extensions() {
+    watchdog_default(|| {
+        let parks = Rc::new(Cell::new(0));
+        let layer = Counting {
+            inner: ThreadParker,
+            parks: Rc::clone(&parks),
+        };
+        let mut event_loop = EventLoop::with_driver(layer);
+        let seen_by_future = event_loop
+            .run_until_complete(async {
+                yield_once().await;
+                // A future finds the layer's shared half through the current loop.
+                ex04_core::with_current(|core| core.extensions().get::<Cell<usize>>())
+                    .flatten()
+                    .map(|parks| parks.get())
+            })
+            .unwrap();
+        assert_eq!(seen_by_future, Some(2));
+        assert_eq!(parks.get() as u64, event_loop.turn());
+        let snapshot = event_loop.snapshot();
+        assert_eq!(snapshot.layers[0].name, "counting");
+
+        // Any driver fits behind a box, too.
+        let boxed: Box<dyn Driver> = Box::new(ThreadParker);
+        let mut boxed_loop = EventLoop::with_driver(boxed);
+        assert_eq!(boxed_loop.run_until_complete(async { 1 }), Ok(1));
+    });
+}
+
+#[test]
+fn ex2_a_snapshot_lists_the_ready_labels_in_order() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let gate = Gate::default();
+        let _t = event_loop.spawn_named("task", gate.clone());
+        event_loop.call_soon_named("cb", || {});
+        let snapshot = event_loop.snapshot();
+        assert_eq!(snapshot.ready, ["task", "cb"]);
+        assert_eq!(snapshot.live_tasks, 1);
+        event_loop.run_once().unwrap();
+        let snapshot = event_loop.snapshot();
+        assert!(snapshot.ready.is_empty());
+        assert_eq!(snapshot.turn, 1);
+    });
+}

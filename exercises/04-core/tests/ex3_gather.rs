@@ -1,0 +1,123 @@
+//! Exercise 3: gather — results in argument order, turns set by depth, not by count.
+
+mod common;
+
+use std::rc::Rc;
+
+use common::{Trace, yield_once};
+use ex04_core::{EventLoop, JoinError, gather};
+use oneloop_testkit::watchdog_default;
+
+/// Runs `main` gathering `n` children that each yield once; returns the turns taken.
+fn turns_to_gather(n: usize) -> (u64, Rc<Trace>) {
+    let mut event_loop = EventLoop::new();
+    let trace = Trace::on(&event_loop);
+    let outputs = event_loop
+        .run_until_complete(async move {
+            gather((0..n).map(|i| async move {
+                yield_once().await;
+                i
+            }))
+            .await
+            .unwrap()
+        })
+        .unwrap();
+    assert_eq!(outputs, (0..n).collect::<Vec<_>>());
+    (event_loop.turn(), trace)
+}
+
+#[test]
+fn ex3_gather_returns_results_in_argument_order() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let outputs = event_loop
+            .run_until_complete(async {
+                // The first child finishes last, the last child first.
+                gather((0..5).map(|i| async move {
+                    for _ in 0..(5 - i) {
+                        yield_once().await;
+                    }
+                    i * 100
+                }))
+                .await
+            })
+            .unwrap();
+        assert_eq!(outputs, Ok(vec![0, 100, 200, 300, 400]));
+    });
+}
+
+#[test]
+fn ex3_gathering_three_children_that_yield_once_takes_four_turns() {
+    watchdog_default(|| {
+        let (turns, trace) = turns_to_gather(3);
+        // CPython takes 6: its children finish in turn 3, gather's done callbacks run
+        // in turn 4, main resumes in turn 5, the stop callback runs in turn 6. Here the
+        // children's join handles wake main directly, and run_until_complete checks main
+        // after each turn instead of queuing a stop callback: turns 4 and 6 vanish.
+        assert_eq!(turns, 4);
+        assert_eq!(
+            trace.turn(1),
+            ["main"],
+            "main's first step spawns the children"
+        );
+        assert_eq!(trace.turn(2).len(), 3, "the children's first steps");
+        assert!(!trace.turn(2).contains(&"main".to_string()));
+        assert_eq!(trace.turn(3).len(), 3, "their second steps: they finish");
+        assert_eq!(trace.turn(4), ["main"], "main resumes, once");
+    });
+}
+
+#[test]
+fn ex3_gathering_10_or_1000_children_costs_the_same_turns() {
+    watchdog_default(|| {
+        let (ten, _) = turns_to_gather(10);
+        let (thousand, trace) = turns_to_gather(1000);
+        assert_eq!(
+            ten, thousand,
+            "turns follow the depth of suspension, not the count"
+        );
+        assert_eq!(trace.turn(3).len(), 1000);
+        assert_eq!(
+            trace.turn(4),
+            ["main"],
+            "a thousand wakes of main queue one step"
+        );
+    });
+}
+
+#[test]
+fn ex3_a_panicking_child_makes_gather_return_its_error() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let result = event_loop
+            .run_until_complete(async {
+                gather((0..3).map(|i| async move {
+                    yield_once().await;
+                    if i == 1 {
+                        panic!("child {i} failed");
+                    }
+                    i
+                }))
+                .await
+            })
+            .unwrap();
+        assert_eq!(
+            result,
+            Err(JoinError::Panicked {
+                message: "child 1 failed".into()
+            })
+        );
+    });
+}
+
+#[test]
+fn ex3_gathering_nothing_is_ready_at_once() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let outputs = event_loop
+            .run_until_complete(async { gather(Vec::<std::future::Ready<u8>>::new()).await })
+            .unwrap();
+        assert_eq!(outputs, Ok(vec![]));
+        assert_eq!(event_loop.turn(), 1);
+    });
+}
