@@ -85,7 +85,8 @@ impl<T: Clone, E: Clone> State<T, E> {
 #[derive(Debug)]
 pub(crate) struct Inner<T, E> {
     pub(crate) state: State<T, E>,
-    /// The waker of each waiter that is waiting, in the order they first waited.
+    /// The waker of each waiter that is waiting, keyed by id: settling wakes them in the
+    /// order the waiters were made by [`OneShot::wait`].
     pub(crate) waiters: BTreeMap<WaiterId, Waker>,
     next_waiter: u64,
 }

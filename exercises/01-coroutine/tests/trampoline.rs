@@ -8,6 +8,14 @@ use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 
 type Out = Resumed<Op<i64, String>, i64, String>;
 
+/// The value sent in. A thrown error ends the frame: these bodies have no `try`.
+fn sent(input: Resume<i64, String>) -> Result<i64, CoError<String>> {
+    match input {
+        Resume::Send(value) => Ok(value),
+        Resume::Throw(error) => Err(CoError::Raised(error)),
+    }
+}
+
 /// ```python
 /// def read_number(tag):
 ///     value = yield tag      # suspends the whole chain, asking the outside for a number
@@ -32,13 +40,14 @@ impl Coroutine for ReadNumber {
     type Error = String;
 
     fn resume(&mut self, input: Resume<i64, String>) -> Out {
-        match (self.waiting, input) {
-            (_, Resume::Throw(error)) => Err(CoError::Raised(error)),
-            (false, Resume::Send(tag)) => {
-                self.waiting = true;
-                Ok(Step::Yielded(Op::Suspend(tag)))
-            }
-            (true, Resume::Send(value)) => Ok(Step::Complete(value)),
+        let value = sent(input)?;
+        if self.waiting {
+            // Resumed at the `yield`: the value sent in is the number asked for.
+            Ok(Step::Complete(value))
+        } else {
+            // The first input is the tag to suspend the whole chain with.
+            self.waiting = true;
+            Ok(Step::Yielded(Op::Suspend(value)))
         }
     }
 }
@@ -73,10 +82,7 @@ impl Coroutine for AddTwo {
     type Error = String;
 
     fn resume(&mut self, input: Resume<i64, String>) -> Out {
-        let value = match input {
-            Resume::Send(value) => value,
-            Resume::Throw(error) => return Err(CoError::Raised(error)),
-        };
+        let value = sent(input)?;
         let child_guard = || self.flag.as_ref().map(DropFlag::guard);
         match self.stage {
             0 => {
@@ -113,10 +119,7 @@ impl Coroutine for Product {
     type Error = String;
 
     fn resume(&mut self, input: Resume<i64, String>) -> Out {
-        let value = match input {
-            Resume::Send(value) => value,
-            Resume::Throw(error) => return Err(CoError::Raised(error)),
-        };
+        let value = sent(input)?;
         self.stage += 1;
         match self.stage {
             1 => Ok(Step::Yielded(Op::Call {

@@ -9,7 +9,7 @@ use std::thread;
 
 use common::{gate, yield_times};
 use ex02_future::{OneShot, block_on};
-use oneloop_testkit::{PollCounter, watchdog_default};
+use oneloop_testkit::{PollCount, PollCounter, watchdog_default};
 
 #[test]
 fn ex2_a_ready_future_is_polled_once() {
@@ -49,18 +49,34 @@ fn announce_first_poll<F: Future + Unpin>(
     })
 }
 
+/// A gate that a helper thread opens with `value` as soon as the gate's first poll has
+/// returned `Pending`, after running `before_opening`. Returns the gate (counting its
+/// polls), its poll count, and the helper thread to join.
+fn opened_from_another_thread<T: Send + 'static>(
+    value: T,
+    before_opening: impl FnOnce() + Send + 'static,
+) -> (
+    PollCounter<impl Future<Output = T>>,
+    PollCount,
+    thread::JoinHandle<()>,
+) {
+    let (opener, gate) = gate::<T>();
+    let (tx, rx) = mpsc::channel();
+    let helper = thread::spawn(move || {
+        rx.recv().expect("the first poll announces itself");
+        before_opening();
+        opener.open(value);
+    });
+    let fut = PollCounter::new(announce_first_poll(gate, tx));
+    let polls = fut.count_handle();
+    (fut, polls, helper)
+}
+
 #[test]
 fn ex2_a_value_set_on_another_thread_wakes_block_on() {
     watchdog_default(|| {
-        let (opener, gate) = gate::<&str>();
-        let (tx, rx) = mpsc::channel();
         // The helper opens the gate only once block_on has polled and is about to park.
-        let helper = thread::spawn(move || {
-            rx.recv().expect("the first poll announces itself");
-            opener.open("from another thread");
-        });
-        let fut = PollCounter::new(announce_first_poll(gate, tx));
-        let polls = fut.count_handle();
+        let (fut, polls, helper) = opened_from_another_thread("from another thread", || {});
         assert_eq!(block_on(fut), "from another thread");
         assert_eq!(polls.get(), 2, "one poll before the wake, one after");
         helper.join().unwrap();
@@ -74,18 +90,12 @@ fn ex2_a_stray_unpark_is_not_a_wake() {
         // although nobody woke our future. block_on must park again, not poll again.
         thread::current().unpark();
         let blocked = thread::current();
-        let (opener, gate) = gate::<u8>();
-        let (tx, rx) = mpsc::channel::<Waker>();
-        let helper = thread::spawn(move || {
-            let _waker = rx.recv().expect("the first poll announces itself");
-            // More stray unparks, from another thread, before the one real wake.
+        // More stray unparks, from another thread, before the one real wake.
+        let (fut, polls, helper) = opened_from_another_thread(1, move || {
             for _ in 0..3 {
                 blocked.unpark();
             }
-            opener.open(1);
         });
-        let fut = PollCounter::new(announce_first_poll(gate, tx));
-        let polls = fut.count_handle();
         assert_eq!(block_on(fut), 1);
         assert_eq!(
             polls.get(),
@@ -125,14 +135,7 @@ fn ex2_block_on_can_run_again_on_the_same_thread() {
         }));
         kept.expect("the waker was kept").wake();
 
-        let (opener, gate) = gate::<u8>();
-        let (tx, rx) = mpsc::channel::<Waker>();
-        let helper = thread::spawn(move || {
-            rx.recv().expect("the first poll announces itself");
-            opener.open(2);
-        });
-        let fut = PollCounter::new(announce_first_poll(gate, tx));
-        let polls = fut.count_handle();
+        let (fut, polls, helper) = opened_from_another_thread(2, || {});
         assert_eq!(block_on(fut), 2);
         assert_eq!(
             polls.get(),
