@@ -1,0 +1,651 @@
+//! The machinery of the truth suites: traces, the differences oneloop has on purpose,
+//! the comparer and its diff, and running a scenario script on real CPython.
+//!
+//! A *trace* is a list of lines, one per thing that happened, in the order it happened,
+//! with turn numbers and never a time:
+//!
+//! ```text
+//! section=gather-10          a script may run several loops, one per section
+//! turn=2 run=task            a handle ran in turn 2; `task` is an unnamed task's step
+//! turn=2 event=child-1       the scenario recorded `child-1` during turn 2
+//! turn=- event=cleanup       ... or outside any turn (while the loop closes)
+//! turns=4                    the loop closed after 4 turns
+//! mark=cancel-leftovers      (CPython only) where asyncio.run cancels leftover tasks
+//! ```
+//!
+//! A handle's line comes before the events it recorded. Both sides name a handle the
+//! same way: a task's step by the task's name (`main`, or `task` when it has none), a
+//! callback by its name (the Python function's name, the Rust label).
+//!
+//! CPython's trace first has the [`Difference`]s the scenario declares applied to it;
+//! then both traces are rendered (runs of identical lines folded into `line xN`) and
+//! must be equal, line for line.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io::{self, Read, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::rc::Rc;
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use oneloop_core::{Core, EventLoop, Label, Observer, ParkReport, Runner, with_current};
+
+/// The longest a scenario script may run before it counts as hung.
+const PYTHON_LIMIT: Duration = Duration::from_secs(10);
+
+/// The longest the oneloop side of a scenario may run (under the test kit's watchdog).
+pub const ONELOOP_LIMIT: Duration = Duration::from_secs(5);
+
+// ---------------------------------------------------------------------------------------
+// The oneloop side: a recorder fed by the loop's observer hook.
+// ---------------------------------------------------------------------------------------
+
+/// Records a oneloop trace. The turn numbers come only from the loop's observer hook:
+/// `turn_started` and `turn_ended` say when a turn runs, `handle_ran` names each handle.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    lines: RefCell<Vec<String>>,
+    /// The turn running now, if any.
+    turn: Cell<Option<u64>>,
+    /// Turns started on the current loop.
+    turns: Cell<u64>,
+    /// Where the next handle's line goes: before the events that handle records.
+    handle_at: Cell<usize>,
+}
+
+impl Observer for Recorder {
+    fn turn_started(&self, turn: u64) {
+        self.turn.set(Some(turn));
+        self.turns.set(self.turns.get() + 1);
+        self.handle_at.set(self.lines.borrow().len());
+    }
+
+    fn handle_ran(&self, turn: u64, label: &Label, _elapsed: Duration) {
+        let mut lines = self.lines.borrow_mut();
+        lines.insert(
+            self.handle_at.get(),
+            format!("turn={turn} run={}", label_name(label)),
+        );
+        self.handle_at.set(lines.len());
+    }
+
+    fn turn_ended(&self, _turn: u64, _park: &ParkReport, _handles: usize) {
+        self.turn.set(None);
+    }
+}
+
+/// How the suite names a label: an unnamed task (shown by its id) is `task`, as an
+/// unnamed asyncio task is on the Python side.
+fn label_name(label: &Label) -> String {
+    match label {
+        Label::Task(_) => "task".to_string(),
+        other => other.to_string(),
+    }
+}
+
+impl Recorder {
+    /// A new, empty recorder.
+    pub fn new() -> Rc<Self> {
+        Rc::new(Self::default())
+    }
+
+    /// Records `name` in the current turn, or outside any turn (`turn=-`).
+    pub fn event(&self, name: impl AsRef<str>) {
+        let turn = self
+            .turn
+            .get()
+            .map_or_else(|| "-".to_string(), |turn| turn.to_string());
+        self.lines
+            .borrow_mut()
+            .push(format!("turn={turn} event={}", name.as_ref()));
+    }
+
+    /// Starts a section: the next loop counts its turns from 1.
+    pub fn section(&self, name: &str) {
+        self.lines.borrow_mut().push(format!("section={name}"));
+    }
+
+    /// A new loop that this recorder observes. Closing it records `turns=N`.
+    pub fn event_loop(self: &Rc<Self>) -> EventLoop {
+        let event_loop = EventLoop::new();
+        self.attach(event_loop.core());
+        event_loop
+    }
+
+    /// A new runner (what `oneloop_core::run` uses inside) whose loop this recorder
+    /// observes. `run` itself makes its loop where no observer can be added before the
+    /// first turn, so a scenario of `run` does what `run` does: `Runner::new`, `run`,
+    /// `close`.
+    pub fn runner(self: &Rc<Self>) -> Runner {
+        let runner = Runner::new();
+        self.attach(runner.event_loop().core());
+        runner
+    }
+
+    fn attach(self: &Rc<Self>, core: &Core) {
+        self.turns.set(0);
+        core.add_observer(Rc::clone(self) as Rc<dyn Observer>);
+        let recorder = Rc::clone(self);
+        core.add_close_hook("truth trace", move || {
+            let turns = recorder.turns.replace(0);
+            recorder.lines.borrow_mut().push(format!("turns={turns}"));
+        });
+    }
+
+    /// Makes the loop's exception handler record `exception:LABEL:MESSAGE`, as the
+    /// Python helper's `report_exceptions` does.
+    pub fn report_exceptions(self: &Rc<Self>, core: &Core) {
+        let recorder = Rc::clone(self);
+        core.set_exception_handler(move |report| {
+            recorder.event(format!(
+                "exception:{}:{}",
+                label_name(&report.label),
+                report.panic
+            ));
+        });
+    }
+
+    /// The trace so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.borrow().clone()
+    }
+}
+
+/// The loop running a turn on this thread (for code inside a callback or a task).
+pub fn current() -> Rc<Core> {
+    with_current(Rc::clone).expect("called from inside a running loop")
+}
+
+// ---------------------------------------------------------------------------------------
+// Traces, and the differences oneloop has on purpose.
+// ---------------------------------------------------------------------------------------
+
+/// One line of a trace, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Entry {
+    Run { turn: u64, name: String },
+    Event { turn: Option<u64>, name: String },
+    Section(String),
+    Turns(u64),
+    Mark(String),
+}
+
+fn parse_line(line: &str) -> Result<Entry, String> {
+    let bad = || format!("not a trace line: {line:?}");
+    if let Some(name) = line.strip_prefix("section=") {
+        return Ok(Entry::Section(name.to_string()));
+    }
+    if let Some(name) = line.strip_prefix("mark=") {
+        return Ok(Entry::Mark(name.to_string()));
+    }
+    if let Some(count) = line.strip_prefix("turns=") {
+        return count.parse().map(Entry::Turns).map_err(|_| bad());
+    }
+    let rest = line.strip_prefix("turn=").ok_or_else(bad)?;
+    let (turn, what) = rest.split_once(' ').ok_or_else(bad)?;
+    let turn = match turn {
+        "-" => None,
+        number => Some(number.parse::<u64>().map_err(|_| bad())?),
+    };
+    if let Some(name) = what.strip_prefix("run=") {
+        let turn = turn.ok_or_else(bad)?;
+        return Ok(Entry::Run {
+            turn,
+            name: name.to_string(),
+        });
+    }
+    if let Some(name) = what.strip_prefix("event=") {
+        return Ok(Entry::Event {
+            turn,
+            name: name.to_string(),
+        });
+    }
+    Err(bad())
+}
+
+fn parse(lines: &[String]) -> Result<Vec<Entry>, String> {
+    lines.iter().map(|line| parse_line(line)).collect()
+}
+
+fn render_entry(entry: &Entry) -> String {
+    match entry {
+        Entry::Run { turn, name } => format!("turn={turn} run={name}"),
+        Entry::Event {
+            turn: Some(turn),
+            name,
+        } => format!("turn={turn} event={name}"),
+        Entry::Event { turn: None, name } => format!("turn=- event={name}"),
+        Entry::Section(name) => format!("section={name}"),
+        Entry::Turns(count) => format!("turns={count}"),
+        Entry::Mark(name) => format!("mark={name}"),
+    }
+}
+
+/// Renders entries, folding a run of identical lines into one `line xN`.
+fn render(entries: &[Entry]) -> Vec<String> {
+    fold(entries.iter().map(render_entry))
+}
+
+/// Folds each run of identical lines into one `line xN`.
+fn fold(lines: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for line in lines {
+        match out.last_mut() {
+            Some((last, count)) if *last == line => *count += 1,
+            _ => out.push((line, 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(line, count)| {
+            if count == 1 {
+                line
+            } else {
+                format!("{line} x{count}")
+            }
+        })
+        .collect()
+}
+
+// ANCHOR: differences
+/// A way oneloop differs from CPython on purpose. A scenario declares the ones that
+/// apply; each is a rewrite of CPython's trace into what oneloop does instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Difference {
+    /// `run_until_complete` stops the loop from a done callback on the main task
+    /// (`_run_until_complete_cb`), which runs one turn after main finishes. oneloop
+    /// checks the main task after every turn instead. Rewrite: each turn that runs
+    /// `_run_until_complete_cb` is removed, with everything in it.
+    StopCallbackTurn,
+    /// `asyncio.run` ends with `shutdown_asyncgens` and `shutdown_default_executor`,
+    /// each a task with turns of its own. oneloop has no async generators, and its
+    /// thread pool shuts down from a close hook. Rewrite: the turns running those tasks
+    /// are removed.
+    ShutdownTurns,
+    /// `gather` hangs a done callback (`_done_callback`) on every child, and the last
+    /// one completes the outer future, which then wakes the awaiting task: one hop more
+    /// than a task join. oneloop's `gather` holds the children's join handles, which
+    /// wake the awaiting task directly. Rewrite: `_done_callback` handles are removed,
+    /// and a turn left with nothing is removed.
+    GatherDoneCallbackHop,
+    /// `asyncio.run` cancels leftover tasks by throwing `CancelledError` into them and
+    /// running turns until they finish. oneloop drops them when the loop closes, with
+    /// no turn. Rewrite: the turns between `mark=cancel-leftovers` and
+    /// `mark=cancelled-leftovers` are removed; the events recorded in them stay, outside
+    /// any turn (a drop runs the same cleanup, at close).
+    CancelBecomesDrop,
+}
+// ANCHOR_END: differences
+
+impl Difference {
+    /// A short name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Difference::StopCallbackTurn => "stop-callback turn",
+            Difference::ShutdownTurns => "shutdown turns",
+            Difference::GatherDoneCallbackHop => "gather's done-callback hop",
+            Difference::CancelBecomesDrop => "cancel becomes drop",
+        }
+    }
+}
+
+/// The tasks asyncio.run's shutdown runs after main, as the helper names them.
+const SHUTDOWN_TASKS: [&str; 2] = [
+    "BaseEventLoop.shutdown_asyncgens",
+    "BaseEventLoop.shutdown_default_executor",
+];
+
+fn turn_of(entry: &Entry) -> Option<u64> {
+    match entry {
+        Entry::Run { turn, .. } => Some(*turn),
+        Entry::Event { turn, .. } => *turn,
+        _ => None,
+    }
+}
+
+/// Applies `differences` to one loop's entries (up to and including its `turns=N`).
+fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
+    let has = |d: Difference| differences.contains(&d);
+    let is_done_callback =
+        |e: &Entry| matches!(e, Entry::Run { name, .. } if name == "_done_callback");
+    let mut dropped = BTreeSet::new();
+    let mut events_kept = BTreeSet::new();
+    let mut between_marks = false;
+    for entry in entries {
+        match entry {
+            Entry::Mark(mark) if mark == "cancel-leftovers" => between_marks = true,
+            Entry::Mark(mark) if mark == "cancelled-leftovers" => between_marks = false,
+            Entry::Run { turn, name } => {
+                if has(Difference::StopCallbackTurn) && name == "_run_until_complete_cb" {
+                    dropped.insert(*turn);
+                }
+                if has(Difference::ShutdownTurns) && SHUTDOWN_TASKS.contains(&name.as_str()) {
+                    dropped.insert(*turn);
+                }
+                if has(Difference::CancelBecomesDrop) && between_marks {
+                    dropped.insert(*turn);
+                    events_kept.insert(*turn);
+                }
+            }
+            _ => {}
+        }
+    }
+    if has(Difference::GatherDoneCallbackHop) {
+        // A turn that ran only done callbacks (and recorded nothing) disappears.
+        let turns: BTreeSet<u64> = entries.iter().filter_map(turn_of).collect();
+        for turn in turns {
+            let mut in_turn = entries.iter().filter(|e| turn_of(e) == Some(turn));
+            if in_turn.all(is_done_callback) {
+                dropped.insert(turn);
+            }
+        }
+    }
+    let renumber = |turn: u64| turn - dropped.range(..turn).count() as u64;
+    let mut out = Vec::new();
+    for entry in entries {
+        match entry {
+            Entry::Mark(_) => {}
+            e if has(Difference::GatherDoneCallbackHop) && is_done_callback(e) => {}
+            Entry::Run { turn, .. } if dropped.contains(turn) => {}
+            Entry::Run { turn, name } => out.push(Entry::Run {
+                turn: renumber(*turn),
+                name: name.clone(),
+            }),
+            Entry::Event {
+                turn: Some(turn),
+                name,
+            } if dropped.contains(turn) => {
+                if events_kept.contains(turn) {
+                    out.push(Entry::Event {
+                        turn: None,
+                        name: name.clone(),
+                    });
+                }
+            }
+            Entry::Event {
+                turn: Some(turn),
+                name,
+            } => out.push(Entry::Event {
+                turn: Some(renumber(*turn)),
+                name: name.clone(),
+            }),
+            Entry::Turns(count) => out.push(Entry::Turns(count - dropped.len() as u64)),
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+/// Applies `differences` to a whole trace, loop by loop. Marks always go: they are
+/// notes for the rewrites, with no counterpart in oneloop.
+fn apply(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (index, entry) in entries.iter().enumerate() {
+        if matches!(entry, Entry::Turns(_)) {
+            out.extend(apply_to_loop(&entries[start..=index], differences));
+            start = index + 1;
+        }
+    }
+    out.extend(apply_to_loop(&entries[start..], differences));
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// The comparer.
+// ---------------------------------------------------------------------------------------
+
+/// Compares two rendered traces line by line. On a difference, the error is a side by
+/// side listing: `>>` marks the first line that differs, `!=` every later one, and a
+/// line one side lacks shows as `(none)`.
+pub fn compare(cpython: &[String], oneloop: &[String]) -> Result<(), String> {
+    if cpython == oneloop {
+        return Ok(());
+    }
+    let width = cpython
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max("CPython".len());
+    let mut out = String::new();
+    let _ = writeln!(out, "       #  {:width$}  oneloop", "CPython");
+    let mut first = None;
+    for index in 0..cpython.len().max(oneloop.len()) {
+        let left = cpython.get(index).map_or("(none)", String::as_str);
+        let right = oneloop.get(index).map_or("(none)", String::as_str);
+        let marker = if cpython.get(index) == oneloop.get(index) {
+            "  "
+        } else if first.is_none() {
+            first = Some(index + 1);
+            ">>"
+        } else {
+            "!="
+        };
+        let _ = writeln!(out, "  {marker} {:>3}  {left:width$}  {right}", index + 1);
+    }
+    let first = first.expect("the traces differ somewhere");
+    Err(format!(
+        "the traces differ; first at line {first} (marked >>):\n{out}"
+    ))
+}
+
+// ---------------------------------------------------------------------------------------
+// Running CPython.
+// ---------------------------------------------------------------------------------------
+
+/// The folder of scenario scripts.
+pub fn scripts_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/asyncio")
+}
+
+const NO_PYTHON: &str = "python3 is required: the truth suite runs every scenario on real \
+CPython asyncio (3.11, as in CI) and compares. Install it and put `python3` on the PATH: \
+on Debian or Ubuntu, `apt-get install python3`; elsewhere, the installer from python.org.";
+
+/// `python3 --version`, asked once per test run and written straight to stderr (past
+/// the test harness's capture), so that every run shows which interpreter it checked
+/// against.
+pub fn python_version() -> Result<String, String> {
+    static VERSION: OnceLock<Result<String, String>> = OnceLock::new();
+    VERSION
+        .get_or_init(|| {
+            let version = ask_version();
+            let mut stderr = io::stderr();
+            let _ = match &version {
+                Ok(version) if version.starts_with("Python 3.11.") => writeln!(
+                    stderr,
+                    "truth_asyncio: comparing oneloop with {version} (python3 on the PATH)"
+                ),
+                Ok(version) => writeln!(
+                    stderr,
+                    "truth_asyncio: comparing oneloop with {version} (python3 on the PATH); \
+                     the scenarios were written against CPython 3.11, as CI runs it, so a \
+                     disagreement here may come from the interpreter's version"
+                ),
+                Err(problem) => writeln!(stderr, "truth_asyncio: {problem}"),
+            };
+            version
+        })
+        .clone()
+}
+
+fn ask_version() -> Result<String, String> {
+    let output = match Command::new("python3").arg("--version").output() {
+        Ok(output) => output,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            return Err(format!("python3 was not found. {NO_PYTHON}"));
+        }
+        Err(error) => {
+            return Err(format!(
+                "python3 could not be started ({error}). {NO_PYTHON}"
+            ));
+        }
+    };
+    // Old interpreters print the version on stderr.
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let version = text.trim().to_string();
+    if !output.status.success() || !version.starts_with("Python 3.") {
+        return Err(format!(
+            "`python3 --version` said {version:?}, not a Python 3. {NO_PYTHON}"
+        ));
+    }
+    Ok(version)
+}
+
+/// Reads a child's pipe to the end on a thread of its own, so a full pipe never stalls
+/// the child while this thread waits for it.
+fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut text = String::new();
+        let _ = pipe.read_to_string(&mut text);
+        text
+    })
+}
+
+/// Runs `tests/asyncio/<name>.py` and returns the trace it printed.
+///
+/// `-B` writes no bytecode into the repository, `-E` ignores `PYTHON*` variables (no
+/// `PYTHONASYNCIODEBUG` changing the run), `-s` skips the user's site packages. The
+/// script's own folder is on `sys.path`, which is how it finds `truthtrace`.
+pub fn run_script(name: &str) -> Result<Vec<String>, String> {
+    let script = scripts_dir().join(format!("{name}.py"));
+    if !script.is_file() {
+        return Err(format!("{} does not exist", script.display()));
+    }
+    let mut child = Command::new("python3")
+        .args(["-B", "-E", "-s"])
+        .arg(&script)
+        .current_dir(scripts_dir())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("starting python3 failed ({error}). {NO_PYTHON}"))?;
+    let stdout = drain(child.stdout.take().expect("stdout is piped"));
+    let stderr = drain(child.stderr.take().expect("stderr is piped"));
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < PYTHON_LIMIT => {
+                // Supervising a process, not ordering events: poll its exit.
+                thread::sleep(Duration::from_millis(5));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{name}.py did not finish within {PYTHON_LIMIT:?}; it was killed"
+                ));
+            }
+            Err(error) => return Err(format!("waiting for {name}.py failed: {error}")),
+        }
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    if !status.success() {
+        return Err(format!(
+            "{name}.py failed ({status}); its stderr:\n{stderr}"
+        ));
+    }
+    Ok(stdout.lines().map(str::to_string).collect())
+}
+
+// ---------------------------------------------------------------------------------------
+// A scenario, and checking it.
+// ---------------------------------------------------------------------------------------
+
+/// One program, written twice: `tests/asyncio/<name>.py` on asyncio, `oneloop` in Rust.
+#[derive(Debug)]
+pub struct Scenario {
+    /// The scenario's name: its script is `tests/asyncio/<name>.py`.
+    pub name: &'static str,
+    /// The same program on oneloop, recording into the recorder it is given.
+    pub oneloop: fn(&Rc<Recorder>),
+    /// Where oneloop differs on purpose; applied to CPython's trace before comparing.
+    pub differences: &'static [Difference],
+    /// Lines CPython's own trace must hold, in this order, before any rewrite: the
+    /// CPython figures the book quotes, checked on every run.
+    pub cpython_says: &'static [&'static str],
+}
+
+/// Whether `wanted` appears in `lines` in order (not necessarily next to each other).
+fn in_order(lines: &[String], wanted: &[&str]) -> Result<(), String> {
+    let mut rest = lines.iter();
+    for want in wanted {
+        if !rest.any(|line| line == want) {
+            return Err(format!("`{want}` (after the lines before it in the list)"));
+        }
+    }
+    Ok(())
+}
+
+/// Compares CPython's raw trace, with `scenario`'s differences applied, to oneloop's.
+/// Every declared difference must change CPython's trace: one that no longer applies
+/// is an error, not a silent no-op.
+pub fn verdict(
+    scenario: &Scenario,
+    cpython_raw: &[String],
+    oneloop_raw: &[String],
+) -> Result<(), String> {
+    let cpython = parse(cpython_raw).map_err(|e| format!("CPython's trace: {e}"))?;
+    let oneloop = parse(oneloop_raw).map_err(|e| format!("oneloop's trace: {e}"))?;
+    in_order(cpython_raw, scenario.cpython_says)
+        .map_err(|missing| format!("CPython's own trace no longer holds {missing}"))?;
+    let unchanged = render(&apply(&cpython, &[]));
+    for &difference in scenario.differences {
+        if render(&apply(&cpython, &[difference])) == unchanged {
+            return Err(format!(
+                "the declared difference `{}` changes nothing in CPython's trace: \
+                 remove it from the scenario, or find out what changed",
+                difference.name()
+            ));
+        }
+    }
+    let expected = render(&apply(&cpython, scenario.differences));
+    let actual = render(&oneloop);
+    compare(&expected, &actual)
+}
+
+/// Runs `scenario` on CPython and on oneloop and compares; panics with a readable
+/// report if they disagree.
+pub fn check(scenario: &'static Scenario) {
+    let version = python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let cpython = run_script(scenario.name).unwrap_or_else(|problem| panic!("{problem}"));
+    let oneloop = oneloop_testkit::watchdog(ONELOOP_LIMIT, move || {
+        let recorder = Recorder::new();
+        (scenario.oneloop)(&recorder);
+        recorder.lines()
+    });
+    if let Err(problem) = verdict(scenario, &cpython, &oneloop) {
+        let applied = if scenario.differences.is_empty() {
+            "none".to_string()
+        } else {
+            scenario
+                .differences
+                .iter()
+                .map(|d| d.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        panic!(
+            "scenario `{name}` (tests/asyncio/{name}.py on {version}): oneloop and \
+             CPython disagree.\nDifferences on purpose applied to CPython's trace: \
+             {applied}.\n{problem}\nCPython's trace as printed, before those \
+             differences:\n{raw}",
+            name = scenario.name,
+            raw = fold(cpython.iter().cloned())
+                .iter()
+                .map(|line| format!("  {line}\n"))
+                .collect::<String>(),
+        );
+    }
+}

@@ -1,0 +1,531 @@
+//! The differential truth suite: the same small programs on real CPython asyncio and on
+//! oneloop, compared turn by turn.
+//!
+//! Each scenario is a pair: `tests/asyncio/<name>.py`, an ordinary asyncio program that
+//! imports the helper `tests/asyncio/truthtrace.py` (which counts turns by wrapping
+//! `BaseEventLoop._run_once` and names every handle the loop runs), and the Rust
+//! function of the same name in `mod oneloop` below, the same program on oneloop, whose
+//! turns come from the loop's observer hook. Both print a trace of named events and
+//! handles with their turn numbers, never a time; see `truth/mod.rs` for the format.
+//! Where oneloop differs on purpose, the scenario lists the [`Difference`]s, and each
+//! rewrites CPython's trace into what oneloop does instead before the comparison.
+//! `book/src/truth.md` explains the checks and each difference.
+//!
+//! # Adding a scenario (a later stage adds timers, sockets, threads this way)
+//!
+//! 1. Write `tests/asyncio/<name>.py`: `import truthtrace as truth` before any loop
+//!    exists, then the program, recording with `truth.event("...")` (and
+//!    `truth.section("...")` before each loop if it runs several).
+//! 2. Write `fn <name>(rec: &Rc<Recorder>)` in `mod oneloop`: the same program on a
+//!    loop from `rec.event_loop()` (or `rec.runner()`), recording the same events, and
+//!    closing the loop at the end (closing records `turns=N`).
+//! 3. Add `<name>: differs [..], cpython_says [..];` to the `scenarios!` list. `differs`
+//!    names the differences on purpose (each must change CPython's trace, or the
+//!    scenario fails); `cpython_says` lists lines CPython's raw trace must hold, for the
+//!    CPython figures the book quotes.
+//!
+//! A `#[test]` named `scenario::<name>` is generated for each entry, and
+//! `every_script_has_a_scenario_and_back` keeps the list and the folder in step.
+
+mod truth;
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use oneloop_testkit::watchdog_default;
+use truth::Difference::{
+    CancelBecomesDrop, GatherDoneCallbackHop, ShutdownTurns, StopCallbackTurn,
+};
+use truth::{Difference, Scenario};
+
+/// Declares the scenarios: the list `SCENARIOS`, and one `#[test]` per scenario, so a
+/// failure names the scenario.
+macro_rules! scenarios {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident: differs [$($difference:expr),* $(,)?], cpython_says [$($line:expr),* $(,)?];
+    )*) => {
+        const SCENARIOS: &[Scenario] = &[$(
+            Scenario {
+                name: stringify!($name),
+                oneloop: oneloop::$name,
+                differences: &[$($difference),*],
+                cpython_says: &[$($line),*],
+            },
+        )*];
+
+        mod scenario {
+            $(
+                $(#[$doc])*
+                #[test]
+                fn $name() {
+                    let scenario = super::SCENARIOS
+                        .iter()
+                        .find(|s| s.name == stringify!($name))
+                        .expect("declared by the same macro");
+                    super::truth::check(scenario);
+                }
+            )*
+        }
+    };
+}
+
+// ANCHOR: scenarios
+scenarios! {
+    /// call_soon is FIFO, and one turn runs all that was queued before it.
+    call_soon_fifo: differs [], cpython_says ["turn=1 run=third", "turns=1"];
+    /// A callback queued by a running callback runs in the next turn, after the batch.
+    callback_queues_callback: differs [], cpython_says ["turn=2 run=c", "turns=2"];
+    /// A future completed by a callback in turn T resumes its waiter in turn T+1.
+    two_hop_wakeup: differs [StopCallbackTurn],
+        cpython_says ["turn=2 run=setter", "turn=3 run=main", "turns=4"];
+    /// Awaiting an already-complete future costs no turn.
+    complete_future_no_turn: differs [StopCallbackTurn],
+        cpython_says ["turn=1 event=after-await-3", "turns=2"];
+    /// Three nested awaits of coroutines where nothing waits cost no turn.
+    nested_awaits: differs [StopCallbackTurn],
+        cpython_says ["turn=1 event=main-got-3", "turns=2"];
+    /// Awaiting a task resumes the awaiter one turn after the task finishes.
+    task_join_one_hop: differs [StopCallbackTurn],
+        cpython_says ["turn=3 event=child-returns", "turn=4 event=main-joined-7", "turns=5"];
+    /// gather of three children that yield once: who runs in which turn.
+    gather_three_children: differs [StopCallbackTurn, GatherDoneCallbackHop],
+        cpython_says ["turn=4 run=_done_callback", "turn=5 run=main", "turns=6"];
+    /// gather of 10 and of 1000 children take the same turns.
+    gather_10_vs_1000: differs [StopCallbackTurn, GatherDoneCallbackHop],
+        cpython_says ["section=gather-10", "turns=6", "section=gather-1000", "turns=6"];
+    /// Yielding tasks alternate A0 B0 A1 B1 A2 B2; without yields, A0 A1 A2 B0 B1 B2.
+    take_turns: differs [StopCallbackTurn],
+        cpython_says ["section=yielding", "turns=7", "section=not-yielding", "turns=4"];
+    /// A self-re-queuing callback runs once per turn, and main still finishes.
+    self_requeue: differs [StopCallbackTurn], cpython_says ["turn=5 run=spin", "turns=5"];
+    /// An empty program run with run / asyncio.run: 1 turn, and CPython's 6.
+    empty_run: differs [StopCallbackTurn, ShutdownTurns], cpython_says ["turns=6"];
+    /// stop() from a callback ends run_forever after the current turn.
+    stop_from_callback: differs [], cpython_says ["turn=2 run=later", "turns=2"];
+    /// A raising (panicking) callback is reported, and the loop goes on.
+    raising_callback: differs [],
+        cpython_says ["turn=1 event=exception:bad:oops", "turn=1 run=good", "turns=2"];
+    /// A task left waiting when run's main returns: cancelled by CPython, dropped here.
+    run_drops_leftover: differs [StopCallbackTurn, ShutdownTurns, CancelBecomesDrop],
+        cpython_says ["turn=4 event=leftover-cleanup", "turns=10"];
+}
+// ANCHOR_END: scenarios
+
+/// The oneloop side of each scenario: the same program as `tests/asyncio/<name>.py`.
+mod oneloop {
+    use std::rc::Rc;
+
+    use oneloop_core::{gather, yield_now};
+    use oneloop_future::OneShot;
+
+    use super::truth::{Recorder, current};
+
+    /// `loop.call_soon(callback)` from inside the loop, under the Python function's name.
+    fn call_soon(name: &'static str, callback: impl FnOnce() + 'static) {
+        current().call_soon_named(name, callback);
+    }
+
+    /// A callback that records its own name as an event.
+    fn named(rec: &Rc<Recorder>, name: &'static str) -> impl FnOnce() + 'static {
+        let rec = Rc::clone(rec);
+        move || rec.event(name)
+    }
+
+    pub fn call_soon_fifo(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        event_loop.call_soon_named("first", named(rec, "first"));
+        event_loop.call_soon_named("second", named(rec, "second"));
+        let third = named(rec, "third");
+        event_loop.call_soon_named("third", move || {
+            third();
+            current().stop();
+        });
+        event_loop.run_forever().expect("third stops the loop");
+        event_loop.close();
+    }
+
+    pub fn callback_queues_callback(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let (a, c) = (named(rec, "a"), named(rec, "c"));
+        event_loop.call_soon_named("a", move || {
+            a();
+            call_soon("c", move || {
+                c();
+                current().stop();
+            });
+        });
+        let (b, d) = (named(rec, "b"), named(rec, "d"));
+        event_loop.call_soon_named("b", move || {
+            b();
+            call_soon("d", d);
+        });
+        event_loop.run_forever().expect("c stops the loop");
+        event_loop.close();
+    }
+
+    pub fn two_hop_wakeup(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                let future = OneShot::<u32, ()>::new();
+                let (setter, on_set) = (future.clone(), Rc::clone(&rec));
+                call_soon("setter", move || {
+                    on_set.event("set-result");
+                    setter.set_result(1).expect("set once");
+                });
+                rec.event("main-awaits");
+                let value = future.wait().await.expect("the setter sets it");
+                rec.event(format!("main-resumed-with-{value}"));
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    pub fn complete_future_no_turn(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                let future = OneShot::<u32, ()>::new();
+                future.set_result(3).expect("set once");
+                rec.event("before-await");
+                let value = future.wait().await.expect("already set");
+                rec.event(format!("after-await-{value}"));
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    async fn inner(rec: Rc<Recorder>) -> u32 {
+        rec.event("inner");
+        1
+    }
+
+    async fn middle(rec: Rc<Recorder>) -> u32 {
+        rec.event("middle");
+        inner(rec).await + 1
+    }
+
+    async fn outer(rec: Rc<Recorder>) -> u32 {
+        rec.event("outer");
+        middle(rec).await + 1
+    }
+
+    pub fn nested_awaits(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                let value = outer(Rc::clone(&rec)).await;
+                rec.event(format!("main-got-{value}"));
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    pub fn task_join_one_hop(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                let in_child = Rc::clone(&rec);
+                let task = current().spawn_named("child", async move {
+                    in_child.event("child-step-1");
+                    yield_now().await;
+                    in_child.event("child-returns");
+                    7
+                });
+                rec.event("main-awaits-child");
+                let value = task.await.expect("the child does not panic");
+                rec.event(format!("main-joined-{value}"));
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    pub fn gather_three_children(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                rec.event("main-gathers");
+                let children = (1..=3).map(|n| {
+                    let rec = Rc::clone(&rec);
+                    async move {
+                        rec.event(format!("child-{n}-step-1"));
+                        yield_now().await;
+                        rec.event(format!("child-{n}-step-2"));
+                        n
+                    }
+                });
+                let results = gather(children).await.expect("no child panics");
+                let joined: Vec<String> = results.iter().map(u32::to_string).collect();
+                rec.event(format!("main-resumed-{}", joined.join("-")));
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    pub fn gather_10_vs_1000(rec: &Rc<Recorder>) {
+        for count in [10, 1000] {
+            rec.section(&format!("gather-{count}"));
+            let mut event_loop = rec.event_loop();
+            let rec = Rc::clone(rec);
+            event_loop
+                .run_until_complete(async move {
+                    let children = (0..count).map(|n| async move {
+                        yield_now().await;
+                        n
+                    });
+                    let results = gather(children).await.expect("no child panics");
+                    rec.event(format!("gathered-{}", results.len()));
+                })
+                .expect("main finishes");
+            event_loop.close();
+        }
+    }
+
+    pub fn take_turns(rec: &Rc<Recorder>) {
+        for yielding in [true, false] {
+            rec.section(if yielding { "yielding" } else { "not-yielding" });
+            let mut event_loop = rec.event_loop();
+            let rec = Rc::clone(rec);
+            event_loop
+                .run_until_complete(async move {
+                    let [a, b] = ["A", "B"].map(|name| {
+                        let rec = Rc::clone(&rec);
+                        current().spawn_named(name, async move {
+                            for step in 0..3 {
+                                rec.event(format!("{name}{step}"));
+                                if yielding {
+                                    yield_now().await;
+                                }
+                            }
+                        })
+                    });
+                    a.await.expect("A does not panic");
+                    b.await.expect("B does not panic");
+                })
+                .expect("main finishes");
+            event_loop.close();
+        }
+    }
+
+    /// Records `spin` and queues itself again, as the Python `spin` does.
+    fn spin(rec: Rc<Recorder>) {
+        rec.event("spin");
+        call_soon("spin", move || spin(rec));
+    }
+
+    pub fn self_requeue(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let spinner = Rc::clone(rec);
+        event_loop.call_soon_named("spin", move || spin(spinner));
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                for step in 0..3 {
+                    rec.event(format!("main-{step}"));
+                    yield_now().await;
+                }
+                rec.event("main-done");
+            })
+            .expect("main finishes though spin never stops");
+        event_loop.close();
+    }
+
+    pub fn empty_run(rec: &Rc<Recorder>) {
+        // What `oneloop_core::run(async {})` does, with the recorder attached.
+        let mut runner = rec.runner();
+        runner.run(async {}).expect("main finishes");
+        runner.close();
+    }
+
+    pub fn stop_from_callback(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let (stop, later) = (named(rec, "stop"), named(rec, "later"));
+        event_loop.call_soon_named("stopper", move || {
+            stop();
+            current().stop();
+            call_soon("later", move || {
+                later();
+                current().stop();
+            });
+        });
+        event_loop.call_soon_named("same_turn", named(rec, "same-turn"));
+        event_loop.run_forever().expect("stopper stops the loop");
+        rec.event("run_forever-returned");
+        event_loop.run_forever().expect("later stops the loop");
+        event_loop.close();
+    }
+
+    pub fn raising_callback(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        rec.report_exceptions(event_loop.core());
+        let (bad, next_turn) = (named(rec, "bad"), named(rec, "next-turn"));
+        event_loop.call_soon_named("bad", move || {
+            bad();
+            call_soon("next_turn", move || {
+                next_turn();
+                current().stop();
+            });
+            panic!("oops");
+        });
+        event_loop.call_soon_named("good", named(rec, "good"));
+        event_loop.run_forever().expect("next_turn stops the loop");
+        event_loop.close();
+    }
+
+    /// Records an event when dropped: the Rust place for a `finally` block.
+    struct Cleanup(Rc<Recorder>, &'static str);
+
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            self.0.event(self.1);
+        }
+    }
+
+    pub fn run_drops_leftover(rec: &Rc<Recorder>) {
+        let mut runner = rec.runner();
+        let rec = Rc::clone(rec);
+        runner
+            .run(async move {
+                let in_leftover = Rc::clone(&rec);
+                drop(current().spawn_named("leftover", async move {
+                    in_leftover.event("leftover-waits");
+                    let _cleanup = Cleanup(Rc::clone(&in_leftover), "leftover-cleanup");
+                    // Never completed, like the Python side's `create_future()`.
+                    let never = OneShot::<(), ()>::new();
+                    let _ = never.wait().await;
+                }));
+                yield_now().await;
+                rec.event("main-returns");
+            })
+            .expect("main finishes");
+        runner.close();
+    }
+}
+
+#[test]
+fn python3_is_there_and_its_version_is_printed() {
+    let version = truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    assert!(version.starts_with("Python 3."), "{version}");
+}
+
+#[test]
+fn every_script_has_a_scenario_and_back() {
+    let scripts: BTreeSet<String> = fs::read_dir(truth::scripts_dir())
+        .expect("tests/asyncio exists")
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().to_string();
+            name.strip_suffix(".py").map(str::to_string)
+        })
+        .filter(|name| name != "truthtrace")
+        .collect();
+    let listed: BTreeSet<String> = SCENARIOS.iter().map(|s| s.name.to_string()).collect();
+    assert_eq!(
+        scripts, listed,
+        "each tests/asyncio/<name>.py needs an entry in scenarios!, and each entry a script"
+    );
+    assert!(SCENARIOS.len() >= 10);
+}
+
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn the_comparer_shows_a_swapped_pair_as_a_line_by_line_diff() {
+    watchdog_default(|| {
+        let cpython = lines("turn=1 run=first\nturn=1 run=second\nturn=1 run=third\nturns=1");
+        let oneloop = lines("turn=1 run=first\nturn=1 run=third\nturn=1 run=second\nturns=1");
+        let message = truth::compare(&cpython, &oneloop).expect_err("a swapped pair differs");
+        let shown: Vec<&str> = message.lines().collect();
+        assert_eq!(
+            shown,
+            [
+                "the traces differ; first at line 2 (marked >>):",
+                "       #  CPython            oneloop",
+                "       1  turn=1 run=first   turn=1 run=first",
+                "  >>   2  turn=1 run=second  turn=1 run=third",
+                "  !=   3  turn=1 run=third   turn=1 run=second",
+                "       4  turns=1            turns=1",
+            ],
+            "the message was:\n{message}"
+        );
+        assert_eq!(truth::compare(&cpython, &cpython), Ok(()));
+    });
+}
+
+#[test]
+fn the_comparer_shows_a_missing_line_as_none() {
+    watchdog_default(|| {
+        let cpython = lines("turn=1 run=main\nturn=2 run=main\nturns=2");
+        let oneloop = lines("turn=1 run=main\nturns=1");
+        let message = truth::compare(&cpython, &oneloop).expect_err("a lost turn differs");
+        assert!(
+            message.contains("  >>   2  turn=2 run=main  turns=1\n"),
+            "{message}"
+        );
+        assert!(
+            message.contains("  !=   3  turns=2          (none)\n"),
+            "{message}"
+        );
+    });
+}
+
+/// A scenario whose oneloop side is never run: for checking `verdict` on given traces.
+fn on_paper(differences: &'static [Difference]) -> Scenario {
+    Scenario {
+        name: "on_paper",
+        oneloop: |_| {},
+        differences,
+        cpython_says: &[],
+    }
+}
+
+#[test]
+fn the_differences_rewrite_cpython_traces_as_documented() {
+    watchdog_default(|| {
+        // gather of two children, through run_until_complete, as CPython prints it.
+        let cpython = lines(
+            "turn=1 run=main\nturn=2 run=task\nturn=2 run=task\n\
+             turn=3 run=_done_callback\nturn=3 run=_done_callback\n\
+             turn=4 run=main\nturn=4 event=done\nturn=5 run=_run_until_complete_cb\nturns=5",
+        );
+        let oneloop = lines(
+            "turn=1 run=main\nturn=2 run=task\nturn=2 run=task\nturn=3 run=main\n\
+             turn=3 event=done\nturns=3",
+        );
+        let both = on_paper(&[StopCallbackTurn, GatherDoneCallbackHop]);
+        assert_eq!(truth::verdict(&both, &cpython, &oneloop), Ok(()));
+        // Without the differences, the diff points at the done callbacks.
+        let none = on_paper(&[]);
+        let message = truth::verdict(&none, &cpython, &oneloop).expect_err("they differ");
+        assert!(
+            message.contains("turn=3 run=_done_callback x2"),
+            "{message}"
+        );
+
+        // A difference that changes nothing is refused, not ignored.
+        let stale = on_paper(&[CancelBecomesDrop]);
+        let message = truth::verdict(&stale, &cpython, &cpython).expect_err("stale");
+        assert!(
+            message.contains("`cancel becomes drop` changes nothing"),
+            "{message}"
+        );
+
+        // Cancelling becomes dropping: the cleanup moves outside any turn.
+        let cancelled = lines(
+            "turn=1 run=main\nturn=2 run=_run_until_complete_cb\nmark=cancel-leftovers\n\
+             turn=3 run=leftover\nturn=3 event=cleanup\nturn=4 run=_done_callback\n\
+             turn=5 run=_run_until_complete_cb\nmark=cancelled-leftovers\nturns=5",
+        );
+        let dropped = lines("turn=1 run=main\nturn=- event=cleanup\nturns=1");
+        let run = on_paper(&[StopCallbackTurn, CancelBecomesDrop]);
+        assert_eq!(truth::verdict(&run, &cancelled, &dropped), Ok(()));
+    });
+}
