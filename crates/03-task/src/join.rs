@@ -164,9 +164,9 @@ impl<F: Future> fmt::Debug for Joined<F> {
 /// Awaits a task's output: `Ok(output)`, or the [`JoinError`] that took its place.
 ///
 /// Dropping the handle does not stop the task (as in asyncio, a task runs whether or
-/// not anyone awaits it). If a task whose handle was dropped panics, or a handle is
-/// dropped holding a panic it never returned, the panic goes to the exception handler
-/// as "exception was never retrieved".
+/// not anyone awaits it), but lets go of the joiner's waker it kept. If a task whose
+/// handle was dropped panics, or a handle is dropped holding a panic it never returned,
+/// the panic goes to the exception handler as "exception was never retrieved".
 pub struct JoinHandle<T> {
     pub(crate) cell: Rc<JoinCell<T>>,
     id: TaskId,
@@ -215,10 +215,15 @@ impl<T> JoinHandle<T> {
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
         self.cell.handle_alive.set(false);
-        let unretrieved = match &*self.cell.state.borrow() {
-            JoinState::Done(Err(error)) => Some(error.clone()),
-            _ => None,
+        // Nobody can await this handle any more: let go of the joiner's waker, so that
+        // an executor counting the wakers held elsewhere does not wait for this one.
+        let (joiner, unretrieved) = match &mut *self.cell.state.borrow_mut() {
+            JoinState::Running { joiner } => (joiner.take(), None),
+            JoinState::Done(Err(error)) => (None, Some(error.clone())),
+            JoinState::Done(Ok(_)) | JoinState::Taken => (None, None),
         };
+        // Both are dropped or reported with the cell released.
+        drop(joiner);
         if let Some(error) = unretrieved {
             self.cell.report_unretrieved(&error);
         }

@@ -6,9 +6,9 @@
 //! and scheduled for another step whenever its waker is called.
 //!
 //! In asyncio the same roles are `Task.__step` (send into the coroutine once),
-//! `Task.__wakeup` (the done callback a task hangs on the future it waits for, stored in
-//! `_fut_waiter`) and `loop.call_soon(self.__step)` (schedule the next step). Where Rust
-//! differs:
+//! `Task.__wakeup` (the done callback a task hangs on the future it waits for, which it
+//! keeps in `_fut_waiter`) and `loop.call_soon` (the completed future queues `__wakeup`,
+//! which calls `__step`). Where Rust differs:
 //!
 //! - A Python task is an object the loop and the future both point at. Here every task's
 //!   future lives in a slab ([`Tasks`]), keyed by a [`TaskId`] that carries a generation,

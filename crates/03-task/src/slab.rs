@@ -11,7 +11,7 @@ use std::fmt;
 use std::future::Future;
 use std::mem;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, atomic};
 
 use crate::{Label, Schedule, TaskId, TaskWaker};
 
@@ -233,13 +233,19 @@ impl<S: Schedule> Tasks<S> {
     /// join handles, other threads). When it is zero and nothing is queued, no task can
     /// ever be woken again: an executor that waited would wait for ever.
     pub fn wakers_held_elsewhere(&self) -> usize {
-        self.slots
+        let held = self
+            .slots
             .iter()
             .map(|slot| match slot {
                 Slot::Occupied { task, .. } => Arc::strong_count(&task.waker) - 1,
                 Slot::Vacant { .. } => 0,
             })
-            .sum()
+            .sum();
+        // `strong_count` is a relaxed read. A waker is dropped with a release decrement
+        // *after* it was used, so this fence makes everything a waker did before its
+        // drop (a push, a flag) visible to what the caller reads next.
+        atomic::fence(atomic::Ordering::Acquire);
+        held
     }
 
     /// Takes every live task out (for shutdown). The caller drops them after releasing

@@ -1,10 +1,11 @@
 //! Wakers that carry ids, and the [`Schedule`] trait they call.
 //!
 //! asyncio's `Task.__wakeup` is a bound method: the future that completes holds a
-//! reference to the task itself and calls `loop.call_soon(task.__step)`. A Rust waker
-//! could do the same by holding the task's future, but then every future would have to
-//! be `Send + Sync` (a [`Waker`] may travel to any thread), and a waker kept after the
-//! task finished would keep its future alive.
+//! reference to the task itself and calls `loop.call_soon(task.__wakeup, future)`; in a
+//! later turn `__wakeup` runs and calls `__step`. A Rust waker could do the same by
+//! holding the task's future, but then every future would have to be `Send + Sync` (a
+//! [`Waker`] may travel to any thread), and a waker kept after the task finished would
+//! keep its future alive.
 //!
 //! So a oneloop waker holds two small things: the [`TaskId`] of the task it wakes, and
 //! a shared scheduler that knows what "schedule a step of task N" means. The futures stay

@@ -234,6 +234,8 @@ impl Core {
         if handle.is_cancelled() {
             return;
         }
+        self.observers
+            .each(|observer| observer.handle_started(turn, &handle));
         let Handle {
             callback, label, ..
         } = handle;

@@ -61,6 +61,14 @@ pub trait Driver: 'static {
         0
     }
 
+    /// Whether something outside the loop's thread may end a park with no timeout
+    /// (a waker held elsewhere unparks the thread). A driver of a simulated world,
+    /// such as stage 5's virtual clock, answers `false`: then, with nothing ready and
+    /// no registration, the loop reports a stall even while wakers are held.
+    fn external_wakes(&self) -> bool {
+        true
+    }
+
     /// Adds this layer's snapshot (and its inner driver's) for a stepper.
     fn describe(&self, out: &mut Vec<LayerSnapshot>) {
         let _ = out;
@@ -77,6 +85,9 @@ impl Driver for Box<dyn Driver> {
     }
     fn registrations(&self) -> usize {
         (**self).registrations()
+    }
+    fn external_wakes(&self) -> bool {
+        (**self).external_wakes()
     }
     fn describe(&self, out: &mut Vec<LayerSnapshot>) {
         (**self).describe(out);

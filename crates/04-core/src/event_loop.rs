@@ -106,7 +106,12 @@ impl<D: Driver> EventLoop<D> {
     pub(crate) fn park(&mut self, timeout: Option<Duration>) -> Result<ParkReport, LoopError> {
         if timeout.is_none() {
             // Read the held wakers first: a waker is used before it is dropped.
-            let held = self.core.wakers_held_elsewhere();
+            // Wakers held elsewhere count only if another thread could call them.
+            let held = if self.driver.external_wakes() {
+                self.core.wakers_held_elsewhere()
+            } else {
+                0
+            };
             self.core.take_foreign_wake()?;
             if held == 0 && self.driver.registrations() == 0 && self.core.ready.is_empty() {
                 return Err(LoopError::Stalled);

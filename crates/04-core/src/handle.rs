@@ -69,6 +69,7 @@ pub struct Handle {
     pub(crate) callback: Callback,
     pub(crate) label: Label,
     pub(crate) cancel: Option<CancelFlag>,
+    pub(crate) kind: &'static str,
 }
 // ANCHOR_END: handle
 
@@ -79,6 +80,7 @@ impl Handle {
             callback: Callback::Step(id),
             label,
             cancel: None,
+            kind: "Task",
         }
     }
 
@@ -88,6 +90,7 @@ impl Handle {
             callback: Callback::Once(callback),
             label,
             cancel: Some(cancel),
+            kind: "Handle",
         }
     }
 
@@ -98,6 +101,7 @@ impl Handle {
             callback: Callback::Shared(callback),
             label,
             cancel: Some(cancel),
+            kind: "Handle",
         }
     }
 
@@ -109,6 +113,19 @@ impl Handle {
     /// What this handle runs.
     pub fn callback(&self) -> &Callback {
         &self.callback
+    }
+
+    /// The kind of handle, as asyncio's `repr` names its class: `"Task"` for a step,
+    /// `"Handle"` for a callback, or whatever a layer set with
+    /// [`with_kind`](Self::with_kind) (stage 5's timers say `"TimerHandle"`).
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// The same handle, shown as another kind in reports.
+    pub fn with_kind(mut self, kind: &'static str) -> Self {
+        self.kind = kind;
+        self
     }
 
     /// Whether this handle was cancelled (it will be skipped).

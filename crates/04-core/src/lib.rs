@@ -18,10 +18,12 @@
 //!
 //! - Handles come in three kinds ([`Callback`]) so that a task step and a persistent
 //!   callback allocate nothing per run.
-//! - Awaiting another task wakes the awaiting task directly, one hop through the ready
-//!   queue, where asyncio takes a done-callback hop and then the wake-up hop; `gather`
-//!   gains the same. Each test of turn counts says where oneloop and CPython agree, and
-//!   where they do not.
+//! - A finished task's join handle wakes the task awaiting it, whose step runs next turn:
+//!   the same single hop as asyncio, where the finished task queues the awaiter's
+//!   `__wakeup`. [`gather`] saves a hop: asyncio's children first run gather's own done
+//!   callbacks, the last of which wakes the awaiting task; here every child wakes it
+//!   directly. Each test of turn counts says where oneloop and CPython agree, and where
+//!   they do not.
 //! - The loop is generic over a [`Driver`]: the one place it sleeps. Stage 5 wraps the
 //!   driver with timers, stage 6 puts epoll at the bottom; this crate does not change.
 //!

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use oneloop_task::Label;
 
-use crate::ParkReport;
+use crate::{Handle, ParkReport};
 
 // ANCHOR: observer
 /// Told of each turn's start and end, and of every handle the loop runs.
@@ -26,6 +26,12 @@ pub trait Observer {
     /// A turn begins (`turn` counts from 1).
     fn turn_started(&self, turn: u64) {
         let _ = turn;
+    }
+
+    /// A handle is about to run in `turn` (it was not cancelled). Lets an observer
+    /// read its own clock, or the handle's kind, before user code runs.
+    fn handle_started(&self, turn: u64, handle: &Handle) {
+        let _ = (turn, handle);
     }
 
     /// A handle ran in `turn`, taking `elapsed`.

@@ -13,11 +13,11 @@ pub struct YieldNow {
 
 /// Suspends the current task once and lets every other ready handle run.
 ///
-/// In asyncio, `await sleep(0)` is a bare `yield` in the coroutine; `Task.__step` sees
-/// it and calls `call_soon(self.__step)`, putting the task at the back of `_ready`. The
-/// same happens here: the first poll wakes the task's own waker (which queues its step at
-/// the back of the ready queue) and returns `Pending`; the second poll is ready. So each
-/// `yield_now` costs exactly one turn.
+/// asyncio special-cases `await sleep(0)`: the coroutine yields nothing, and
+/// `Task.__step`, finding no future to wait on, queues its own next step with
+/// `call_soon(self.__step)`, behind everything already in `_ready`. Here the first poll
+/// calls the task's own waker, which queues the step the same way, and returns
+/// `Pending`; the second poll is ready. So each `yield_now` costs exactly one turn.
 pub fn yield_now() -> YieldNow {
     YieldNow::default()
 }

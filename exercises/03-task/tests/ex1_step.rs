@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use common::{Recorder, yield_once};
-use ex03_task::{Label, StepOutcome, TaskWaker, Tasks, step};
+use ex03_task::{Label, StepOutcome, TaskId, TaskWaker, Tasks, step};
 use oneloop_testkit::{PollCounter, watchdog_default};
 
 #[test]
@@ -140,23 +140,76 @@ fn ex1_a_stale_id_never_reaches_the_new_task_in_a_reused_slot() {
     });
 }
 
+type Slab = Rc<RefCell<Tasks<Recorder>>>;
+
+/// Inserts a task whose every poll runs `body` with the slab and the task's own id.
+fn insert_knowing_its_id(
+    tasks: &Slab,
+    label: Option<Label>,
+    mut body: impl FnMut(&Slab, TaskId) -> Poll<()> + 'static,
+) -> TaskId {
+    let slab = Rc::clone(tasks);
+    let me = Rc::new(Cell::new(None::<TaskId>));
+    let my_id = Rc::clone(&me);
+    let future = std::future::poll_fn(move |_cx| {
+        body(
+            &slab,
+            my_id.get().expect("the id is set before the first step"),
+        )
+    });
+    let id = tasks.borrow_mut().insert(Box::pin(future), label);
+    me.set(Some(id));
+    id
+}
+
 #[test]
 fn ex1_a_step_clears_the_queued_flag_before_polling() {
     watchdog_default(|| {
-        let tasks = RefCell::new(Tasks::new(Recorder::new()));
-        let id = tasks
-            .borrow_mut()
-            .insert(Box::pin(yield_once()), Some("yielder".into()));
+        let tasks: Slab = Rc::new(RefCell::new(Tasks::new(Recorder::new())));
+        // Stands in for stage 4's wake path: while it runs, the task wakes itself by
+        // marking itself queued, which must succeed (the flag was cleared before the
+        // poll) and must stay set (clearing it after the poll would lose this wake).
+        let marked_during_poll = Rc::new(Cell::new(None));
+        let marked = Rc::clone(&marked_during_poll);
+        let id = insert_knowing_its_id(&tasks, Some("yielder".into()), move |slab, id| {
+            marked.set(Some(slab.borrow_mut().mark_queued(id).is_some()));
+            Poll::Pending
+        });
         assert_eq!(
             tasks.borrow_mut().mark_queued(id),
             Some(Label::Static("yielder"))
         );
         assert_eq!(tasks.borrow_mut().mark_queued(id), None, "already queued");
+
         assert_eq!(step(&tasks, id), StepOutcome::Pending);
-        assert!(!tasks.borrow().get(id).unwrap().is_queued());
+        assert_eq!(
+            marked_during_poll.get(),
+            Some(true),
+            "inside the poll the task could be queued again"
+        );
         assert!(
-            tasks.borrow_mut().mark_queued(id).is_some(),
-            "it may be queued again"
+            tasks.borrow().get(id).unwrap().is_queued(),
+            "the wake made during the poll is still queued after it"
+        );
+    });
+}
+
+#[test]
+fn ex1_a_step_of_a_task_that_is_already_running_does_nothing() {
+    watchdog_default(|| {
+        let tasks: Slab = Rc::new(RefCell::new(Tasks::new(Recorder::new())));
+        let nested = Rc::new(Cell::new(None));
+        let nested_out = Rc::clone(&nested);
+        // The future asks for a step of its own task while that task is being stepped.
+        let id = insert_knowing_its_id(&tasks, None, move |slab, id| {
+            nested_out.set(Some(step(slab, id)));
+            Poll::Ready(())
+        });
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!(
+            nested.get(),
+            Some(StepOutcome::Stale),
+            "the future is out of its slot: the nested step finds nothing to poll"
         );
     });
 }

@@ -2,26 +2,20 @@
 
 mod common;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
-use std::pin::pin;
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::{Pin, pin};
 use std::rc::Rc;
-use std::task::Poll;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 
-use common::{Recorder, yield_once};
+use common::{Bench, Recorder, yield_once};
 use ex03_task::{
-    ExceptionReport, ExceptionSink, Executor, JoinError, Label, NEVER_RETRIEVED, StepOutcome,
-    Tasks, spawn_into, step,
+    ExceptionSink, JoinError, JoinHandle, Label, NEVER_RETRIEVED, StepOutcome, Tasks, spawn_into,
+    step,
 };
 use oneloop_testkit::{CountingWaker, watchdog_default};
-
-/// An exception handler that keeps every report.
-fn recording(executor: &Executor) -> Rc<RefCell<Vec<ExceptionReport>>> {
-    let reports = Rc::new(RefCell::new(Vec::new()));
-    let sink = Rc::clone(&reports);
-    executor.set_exception_handler(move |report| sink.borrow_mut().push(report.clone()));
-    reports
-}
 
 #[test]
 fn ex2_a_join_handle_gives_the_output() {
@@ -77,26 +71,104 @@ fn ex2_the_joiner_is_woken_once_when_the_task_finishes() {
     });
 }
 
+thread_local! {
+    /// What a [`Probe`] waker does when woken, on this thread.
+    static ON_WAKE: RefCell<Option<Box<dyn Fn()>>> = RefCell::new(None);
+}
+
+/// A waker whose wake runs this thread's `ON_WAKE`: waking is user code, and user code
+/// may look at anything, including the handle it is about to poll.
+struct Probe;
+
+impl Wake for Probe {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        ON_WAKE.with(|on_wake| {
+            if let Some(on_wake) = &*on_wake.borrow() {
+                on_wake();
+            }
+        });
+    }
+}
+
+#[test]
+fn ex2_the_joiner_is_woken_with_the_cell_released() {
+    watchdog_default(|| {
+        let bench = Bench::new();
+        let handle = bench.spawn_named("child", async {
+            yield_once().await;
+            1
+        });
+        let handle: Rc<RefCell<JoinHandle<i32>>> = Rc::new(RefCell::new(handle));
+        let readable = Rc::new(Cell::new(None));
+        let (reader, seen) = (Rc::clone(&handle), Rc::clone(&readable));
+        ON_WAKE.with(|on_wake| {
+            *on_wake.borrow_mut() = Some(Box::new(move || {
+                let looked =
+                    panic::catch_unwind(AssertUnwindSafe(|| reader.borrow().is_finished()));
+                seen.set(Some(looked));
+            }));
+        });
+        let waker = Waker::from(Arc::new(Probe));
+        let mut cx = Context::from_waker(&waker);
+        let polled = Pin::new(&mut *handle.borrow_mut()).poll(&mut cx);
+        assert!(polled.is_pending());
+        bench.run();
+        let looked = readable.take().expect("finishing woke the joiner");
+        assert!(
+            matches!(looked, Ok(true)),
+            "the joiner's wake could read the cell (it is not borrowed) and saw the result"
+        );
+        ON_WAKE.with(|on_wake| on_wake.borrow_mut().take());
+    });
+}
+
+#[test]
+fn ex2_a_dropped_handle_lets_go_of_the_joiners_waker() {
+    watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let sink = ExceptionSink::new();
+        let (_id, handle) = spawn_into(&tasks, &sink, std::future::pending::<()>(), None);
+        let counter = CountingWaker::new();
+        let mut handle = Box::pin(handle);
+        assert_eq!(
+            counter.with_context(|cx| handle.as_mut().poll(cx)),
+            Poll::Pending
+        );
+        assert_eq!(
+            counter.live_wakers(),
+            1,
+            "the handle keeps the joiner's waker"
+        );
+        drop(handle);
+        assert_eq!(
+            counter.live_wakers(),
+            0,
+            "nobody can await a dropped handle: its joiner's waker is let go"
+        );
+    });
+}
+
 #[test]
 fn ex2_a_panicking_task_gives_an_error_with_its_message() {
     watchdog_default(|| {
-        let executor = Executor::new();
-        let reports = recording(&executor);
-        let child = executor.spawn(async {
+        let bench = Bench::new();
+        let child = bench.spawn_named("child", async {
             yield_once().await;
             panic!("the disk is full");
         });
-        let result = executor
-            .block_on(child)
-            .expect("main itself does not panic");
+        let main = bench.spawn_named("main", child);
+        bench.run();
         assert_eq!(
-            result,
-            Err(JoinError::Panicked {
+            main.try_take(),
+            Some(Ok(Err(JoinError::Panicked {
                 message: "the disk is full".into()
-            })
+            })))
         );
         assert!(
-            reports.borrow().is_empty(),
+            bench.reports.borrow().is_empty(),
             "a retrieved panic is not reported"
         );
     });
@@ -105,14 +177,13 @@ fn ex2_a_panicking_task_gives_an_error_with_its_message() {
 #[test]
 fn ex2_a_panic_whose_handle_was_dropped_is_reported_as_never_retrieved() {
     watchdog_default(|| {
-        let executor = Executor::new();
-        let reports = recording(&executor);
-        drop(executor.spawn_named("doomed", async {
+        let bench = Bench::new();
+        drop(bench.spawn_named("doomed", async {
             yield_once().await;
             panic!("boom {}", 42);
         }));
-        executor.run_until_idle();
-        let reports = reports.borrow();
+        bench.run();
+        let reports = bench.reports.borrow();
         assert_eq!(reports.len(), 1);
         assert_eq!(reports[0].message, NEVER_RETRIEVED);
         assert_eq!(reports[0].label, Label::Static("doomed"));
@@ -123,48 +194,47 @@ fn ex2_a_panic_whose_handle_was_dropped_is_reported_as_never_retrieved() {
 #[test]
 fn ex2_a_handle_dropped_holding_an_unread_panic_reports_it() {
     watchdog_default(|| {
-        let executor = Executor::new();
-        let reports = recording(&executor);
-        let handle = executor.spawn(async { panic!("unread") });
-        executor.run_until_idle();
+        let bench = Bench::new();
+        let handle = bench.spawn_named("unread", async { panic!("unread") });
+        bench.run();
         assert!(handle.is_finished());
         assert!(
-            reports.borrow().is_empty(),
+            bench.reports.borrow().is_empty(),
             "the handle could still read it"
         );
         drop(handle);
-        assert_eq!(reports.borrow().len(), 1);
-        assert_eq!(reports.borrow()[0].panic, "unread");
+        assert_eq!(bench.reports.borrow().len(), 1);
+        assert_eq!(bench.reports.borrow()[0].panic, "unread");
     });
 }
 
 #[test]
 fn ex2_an_output_nobody_reads_is_dropped_quietly() {
     watchdog_default(|| {
-        let executor = Executor::new();
-        let reports = recording(&executor);
+        let bench = Bench::new();
         let flag = oneloop_testkit::DropFlag::new();
         let guard = flag.guard();
-        drop(executor.spawn(async move { guard }));
-        executor.run_until_idle();
+        drop(bench.spawn_named("output", async move { guard }));
+        bench.run();
         assert!(flag.dropped(), "the output was dropped");
-        assert!(reports.borrow().is_empty());
+        assert!(bench.reports.borrow().is_empty());
     });
 }
 
 #[test]
 fn ex2_a_task_dropped_unfinished_gives_cancelled_and_wakes_the_joiner() {
     watchdog_default(|| {
-        let executor = Executor::new();
-        let handle = executor.spawn(std::future::pending::<()>());
-        executor.run_until_idle();
+        let bench = Bench::new();
+        let handle = bench.spawn_named("waiting", std::future::pending::<()>());
+        bench.run();
         let counter = CountingWaker::new();
         let mut handle = pin!(handle);
         assert_eq!(
             counter.with_context(|cx| handle.as_mut().poll(cx)),
             Poll::Pending
         );
-        drop(executor);
+        // Dropping the slab drops the unfinished future, as a shut-down executor does.
+        drop(bench);
         assert_eq!(counter.wakes(), 1);
         assert_eq!(
             counter.with_context(|cx| handle.as_mut().poll(cx)),
@@ -176,16 +246,15 @@ fn ex2_a_task_dropped_unfinished_gives_cancelled_and_wakes_the_joiner() {
 #[test]
 fn ex2_a_task_can_await_another_tasks_handle() {
     watchdog_default(|| {
-        let executor = Executor::new();
-        let slow = executor.spawn(async {
+        let bench = Bench::new();
+        let slow = bench.spawn_named("slow", async {
             for _ in 0..3 {
                 yield_once().await;
             }
             10
         });
-        let total = executor
-            .block_on(async move { slow.await.unwrap() + 1 })
-            .unwrap();
-        assert_eq!(total, 11);
+        let main = bench.spawn_named("main", async move { slow.await.unwrap() + 1 });
+        bench.run();
+        assert_eq!(main.try_take(), Some(Ok(11)));
     });
 }

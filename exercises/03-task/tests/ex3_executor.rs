@@ -10,10 +10,11 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::thread;
+use std::time::Duration;
 
 use common::yield_once;
 use ex03_task::{BlockOnError, Executor, RunReport};
-use oneloop_testkit::watchdog_default;
+use oneloop_testkit::{watchdog, watchdog_default};
 
 #[test]
 fn ex3_steps_run_in_fifo_order() {
@@ -139,6 +140,28 @@ fn ex3_block_on_with_nothing_that_could_wake_it_is_an_error_not_a_hang() {
             executor.block_on(std::future::pending::<()>()),
             Err(BlockOnError::Stalled)
         );
+    });
+}
+
+#[test]
+fn ex3_a_handle_dropped_while_pending_does_not_keep_block_on_waiting() {
+    // A dropped handle lets go of main's waker; if it kept it, block_on would count it
+    // as held and park for ever (a shorter watchdog turns that into a quick failure).
+    watchdog(Duration::from_secs(3), || {
+        let executor = Executor::new();
+        let child = executor.spawn(std::future::pending::<()>());
+        let result = executor.block_on(async move {
+            let mut child = child;
+            // Poll the child's handle once (it keeps main's waker), then give up on it.
+            std::future::poll_fn(|cx| {
+                assert!(Pin::new(&mut child).poll(cx).is_pending());
+                Poll::Ready(())
+            })
+            .await;
+            drop(child);
+            std::future::pending::<()>().await
+        });
+        assert_eq!(result, Err(BlockOnError::Stalled));
     });
 }
 

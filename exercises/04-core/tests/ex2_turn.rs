@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use common::{Gate, Oneshot, Spinner, Trace, log, record_reports, yield_once};
 use ex04_core::{
-    CALLBACK_PANICKED, CancelFlag, Driver, EventLoop, Extensions, Label, LayerSnapshot, LoopError,
-    ParkReport, ReadyQueue, ThreadParker,
+    CALLBACK_PANICKED, CancelFlag, Driver, EventLoop, Extensions, Handle, Label, LayerSnapshot,
+    LoopError, ParkReport, ReadyQueue, ThreadParker,
 };
 use oneloop_testkit::watchdog_default;
 
@@ -31,6 +31,11 @@ fn ex2_call_soon_is_fifo_and_one_turn_runs_the_batch() {
         event_loop.run_once().unwrap();
         assert_eq!(*seen.borrow(), ["a", "b", "c"]);
         assert_eq!(trace.turn(1), ["a", "b", "c"]);
+        assert_eq!(
+            *trace.batches.borrow(),
+            [3],
+            "the turn ends telling its batch"
+        );
         assert_eq!(event_loop.turn(), 1);
     });
 }
@@ -138,6 +143,28 @@ fn ex2_a_future_completed_in_turn_t_resumes_its_waiter_in_turn_t_plus_1() {
 }
 
 #[test]
+fn ex2_a_task_finished_in_turn_t_resumes_its_joiner_in_turn_t_plus_1() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let core = Rc::clone(event_loop.core());
+        let (finished_in, resumed_in) = event_loop
+            .run_until_complete(async move {
+                let inner = Rc::clone(&core);
+                let child = core.spawn(async move {
+                    yield_once().await;
+                    inner.turn()
+                });
+                let finished_in = child.await.unwrap();
+                (finished_in, core.turn())
+            })
+            .unwrap();
+        // asyncio's finished task queues the joiner's `__wakeup`; oneloop's join handle
+        // wakes the joiner, which queues its step. Either way: one turn later.
+        assert_eq!(resumed_in, finished_in + 1);
+    });
+}
+
+#[test]
 fn ex2_awaiting_an_already_complete_future_costs_no_turn() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
@@ -170,6 +197,24 @@ fn ex2_stop_ends_run_forever_after_the_current_turn() {
         assert_eq!(trace.turn(1), ["stop", "after stop"]);
         assert_eq!(event_loop.turn(), 1);
         assert!(!event_loop.is_stopping(), "the loop can run again");
+    });
+}
+
+#[test]
+fn ex2_stop_before_run_forever_runs_one_turn_without_waiting() {
+    watchdog_default(|| {
+        // As in asyncio: `loop.stop()` then `loop.run_forever()` polls once with a zero
+        // timeout, runs what is ready, and returns (CPython counts one `_run_once`).
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        event_loop.stop();
+        assert_eq!(event_loop.run_forever(), Ok(()));
+        assert_eq!(event_loop.turn(), 1);
+        assert_eq!(
+            trace.parks.borrow()[0].timeout,
+            Some(Duration::ZERO),
+            "a stopping loop does not wait, though nothing is ready"
+        );
     });
 }
 
@@ -294,6 +339,40 @@ fn ex2_a_driver_layer_wraps_the_inner_driver_and_shares_through_extensions() {
         let boxed: Box<dyn Driver> = Box::new(ThreadParker);
         let mut boxed_loop = EventLoop::with_driver(boxed);
         assert_eq!(boxed_loop.run_until_complete(async { 1 }), Ok(1));
+    });
+}
+
+/// A bottom driver that queues one handle on every park, as an I/O driver queues the
+/// reader of a socket that became readable.
+struct Pushing;
+
+impl Driver for Pushing {
+    fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
+        ready.push(Handle::once(
+            Label::Static("event"),
+            Box::new(|| {}),
+            CancelFlag::new(),
+        ));
+        ParkReport {
+            timeout,
+            ..ParkReport::default()
+        }
+    }
+}
+
+#[test]
+fn ex2_what_the_driver_queues_while_parking_runs_in_the_same_turn() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::with_driver(Pushing);
+        let trace = Trace::on(&event_loop);
+        event_loop.call_soon_named("queued before", || {});
+        event_loop.run_once().unwrap();
+        assert_eq!(
+            trace.turn(1),
+            ["queued before", "event"],
+            "ntodo is counted after the park, so the driver's handle is in the batch"
+        );
+        assert!(event_loop.ready().is_empty());
     });
 }
 

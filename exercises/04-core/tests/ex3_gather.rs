@@ -3,10 +3,13 @@
 mod common;
 
 use std::rc::Rc;
+use std::time::Duration;
 
-use common::{Trace, yield_once};
-use ex04_core::{EventLoop, JoinError, gather};
-use oneloop_testkit::watchdog_default;
+use common::{Gate, Trace, record_reports, yield_once};
+use ex04_core::{EventLoop, JoinError, Label, gather};
+// The report's message is stage 3's constant (the loop reuses its join handles).
+use oneloop_task::NEVER_RETRIEVED;
+use oneloop_testkit::{watchdog, watchdog_default};
 
 /// Runs `main` gathering `n` children that each yield once; returns the turns taken.
 fn turns_to_gather(n: usize) -> (u64, Rc<Trace>) {
@@ -24,6 +27,13 @@ fn turns_to_gather(n: usize) -> (u64, Rc<Trace>) {
         .unwrap();
     assert_eq!(outputs, (0..n).collect::<Vec<_>>());
     (event_loop.turn(), trace)
+}
+
+/// The error a child that panicked with `message` gives.
+fn panicked(message: &str) -> JoinError {
+    JoinError::Panicked {
+        message: message.into(),
+    }
 }
 
 #[test]
@@ -101,12 +111,62 @@ fn ex3_a_panicking_child_makes_gather_return_its_error() {
                 .await
             })
             .unwrap();
-        assert_eq!(
-            result,
-            Err(JoinError::Panicked {
-                message: "child 1 failed".into()
+        assert_eq!(result, Err(panicked("child 1 failed")));
+    });
+}
+
+#[test]
+fn ex3_a_panic_comes_back_without_waiting_for_the_children_before_it() {
+    // A gather that waited for its handles one by one would sit on child 0 for ever;
+    // the shorter watchdog turns that into a quick failure.
+    watchdog(Duration::from_secs(3), || {
+        let mut event_loop = EventLoop::new();
+        let never = Gate::default();
+        let result = event_loop
+            .run_until_complete(async move {
+                gather((0..2).map(|i| {
+                    let never = never.clone();
+                    async move {
+                        if i == 0 {
+                            never.await; // child 0 never finishes
+                        } else {
+                            yield_once().await;
+                            panic!("child 1 failed");
+                        }
+                    }
+                }))
+                .await
             })
-        );
+            .unwrap();
+        assert_eq!(result, Err(panicked("child 1 failed")));
+    });
+}
+
+#[test]
+fn ex3_a_panic_after_gather_returned_an_error_goes_to_the_exception_handler() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let reports = record_reports(event_loop.core());
+        let result = event_loop
+            .run_until_complete(async {
+                gather((0..2).map(|i| async move {
+                    yield_once().await;
+                    if i == 1 {
+                        yield_once().await; // child 1 fails one turn after child 0
+                    }
+                    panic!("child {i} failed");
+                }))
+                .await
+            })
+            .unwrap();
+        assert_eq!(result, Err(panicked("child 0 failed")));
+        // Child 1 panicked after the Gather (and its handle) was dropped: nobody can
+        // retrieve it, so it is reported. asyncio's gather marks it retrieved instead.
+        let reports = reports.borrow();
+        assert_eq!(reports.len(), 1);
+        assert_eq!(reports[0].message, NEVER_RETRIEVED);
+        assert_eq!(reports[0].panic, "child 1 failed");
+        assert!(matches!(reports[0].label, Label::Task(_)));
     });
 }
 

@@ -1,5 +1,5 @@
 //! Instruments the stage 4 tests share: a turn trace, a one-shot, small futures.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -17,6 +17,8 @@ pub struct Trace {
     pub turns_started: Cell<u64>,
     pub turns_ended: Cell<u64>,
     pub parks: RefCell<Vec<ParkReport>>,
+    /// Each ended turn's batch: how many handles its `ntodo` snapshot held.
+    pub batches: RefCell<Vec<usize>>,
 }
 
 impl Observer for Trace {
@@ -26,9 +28,10 @@ impl Observer for Trace {
     fn handle_ran(&self, turn: u64, label: &Label, _elapsed: Duration) {
         self.handles.borrow_mut().push((turn, label.to_string()));
     }
-    fn turn_ended(&self, _turn: u64, park: &ParkReport, _handles: usize) {
+    fn turn_ended(&self, _turn: u64, park: &ParkReport, handles: usize) {
         self.turns_ended.set(self.turns_ended.get() + 1);
         self.parks.borrow_mut().push(*park);
+        self.batches.borrow_mut().push(handles);
     }
 }
 
@@ -122,27 +125,9 @@ impl<T> Future for Oneshot<T> {
     }
 }
 
-/// A bare yield that does not depend on exercise 4.
-#[derive(Debug, Default)]
-pub struct YieldOnce {
-    yielded: bool,
-}
-
-impl Future for YieldOnce {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.yielded {
-            return Poll::Ready(());
-        }
-        self.yielded = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
-pub fn yield_once() -> YieldOnce {
-    YieldOnce::default()
-}
+/// A bare yield that does not depend on exercise 4: stage 1's `yield_now`, a plain std
+/// future that wakes its waker and returns `Pending` once.
+pub use oneloop_coroutine::yield_now as yield_once;
 
 /// Keeps its task's latest waker where a test can reach it; ready once `open` is set.
 #[derive(Debug, Clone, Default)]

@@ -1,0 +1,193 @@
+//! The timer heap: asyncio's `_scheduled`, a min-heap of timers by deadline.
+//!
+//! asyncio keeps `_scheduled` as a plain list worked with `heapq`, and compares
+//! `TimerHandle`s by `when`. oneloop uses std's `BinaryHeap` of [`Scheduled`] entries
+//! keyed by `(when, seq)`: the sequence number, given in scheduling order, breaks ties
+//! so two timers with the same deadline fire in the order they were scheduled.
+//! `BinaryHeap` is a *max*-heap, so the order is reversed (see the `Ord` impl).
+//!
+//! A cancelled timer is not removed (finding it would cost a linear scan); it is
+//! flagged and counted, and the sweep at the start of each turn decides what to do.
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::fmt;
+use std::rc::Rc;
+use std::time::Duration;
+
+use oneloop_core::{CancelFlag, Label};
+
+use crate::{TimerEntry, TimerHandle, TimerId};
+
+// ANCHOR: constants
+/// A heap holding at most this many timers is never rebuilt, only popped at its head
+/// (asyncio's `_MIN_SCHEDULED_TIMER_HANDLES`).
+pub const MIN_SCHEDULED_TIMER_HANDLES: usize = 100;
+
+/// The rebuild happens only when more than this fraction of the heap is cancelled
+/// (asyncio's `_MIN_CANCELLED_TIMER_HANDLES_FRACTION`).
+pub const MIN_CANCELLED_TIMER_HANDLES_FRACTION: f64 = 0.5;
+// ANCHOR_END: constants
+
+// ANCHOR: scheduled
+/// One heap entry: the timer's key `(when, seq)` and its shared state.
+#[derive(Debug)]
+pub struct Scheduled {
+    pub(crate) when: Duration,
+    pub(crate) seq: u64,
+    pub(crate) entry: Rc<TimerEntry>,
+}
+// ANCHOR_END: scheduled
+
+impl Scheduled {
+    /// The deadline.
+    pub fn when(&self) -> Duration {
+        self.when
+    }
+
+    /// The sequence number: the order in which timers were scheduled.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The timer's label.
+    pub fn label(&self) -> &Label {
+        &self.entry.label
+    }
+
+    /// Whether the timer was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.entry.cancel.is_cancelled()
+    }
+
+    /// Marks the timer as no longer in the heap (a later cancel is not counted).
+    pub(crate) fn unschedule(&self) {
+        self.entry.scheduled.set(false);
+    }
+}
+
+// Equality agrees with the ordering: the key is `(when, seq)`, and `seq` is unique.
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.when == other.when && self.seq == other.seq
+    }
+}
+
+impl Eq for Scheduled {}
+
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+// ANCHOR: heap
+/// asyncio's `_scheduled` with its `_timer_cancelled_count`.
+pub struct TimerHeap {
+    pub(crate) entries: BinaryHeap<Scheduled>,
+    pub(crate) next_seq: u64,
+    /// Shared with every entry, so a cancel counts without borrowing the heap.
+    pub(crate) cancelled: Rc<Cell<usize>>,
+}
+// ANCHOR_END: heap
+
+impl TimerHeap {
+    /// An empty heap.
+    pub fn new() -> Self {
+        Self {
+            entries: BinaryHeap::new(),
+            next_seq: 0,
+            cancelled: Rc::new(Cell::new(0)),
+        }
+    }
+
+    // ANCHOR: push
+    /// Schedules `callback` at `when` (asyncio's `heapq.heappush(self._scheduled, ..)`).
+    pub fn push(
+        &mut self,
+        when: Duration,
+        label: Label,
+        callback: Box<dyn FnOnce()>,
+    ) -> TimerHandle {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let entry = Rc::new(TimerEntry {
+            id: TimerId(seq),
+            when,
+            label,
+            cancel: CancelFlag::new(),
+            scheduled: Cell::new(true),
+            cancelled_count: Rc::clone(&self.cancelled),
+            callback: RefCell::new(Some(callback)),
+        });
+        self.entries.push(Scheduled {
+            when,
+            seq,
+            entry: Rc::clone(&entry),
+        });
+        TimerHandle { entry }
+    }
+    // ANCHOR_END: push
+
+    /// The head: the earliest deadline, ties broken by scheduling order.
+    pub fn peek(&self) -> Option<&Scheduled> {
+        self.entries.peek()
+    }
+
+    /// Takes the head out. It is no longer scheduled; if it was cancelled, it is no
+    /// longer counted either.
+    pub fn pop(&mut self) -> Option<Scheduled> {
+        let head = self.entries.pop()?;
+        head.unschedule();
+        if head.is_cancelled() {
+            self.uncount(1);
+        }
+        Some(head)
+    }
+
+    /// Timers in the heap, cancelled ones included (asyncio's `len(_scheduled)`).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the heap is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Cancelled timers still in the heap (asyncio's `_timer_cancelled_count`).
+    pub fn cancelled(&self) -> usize {
+        self.cancelled.get()
+    }
+
+    /// Timers in the heap that may still run.
+    pub fn live(&self) -> usize {
+        self.len() - self.cancelled()
+    }
+
+    /// The earliest deadline, if any timer is in the heap.
+    pub fn earliest(&self) -> Option<Duration> {
+        self.peek().map(Scheduled::when)
+    }
+
+    pub(crate) fn uncount(&self, removed: usize) {
+        self.cancelled.set(self.cancelled.get() - removed);
+    }
+}
+
+impl Default for TimerHeap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for TimerHeap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TimerHeap")
+            .field("len", &self.len())
+            .field("cancelled", &self.cancelled())
+            .field("earliest", &self.earliest())
+            .finish()
+    }
+}

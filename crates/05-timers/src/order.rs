@@ -1,0 +1,16 @@
+//! The heap's order: earliest deadline first, ties in scheduling order.
+
+use std::cmp::Ordering;
+
+use crate::Scheduled;
+
+// ANCHOR: order
+impl Ord for Scheduled {
+    /// Compares by `(when, seq)`, reversed: std's `BinaryHeap` pops its *greatest*
+    /// entry, so the earliest deadline (and, on a tie, the lowest sequence number) must
+    /// compare greatest.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.when, other.seq).cmp(&(self.when, self.seq))
+    }
+}
+// ANCHOR_END: order

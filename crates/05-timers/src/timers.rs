@@ -1,0 +1,294 @@
+//! The timers' shared half: what `call_later`, `sleep` and `time()` talk to.
+//!
+//! The timer driver (the parking half) owns an `Rc<Timers>` and puts a clone in the
+//! loop's extensions when the loop is built. Code on the loop's thread finds it there:
+//! from the loop with [`LoopTimers::timers`], from inside a task or callback with
+//! [`Timers::current`] (through the core's one thread-local, no thread-local of its
+//! own). Every method takes a short borrow of the heap and releases it before any user
+//! code runs or any timer is dropped.
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::rc::Rc;
+use std::time::Duration;
+
+use oneloop_core::{Core, Handle, Label, ReadyQueue, with_current};
+
+use crate::debug::debug_from_env;
+use crate::{Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerHandle, TimerHeap};
+
+/// The longest one park may last: one day (asyncio's `MAXIMUM_SELECT_TIMEOUT`). A
+/// later deadline is reached in several parks.
+pub const MAXIMUM_SELECT_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
+// ANCHOR: timers
+/// The shared half of the timer layer: the clock, the heap, the debug knobs.
+pub struct Timers {
+    clock: Rc<dyn Clock>,
+    heap: RefCell<TimerHeap>,
+    debug: Cell<bool>,
+    slow_callback_duration: Cell<Duration>,
+}
+// ANCHOR_END: timers
+
+impl fmt::Debug for Timers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timers")
+            .field("now", &self.clock.now())
+            .field("heap", &*self.heap.borrow())
+            .field("debug", &self.debug.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Timers {
+    /// Timers on `clock`. Debug mode starts on if `ONELOOP_DEBUG` is set (to anything
+    /// but empty or `0`).
+    pub fn new(clock: Rc<dyn Clock>) -> Self {
+        Self {
+            clock,
+            heap: RefCell::new(TimerHeap::new()),
+            debug: Cell::new(debug_from_env()),
+            slow_callback_duration: Cell::new(DEFAULT_SLOW_CALLBACK_DURATION),
+        }
+    }
+
+    /// The timers of the loop running on this thread, if it has a timer layer.
+    pub fn current() -> Option<Rc<Timers>> {
+        with_current(|core| core.extensions().get::<Timers>()).flatten()
+    }
+
+    /// Like [`current`](Self::current), for the free functions.
+    ///
+    /// # Panics
+    ///
+    /// When no loop with a timer layer is running on this thread: there is no clock to
+    /// read and no heap to put a timer in.
+    pub(crate) fn expect_current(what: &str) -> Rc<Timers> {
+        Self::current().unwrap_or_else(|| {
+            panic!("{what} needs a running loop with a timer driver on this thread")
+        })
+    }
+
+    /// The time now on the loop's clock (asyncio's `loop.time()`).
+    pub fn time(&self) -> Duration {
+        self.clock.now()
+    }
+
+    /// The loop's clock.
+    pub fn clock(&self) -> &Rc<dyn Clock> {
+        &self.clock
+    }
+
+    /// Holds the loop's thread for `duration`, as a blocking call would (a virtual
+    /// clock jumps; the real clock sleeps).
+    pub fn block_for(&self, duration: Duration) {
+        self.clock.block_for(duration);
+    }
+
+    // ANCHOR: call_at
+    /// Runs `callback` once the clock reaches `when` (asyncio's `call_at`).
+    pub fn call_at_named(
+        &self,
+        when: Duration,
+        label: impl Into<Label>,
+        callback: impl FnOnce() + 'static,
+    ) -> TimerHandle {
+        self.heap
+            .borrow_mut()
+            .push(when, label.into(), Box::new(callback))
+    }
+
+    /// Runs `callback` after `delay` (asyncio's `call_later`: `call_at(time() + delay)`).
+    pub fn call_later_named(
+        &self,
+        delay: Duration,
+        label: impl Into<Label>,
+        callback: impl FnOnce() + 'static,
+    ) -> TimerHandle {
+        self.call_at_named(self.time() + delay, label, callback)
+    }
+    // ANCHOR_END: call_at
+
+    /// [`call_at_named`](Self::call_at_named) with the label `"timer"`.
+    pub fn call_at(&self, when: Duration, callback: impl FnOnce() + 'static) -> TimerHandle {
+        self.call_at_named(when, "timer", callback)
+    }
+
+    /// [`call_later_named`](Self::call_later_named) with the label `"timer"`.
+    pub fn call_later(&self, delay: Duration, callback: impl FnOnce() + 'static) -> TimerHandle {
+        self.call_later_named(delay, "timer", callback)
+    }
+
+    /// Timers in the heap, cancelled ones included (asyncio's `len(_scheduled)`).
+    pub fn scheduled(&self) -> usize {
+        self.heap.borrow().len()
+    }
+
+    /// Cancelled timers still in the heap (asyncio's `_timer_cancelled_count`).
+    pub fn cancelled(&self) -> usize {
+        self.heap.borrow().cancelled()
+    }
+
+    /// Timers that may still run.
+    pub fn live(&self) -> usize {
+        self.heap.borrow().live()
+    }
+
+    /// The earliest deadline in the heap.
+    pub fn earliest(&self) -> Option<Duration> {
+        self.heap.borrow().earliest()
+    }
+
+    /// Turns debug mode on or off (asyncio's `loop.set_debug`).
+    pub fn set_debug(&self, on: bool) {
+        self.debug.set(on);
+    }
+
+    /// Whether debug mode is on (asyncio's `loop.get_debug()`).
+    pub fn debug(&self) -> bool {
+        self.debug.get()
+    }
+
+    /// Sets how long a handle may run before debug mode reports it (asyncio's
+    /// `loop.slow_callback_duration`). Has an effect only while debug mode is on.
+    pub fn set_slow_callback_duration(&self, threshold: Duration) {
+        self.slow_callback_duration.set(threshold);
+    }
+
+    /// The slow-callback threshold (100 ms unless set).
+    pub fn slow_callback_duration(&self) -> Duration {
+        self.slow_callback_duration.get()
+    }
+
+    // ANCHOR: sweep_call
+    /// Step 1 of a turn: the sweep, with the removed timers dropped after the borrow.
+    pub(crate) fn sweep(&self) -> usize {
+        let gone = self.heap.borrow_mut().sweep();
+        let removed = gone.len();
+        drop(gone);
+        removed
+    }
+    // ANCHOR_END: sweep_call
+
+    /// The earliest deadline and the time now, for the select timeout.
+    pub(crate) fn timeout(&self, asked: Option<Duration>) -> Option<Duration> {
+        let earliest = self.earliest();
+        crate::select_timeout(asked, earliest, self.time())
+    }
+
+    // ANCHOR: move_due
+    /// Step 5 of a turn: moves every timer due before `now + resolution` to the back
+    /// of the ready queue, in heap order, and says how many.
+    pub(crate) fn move_due(&self, ready: &ReadyQueue) -> usize {
+        let end = self.clock.now() + self.clock.resolution();
+        let mut moved = 0;
+        let mut skipped = Vec::new();
+        loop {
+            let head = {
+                let mut heap = self.heap.borrow_mut();
+                match heap.peek() {
+                    Some(head) if head.when() < end => heap.pop(),
+                    _ => None,
+                }
+            };
+            let Some(head) = head else { break };
+            let callback = head.entry.callback.borrow_mut().take();
+            match callback {
+                Some(callback) if !head.is_cancelled() => {
+                    ready.push(
+                        Handle::once(head.label().clone(), callback, head.entry.cancel.clone())
+                            .with_kind("TimerHandle"),
+                    );
+                    moved += 1;
+                }
+                // A cancelled timer (its callback already gone): dropped below.
+                _ => skipped.push(head),
+            }
+        }
+        drop(skipped);
+        moved
+    }
+    // ANCHOR_END: move_due
+
+    /// The head of the heap, for a stepper: one line per timer, earliest first.
+    pub(crate) fn describe(&self, limit: usize) -> Vec<String> {
+        let heap = self.heap.borrow();
+        let mut entries: Vec<&Scheduled> = heap.entries.iter().collect();
+        entries.sort_by(|a, b| b.cmp(a));
+        entries
+            .into_iter()
+            .take(limit)
+            .map(|timer| {
+                let state = if timer.is_cancelled() {
+                    " cancelled"
+                } else {
+                    ""
+                };
+                format!(
+                    "when={:.3} {}{}",
+                    timer.when().as_secs_f64(),
+                    timer.label(),
+                    state
+                )
+            })
+            .collect()
+    }
+}
+
+// ANCHOR: loop_timers
+/// The timers of a loop, reached from the loop itself (`event_loop.timers()`).
+pub trait LoopTimers {
+    /// The loop's timer layer.
+    ///
+    /// # Panics
+    ///
+    /// When the loop was built without a timer driver.
+    fn timers(&self) -> Rc<Timers>;
+}
+
+impl LoopTimers for Core {
+    fn timers(&self) -> Rc<Timers> {
+        self.extensions()
+            .get::<Timers>()
+            .expect("this loop has no timer driver (build it with TimerDriver)")
+    }
+}
+// ANCHOR_END: loop_timers
+
+/// The time on the running loop's clock (asyncio's `loop.time()` from inside a task).
+///
+/// # Panics
+///
+/// When no loop with a timer driver is running on this thread.
+pub fn time() -> Duration {
+    Timers::expect_current("time()").time()
+}
+
+/// Schedules `callback` after `delay` on the running loop (asyncio's `call_later`).
+///
+/// # Panics
+///
+/// When no loop with a timer driver is running on this thread.
+pub fn call_later(delay: Duration, callback: impl FnOnce() + 'static) -> TimerHandle {
+    Timers::expect_current("call_later").call_later(delay, callback)
+}
+
+/// Schedules `callback` at `when` on the running loop (asyncio's `call_at`).
+///
+/// # Panics
+///
+/// When no loop with a timer driver is running on this thread.
+pub fn call_at(when: Duration, callback: impl FnOnce() + 'static) -> TimerHandle {
+    Timers::expect_current("call_at").call_at(when, callback)
+}
+
+/// Holds the running loop's thread for `duration`, as a blocking call would (in
+/// virtual time, the clock jumps; with the real clock, the thread sleeps).
+///
+/// # Panics
+///
+/// When no loop with a timer driver is running on this thread.
+pub fn block_for(duration: Duration) {
+    Timers::expect_current("block_for").block_for(duration);
+}

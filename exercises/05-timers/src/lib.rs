@@ -1,0 +1,72 @@
+//! Stage 5 exercises: timers.
+//!
+//! This crate is the reference crate `oneloop-timers` with four mechanisms cut out. The
+//! files you edit are:
+//!
+//! - `src/order.rs` — exercise 1: the heap's order, ties in scheduling order (chapter 5.1);
+//! - `src/select_timeout.rs` — exercise 2: the select timeout (chapter 5.2);
+//! - `src/sweep.rs` — exercise 3: the sweep of cancelled timers (chapter 5.3);
+//! - `src/sleep_poll.rs` — exercise 4: polling a `sleep` (chapter 5.4).
+//!
+//! Every other module comes from `crates/05-timers/src`, unchanged. Do not edit this
+//! file. Test your work with `cargo course test 5`, or `cargo test -p ex05-timers`.
+#![forbid(unsafe_code)]
+// The helpers that only the holes call look unused until the holes are written.
+#![cfg_attr(not(feature = "solution"), allow(dead_code))]
+
+#[path = "../../../crates/05-timers/src/clock.rs"]
+mod clock;
+#[path = "../../../crates/05-timers/src/debug.rs"]
+mod debug;
+#[path = "../../../crates/05-timers/src/driver.rs"]
+mod driver;
+#[path = "../../../crates/05-timers/src/entry.rs"]
+mod entry;
+#[path = "../../../crates/05-timers/src/heap.rs"]
+mod heap;
+#[path = "../../../crates/05-timers/src/sleep.rs"]
+mod sleep;
+#[path = "../../../crates/05-timers/src/timeout.rs"]
+mod timeout;
+#[path = "../../../crates/05-timers/src/timers.rs"]
+mod timers;
+
+#[cfg(not(feature = "solution"))]
+mod order;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/05-timers/src/order.rs"]
+mod order;
+
+#[cfg(not(feature = "solution"))]
+mod select_timeout;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/05-timers/src/select_timeout.rs"]
+mod select_timeout;
+
+#[cfg(not(feature = "solution"))]
+mod sweep;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/05-timers/src/sweep.rs"]
+mod sweep;
+
+#[cfg(not(feature = "solution"))]
+mod sleep_poll;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/05-timers/src/sleep_poll.rs"]
+mod sleep_poll;
+
+pub use clock::{Clock, RealClock, VirtualClock};
+pub use debug::{DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, SLOW_CALLBACK, slow_callback_message};
+pub use driver::{TimerDriver, TimerLoop, real_time_loop, run, virtual_time_loop};
+pub use entry::{TimerEntry, TimerHandle, TimerId};
+pub use heap::{
+    MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
+};
+pub use oneloop_core::LoopError;
+pub use select_timeout::select_timeout;
+pub(crate) use sleep::SleepState;
+pub use sleep::{Sleep, Wakeup, sleep};
+pub use timeout::{TimedOut, Timeout, timeout};
+pub use timers::{
+    LoopTimers, MAXIMUM_SELECT_TIMEOUT, Timers, block_for, call_at, call_later, time,
+};

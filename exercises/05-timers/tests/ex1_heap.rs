@@ -1,0 +1,127 @@
+//! Exercise 1: the timer heap, earliest deadline first, ties in scheduling order.
+//!
+//! The tests through the loop also need exercises 2 and 3 (every park sweeps and
+//! computes a timeout), and `sleep` needs exercise 4: they are named for the last one.
+
+mod common;
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use common::{logged_virtual_loop, ms, shared};
+use ex05_timers::{LoopTimers, TimerHeap, call_at, call_later, time};
+use oneloop_core::Label;
+use oneloop_testkit::watchdog_default;
+
+fn push(heap: &mut TimerHeap, at_ms: u64, name: &'static str) {
+    heap.push(ms(at_ms), Label::from(name), Box::new(|| {}));
+}
+
+fn drain(heap: &mut TimerHeap) -> Vec<String> {
+    std::iter::from_fn(|| heap.pop())
+        .map(|timer| timer.label().to_string())
+        .collect()
+}
+
+#[test]
+fn ex1_the_heap_pops_the_earliest_deadline_first() {
+    watchdog_default(|| {
+        let mut heap = TimerHeap::new();
+        for (at, name) in [(300, "c"), (100, "a"), (500, "e"), (200, "b"), (400, "d")] {
+            push(&mut heap, at, name);
+        }
+        assert_eq!(heap.earliest(), Some(ms(100)));
+        assert_eq!(drain(&mut heap), ["a", "b", "c", "d", "e"]);
+        assert!(heap.is_empty());
+    });
+}
+
+#[test]
+fn ex1_equal_deadlines_pop_in_scheduling_order() {
+    watchdog_default(|| {
+        let mut heap = TimerHeap::new();
+        let names = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"];
+        for name in names {
+            push(&mut heap, 100, name);
+        }
+        push(&mut heap, 50, "early");
+        assert_eq!(
+            drain(&mut heap),
+            ["early", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"]
+        );
+    });
+}
+
+#[test]
+fn ex1_sequence_numbers_follow_scheduling_order() {
+    watchdog_default(|| {
+        let mut heap = TimerHeap::new();
+        let first = heap.push(ms(9), Label::from("x"), Box::new(|| {}));
+        let second = heap.push(ms(1), Label::from("y"), Box::new(|| {}));
+        assert!(first.id() < second.id());
+        assert_eq!(heap.peek().map(|head| head.seq()), Some(1));
+    });
+}
+
+#[test]
+fn ex3_timers_with_equal_deadlines_fire_in_scheduling_order_through_the_loop() {
+    watchdog_default(|| {
+        // Virtual time: five timers at 0.2 s and one at 0.1 s, scheduled from the loop.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let fired = shared::<(&str, Duration)>();
+        for name in ["a", "b", "c", "d", "e"] {
+            let fired = Rc::clone(&fired);
+            timers.call_later_named(ms(200), name, move || {
+                fired.borrow_mut().push((name, time()));
+            });
+        }
+        let early = Rc::clone(&fired);
+        timers.call_at_named(ms(100), "early", move || {
+            early.borrow_mut().push(("early", time()));
+        });
+        let stopper = Rc::clone(event_loop.core());
+        timers.call_later_named(ms(200), "stop", move || stopper.stop());
+        event_loop.run_forever().unwrap();
+        assert_eq!(
+            *fired.borrow(),
+            [
+                ("early", ms(100)),
+                ("a", ms(200)),
+                ("b", ms(200)),
+                ("c", ms(200)),
+                ("d", ms(200)),
+                ("e", ms(200)),
+            ]
+        );
+        // One turn per distinct deadline: the five ties come due together.
+        assert_eq!(log.labels(1), ["early"]);
+        assert_eq!(log.labels(2), ["a", "b", "c", "d", "e", "stop"]);
+        assert_eq!(log.turns()[1].park.timers_moved, 6);
+    });
+}
+
+#[test]
+fn ex4_time_call_later_and_call_at_work_inside_tasks() {
+    watchdog_default(|| {
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let seen = shared::<(&str, Duration)>();
+        let inside = Rc::clone(&seen);
+        event_loop
+            .run_until_complete(async move {
+                let start = time();
+                let later = Rc::clone(&inside);
+                call_later(ms(250), move || later.borrow_mut().push(("later", time())));
+                let at = Rc::clone(&inside);
+                call_at(start + ms(50), move || at.borrow_mut().push(("at", time())));
+                ex05_timers::sleep(ms(300)).await;
+                inside.borrow_mut().push(("main", time()));
+            })
+            .unwrap();
+        assert_eq!(
+            *seen.borrow(),
+            [("at", ms(50)), ("later", ms(250)), ("main", ms(300))]
+        );
+        assert_eq!(event_loop.timers().time(), ms(300));
+    });
+}

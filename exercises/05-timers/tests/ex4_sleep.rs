@@ -1,0 +1,226 @@
+//! Exercise 4: `sleep` — a one-shot wakeup plus a timer, cancelled on drop — and
+//! `timeout` built on it.
+
+mod common;
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::Poll;
+use std::time::Duration;
+
+use common::{logged_virtual_loop, ms, shared};
+use ex05_timers::{LoopTimers, TimedOut, sleep, time, timeout};
+use oneloop_core::{spawn, yield_now};
+use oneloop_testkit::{DropFlag, watchdog_default};
+
+#[test]
+fn ex4_sleep_wakes_the_task_after_its_delay() {
+    watchdog_default(|| {
+        // Virtual time: main sleeps 0.25 s, alone.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let woke = event_loop
+            .run_until_complete(async {
+                sleep(ms(250)).await;
+                time()
+            })
+            .unwrap();
+        assert_eq!(woke, ms(250));
+        // Two hops: the timer's callback in one turn, main's step in the next.
+        assert_eq!(log.labels(1), ["main"]);
+        assert_eq!(log.labels(2), ["sleep"]);
+        assert_eq!(log.labels(3), ["main"]);
+        assert_eq!(event_loop.turn(), 3);
+    });
+}
+
+#[test]
+fn ex4_the_first_poll_registers_one_timer_and_later_polls_none() {
+    watchdog_default(|| {
+        // Virtual time: a sleep polled by hand three times inside main.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let counts = event_loop
+            .run_until_complete(async move {
+                let mut nap = sleep(ms(100));
+                let mut counts = Vec::new();
+                for _ in 0..3 {
+                    let pending = std::future::poll_fn(|cx| {
+                        Poll::Ready(Pin::new(&mut nap).poll(cx).is_pending())
+                    })
+                    .await;
+                    counts.push((pending, timers.scheduled()));
+                }
+                nap.await;
+                counts
+            })
+            .unwrap();
+        assert_eq!(counts, [(true, 1), (true, 1), (true, 1)]);
+    });
+}
+
+#[test]
+fn ex4_sleep_zero_behaves_as_yield_now() {
+    watchdog_default(|| {
+        // Virtual time: two tasks taking turns, one with sleep(ZERO), one with yield_now.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let order = shared::<&str>();
+        let (a, b) = (Rc::clone(&order), Rc::clone(&order));
+        event_loop
+            .run_until_complete(async move {
+                let first = spawn(async move {
+                    for _ in 0..3 {
+                        a.borrow_mut().push("A");
+                        sleep(Duration::ZERO).await;
+                    }
+                });
+                let second = spawn(async move {
+                    for _ in 0..3 {
+                        b.borrow_mut().push("B");
+                        yield_now().await;
+                    }
+                });
+                assert_eq!(timers.scheduled(), 0);
+                first.await.unwrap();
+                second.await.unwrap();
+                assert_eq!(timers.scheduled(), 0, "sleep(ZERO) made no timer");
+            })
+            .unwrap();
+        assert_eq!(*order.borrow(), ["A", "B", "A", "B", "A", "B"]);
+        assert_eq!(event_loop.timers().time(), Duration::ZERO);
+        assert!(log.turns().iter().all(|turn| turn.park.timers_moved == 0));
+    });
+}
+
+#[test]
+fn ex4_dropping_a_sleep_cancels_its_timer() {
+    watchdog_default(|| {
+        // Virtual time: a sleep polled once, then dropped before its deadline.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let inside = Rc::clone(&timers);
+        let timer = event_loop
+            .run_until_complete(async move {
+                let mut nap = sleep(ms(500));
+                std::future::poll_fn(|cx| {
+                    assert!(Pin::new(&mut nap).poll(cx).is_pending());
+                    Poll::Ready(())
+                })
+                .await;
+                let timer = nap.timer().expect("the first poll made a timer").clone();
+                assert_eq!(timer.when(), ms(500));
+                assert_eq!((inside.scheduled(), inside.cancelled()), (1, 0));
+                drop(nap);
+                assert_eq!((inside.scheduled(), inside.cancelled()), (1, 1));
+                timer
+            })
+            .unwrap();
+        assert!(timer.is_cancelled());
+        assert_eq!(timers.live(), 0);
+        assert_eq!(time_now(&timers), Duration::ZERO, "no turn waited for it");
+    });
+}
+
+fn time_now(timers: &ex05_timers::Timers) -> Duration {
+    timers.time()
+}
+
+#[test]
+fn ex4_a_sleep_dropped_inside_a_timer_callback_cancels_without_a_borrow_error() {
+    watchdog_default(|| {
+        // Virtual time: main parks a polled 1 s sleep in a shared slot; a timer callback
+        // at 0.1 s drops it, which cancels its timer from inside a running handle.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let slot: Rc<RefCell<Option<ex05_timers::Sleep>>> = Rc::new(RefCell::new(None));
+        let held = Rc::clone(&slot);
+        let outcome = event_loop
+            .run_until_complete(async move {
+                let mut nap = sleep(ms(1000));
+                std::future::poll_fn(|cx| {
+                    let _ = Pin::new(&mut nap).poll(cx);
+                    Poll::Ready(())
+                })
+                .await;
+                *held.borrow_mut() = Some(nap);
+                let dropper = Rc::clone(&held);
+                let counted = Rc::new(Cell::new(None));
+                let count = Rc::clone(&counted);
+                ex05_timers::call_later(ms(100), move || {
+                    let nap = dropper.borrow_mut().take();
+                    drop(nap);
+                    count.set(Some(ex05_timers::Timers::current().unwrap().cancelled()));
+                });
+                sleep(ms(200)).await;
+                // By now the cancelled timer reached the head and a sweep popped it.
+                let timers = ex05_timers::Timers::current().unwrap();
+                (time(), counted.get(), timers.scheduled())
+            })
+            .unwrap();
+        assert_eq!(outcome, (ms(200), Some(1), 0));
+        assert!(slot.borrow().is_none());
+        assert_eq!(timers.live(), 0);
+    });
+}
+
+#[test]
+fn ex4_timeout_returns_the_output_when_the_future_is_first() {
+    watchdog_default(|| {
+        // Virtual time: a 0.1 s sleep under a 0.3 s limit.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let (output, at) = event_loop
+            .run_until_complete(async {
+                let output = timeout(ms(300), async {
+                    sleep(ms(100)).await;
+                    7
+                })
+                .await;
+                (output, time())
+            })
+            .unwrap();
+        assert_eq!(output, Ok(7));
+        assert_eq!(at, ms(100));
+        assert_eq!(timers.live(), 0, "the limit's timer was cancelled");
+    });
+}
+
+#[test]
+fn ex4_timeout_drops_the_inner_future_and_reports_timed_out() {
+    watchdog_default(|| {
+        // Virtual time: a 1 s sleep under a 0.3 s limit.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let flag = DropFlag::new();
+        let guard = flag.guard();
+        let dropped_when = Rc::new(Cell::new(None));
+        let seen = Rc::clone(&dropped_when);
+        let check = flag.clone();
+        let (outcome, at) = event_loop
+            .run_until_complete(async move {
+                let outcome = timeout(ms(300), async move {
+                    let _guard = guard;
+                    sleep(ms(1000)).await;
+                    "too late"
+                })
+                .await;
+                seen.set(Some(check.dropped()));
+                (outcome, time())
+            })
+            .unwrap();
+        assert_eq!(outcome, Err(TimedOut { after: ms(300) }));
+        assert_eq!(at, ms(300));
+        assert_eq!(
+            dropped_when.get(),
+            Some(true),
+            "dropped before timeout returned"
+        );
+        assert_eq!(timers.live(), 0, "the inner sleep's timer was cancelled");
+        assert_eq!(
+            TimedOut { after: ms(300) }.to_string(),
+            "timed out after 0.300 seconds"
+        );
+    });
+}
