@@ -1,0 +1,124 @@
+//! Persistent callbacks: asyncio's `add_reader`, `remove_reader`, `add_writer` and
+//! `remove_writer`, on the shared half of the I/O layer.
+
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::rc::Rc;
+
+use oneloop_core::{CancelFlag, Label};
+
+use crate::Io;
+use crate::registration::{Direction, Watcher};
+
+impl Io {
+    // ANCHOR: add_reader
+    /// Calls `callback` in a coming turn whenever `fd` is readable (asyncio's
+    /// `loop.add_reader`). A reader already set for `fd` is replaced, and a handle of
+    /// it already queued will not run.
+    ///
+    /// Level-triggered, as in asyncio: if the callback leaves data unread, it runs again
+    /// in the next turn. (mio is edge-triggered; the driver re-arms the fd after each
+    /// event to get this.) `fd` may be a raw fd, a std socket or a mio source.
+    pub fn add_reader(&self, fd: &impl AsRawFd, callback: impl Fn() + 'static) -> io::Result<()> {
+        let fd = fd.as_raw_fd();
+        let label = Label::from(format!("reader fd {fd}"));
+        self.add_watcher(Direction::Read, fd, label, Rc::new(callback))
+    }
+    // ANCHOR_END: add_reader
+
+    /// Like [`add_reader`](Self::add_reader), with a label for traces.
+    pub fn add_reader_named(
+        &self,
+        fd: &impl AsRawFd,
+        label: impl Into<Label>,
+        callback: impl Fn() + 'static,
+    ) -> io::Result<()> {
+        let fd = fd.as_raw_fd();
+        self.add_watcher(Direction::Read, fd, label.into(), Rc::new(callback))
+    }
+
+    /// Stops watching `fd` for reading (asyncio's `loop.remove_reader`). Returns whether
+    /// a reader was set. A handle of it already queued will not run.
+    pub fn remove_reader(&self, fd: &impl AsRawFd) -> bool {
+        self.remove_watcher(Direction::Read, fd.as_raw_fd())
+    }
+
+    /// Calls `callback` in a coming turn whenever `fd` is writable (asyncio's
+    /// `loop.add_writer`); level-triggered like [`add_reader`](Self::add_reader).
+    pub fn add_writer(&self, fd: &impl AsRawFd, callback: impl Fn() + 'static) -> io::Result<()> {
+        let fd = fd.as_raw_fd();
+        let label = Label::from(format!("writer fd {fd}"));
+        self.add_watcher(Direction::Write, fd, label, Rc::new(callback))
+    }
+
+    /// Like [`add_writer`](Self::add_writer), with a label for traces.
+    pub fn add_writer_named(
+        &self,
+        fd: &impl AsRawFd,
+        label: impl Into<Label>,
+        callback: impl Fn() + 'static,
+    ) -> io::Result<()> {
+        let fd = fd.as_raw_fd();
+        self.add_watcher(Direction::Write, fd, label.into(), Rc::new(callback))
+    }
+
+    /// Stops watching `fd` for writing (asyncio's `loop.remove_writer`). Returns whether
+    /// a writer was set.
+    pub fn remove_writer(&self, fd: &impl AsRawFd) -> bool {
+        self.remove_watcher(Direction::Write, fd.as_raw_fd())
+    }
+
+    fn add_watcher(
+        &self,
+        direction: Direction,
+        fd: RawFd,
+        label: Label,
+        callback: Rc<dyn Fn()>,
+    ) -> io::Result<()> {
+        let watcher = Watcher {
+            callback,
+            cancel: CancelFlag::new(),
+            label,
+        };
+        let (replaced, outcome) = {
+            let mut table = self.table.borrow_mut();
+            let index = table.slot_of(fd);
+            let registration = table.get(index);
+            let replaced = registration.watcher(direction).replace(watcher);
+            let outcome = self.apply(index, registration, false);
+            if outcome.is_err() {
+                // Leave the table as it was: no watcher that mio does not know of.
+                registration.watcher(direction).take();
+                table.free_if_empty(index);
+            }
+            (replaced, outcome)
+        };
+        if let Some(old) = replaced {
+            // asyncio cancels the handle it replaces; its captures drop here, unborrowed.
+            old.cancel.cancel();
+        }
+        outcome
+    }
+
+    fn remove_watcher(&self, direction: Direction, fd: RawFd) -> bool {
+        let removed = {
+            let mut table = self.table.borrow_mut();
+            let Some(&index) = table.by_fd.get(&fd) else {
+                return false;
+            };
+            let registration = table.get(index);
+            let removed = registration.watcher(direction).take();
+            // Removing interest cannot fail in a way worth reporting: see `apply`.
+            let _ = self.apply(index, registration, false);
+            table.free_if_empty(index);
+            removed
+        };
+        match removed {
+            Some(watcher) => {
+                watcher.cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! The echo handler: every line that comes in goes back out.
+
+use crate::{AsyncRead, StreamError, StreamReader, StreamWriter};
+
+// ANCHOR: echo
+/// Echoes lines from `reader` to `writer` until end of file, then shuts the writing
+/// half down, and returns how many lines it echoed.
+///
+/// - Each line goes back with `write`, followed by `drain().await`: a peer that sends
+///   faster than it reads pauses this handler instead of growing its buffer.
+/// - At end of file (`read_line` gives `Ok(None)`), `shutdown` flushes what is
+///   buffered and sends end of file: the half-closed peer reads every echo, then EOF.
+/// - Any error (reset, not UTF-8, a line over the limit, end of file mid-line) ends
+///   the handler with that error; the reader keeps whatever it had not returned.
+pub async fn echo<R: AsyncRead>(
+    reader: &mut StreamReader<R>,
+    writer: &mut StreamWriter,
+) -> Result<u64, StreamError> {
+    let mut lines = 0;
+    while let Some(line) = reader.read_line().await? {
+        writer.write(line.as_bytes())?;
+        writer.drain().await?;
+        lines += 1;
+    }
+    writer.shutdown().await?;
+    Ok(lines)
+}
+// ANCHOR_END: echo

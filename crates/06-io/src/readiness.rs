@@ -1,0 +1,92 @@
+//! Readiness futures: "wake me when this fd is readable (or writable)", once.
+//!
+//! This is the bridge between the selector and `async fn`. asyncio's `sock_recv`
+//! does the same dance by hand: try `recv`; on `BlockingIOError`, `add_reader` with a
+//! callback that completes a future, await it, remove the reader, try again. Here the
+//! future parks the task's waker in the fd's slot in [`Io`]; the driver's event turns
+//! the slot to ready and wakes the task; the next poll takes the readiness.
+//!
+//! It is one-shot: once ready, the direction is no longer watched, and mio forgets it.
+//! The caller's next `WouldBlock` makes a new future, which registers again.
+//!
+//! Readiness is a hint, not a promise. The socket may have been drained in between, or
+//! the event may be spurious: always retry the syscall and go back to waiting on
+//! `WouldBlock` (see [`TcpStream::read`](crate::TcpStream::read)).
+
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::rc::Rc;
+
+use crate::{Direction, Io, WaiterId};
+
+/// Waits until `fd` is readable (data, end of file, or an error to read).
+pub fn readable(fd: &impl AsRawFd) -> Readiness {
+    Readiness::new(fd.as_raw_fd(), Direction::Read)
+}
+
+/// Waits until `fd` is writable (buffer space, or an error to find by writing).
+pub fn writable(fd: &impl AsRawFd) -> Readiness {
+    Readiness::new(fd.as_raw_fd(), Direction::Write)
+}
+
+// ANCHOR: readiness_state
+/// Where a [`Readiness`] future is.
+#[derive(Debug)]
+pub(crate) enum ReadinessState {
+    /// Not polled yet: nothing registered, no `Io` found.
+    Unpolled,
+    /// Registered with this `Io` under this id; waiting for the event.
+    Waiting { io: Rc<Io>, id: WaiterId },
+    /// Returned `Ready`.
+    Done,
+}
+// ANCHOR_END: readiness_state
+
+// ANCHOR: readiness
+/// The future returned by [`readable`] and [`writable`]: ready once the fd is.
+#[derive(Debug)]
+#[must_use = "a future does nothing unless awaited"]
+pub struct Readiness {
+    pub(crate) fd: RawFd,
+    pub(crate) direction: Direction,
+    pub(crate) state: ReadinessState,
+}
+// ANCHOR_END: readiness
+
+impl Readiness {
+    /// A future for `fd` becoming ready in `direction`.
+    pub fn new(fd: RawFd, direction: Direction) -> Self {
+        Self {
+            fd,
+            direction,
+            state: ReadinessState::Unpolled,
+        }
+    }
+
+    /// The fd this future waits on.
+    pub fn fd(&self) -> RawFd {
+        self.fd
+    }
+
+    /// The direction this future waits for.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+}
+
+// ANCHOR: readiness_drop
+impl Drop for Readiness {
+    /// A future dropped while waiting (cancelled, say by a timeout) takes its waker out
+    /// of the fd's slot, and the fd's interest with it if nothing else needs it.
+    fn drop(&mut self) {
+        if let ReadinessState::Waiting { io, id } = &self.state {
+            io.cancel_wait(self.fd, self.direction, *id);
+        }
+    }
+}
+// ANCHOR_END: readiness_drop
+
+/// The error a readiness future gives when polled after it returned `Ready`.
+pub(crate) fn polled_after_ready() -> io::Error {
+    io::Error::other("a readiness future was polled after it returned Ready")
+}

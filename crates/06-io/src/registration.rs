@@ -1,0 +1,149 @@
+//! What the I/O layer remembers about one file descriptor.
+//!
+//! asyncio's selector keeps, per registered fd, a `SelectorKey` whose `data` is the pair
+//! `(reader_handle, writer_handle)`. oneloop keeps the same pair of persistent callbacks
+//! and adds, for each direction, the slot of a one-shot readiness future: a task that
+//! awaits "this socket is readable" parks its waker there.
+//!
+//! The interest given to mio is always derived from these four slots, never stored
+//! apart from them: a persistent reader or a waiting future on the read side means
+//! `READABLE`, and the same on the write side means `WRITABLE`.
+
+use std::os::fd::RawFd;
+use std::rc::Rc;
+use std::task::Waker;
+
+use mio::Interest;
+use oneloop_core::{CancelFlag, Label};
+
+/// Which way a socket must be ready: for reading or for writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Data (or end of file, or an error) can be read without blocking.
+    Read,
+    /// Bytes can be written without blocking (or the peer is gone, or an error).
+    Write,
+}
+
+impl Direction {
+    /// The word used in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Read => "readable",
+            Direction::Write => "writable",
+        }
+    }
+}
+
+/// The id of one readiness future, so that a slot knows who parked in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WaiterId(pub(crate) u64);
+
+// ANCHOR: watcher
+/// A persistent callback (asyncio's reader or writer `Handle`).
+///
+/// It is queued as a shared handle: the same `Rc` is pushed on every event, so an event
+/// allocates nothing.
+#[derive(Clone)]
+pub(crate) struct Watcher {
+    pub(crate) callback: Rc<dyn Fn()>,
+    pub(crate) cancel: CancelFlag,
+    pub(crate) label: Label,
+}
+// ANCHOR_END: watcher
+
+// ANCHOR: waiter
+/// The slot of the one-shot readiness future of one direction.
+#[derive(Debug, Default)]
+pub(crate) enum Waiter {
+    /// Nobody waits.
+    #[default]
+    Idle,
+    /// A future waits; the event moves it to `Ready` and wakes the waker.
+    Waiting { id: WaiterId, waker: Waker },
+    /// The event came; the future with this id takes it on its next poll.
+    Ready { id: WaiterId },
+}
+// ANCHOR_END: waiter
+
+impl Waiter {
+    fn is_waiting(&self) -> bool {
+        matches!(self, Waiter::Waiting { .. })
+    }
+}
+
+/// One registered file descriptor.
+pub(crate) struct Registration {
+    pub(crate) fd: RawFd,
+    pub(crate) reader: Option<Watcher>,
+    pub(crate) writer: Option<Watcher>,
+    pub(crate) read: Waiter,
+    pub(crate) write: Waiter,
+    /// The interest mio holds for this fd now (`None`: not registered with mio).
+    pub(crate) armed: Option<Interest>,
+}
+
+impl Registration {
+    pub(crate) fn new(fd: RawFd) -> Self {
+        Self {
+            fd,
+            reader: None,
+            writer: None,
+            read: Waiter::Idle,
+            write: Waiter::Idle,
+            armed: None,
+        }
+    }
+
+    pub(crate) fn waiter(&mut self, direction: Direction) -> &mut Waiter {
+        match direction {
+            Direction::Read => &mut self.read,
+            Direction::Write => &mut self.write,
+        }
+    }
+
+    pub(crate) fn watcher(&mut self, direction: Direction) -> &mut Option<Watcher> {
+        match direction {
+            Direction::Read => &mut self.reader,
+            Direction::Write => &mut self.writer,
+        }
+    }
+
+    // ANCHOR: wanted
+    /// The interest this fd needs now: a persistent watcher or a waiting future.
+    pub(crate) fn wanted(&self) -> Option<Interest> {
+        let read = self.reader.is_some() || self.read.is_waiting();
+        let write = self.writer.is_some() || self.write.is_waiting();
+        match (read, write) {
+            (true, true) => Some(Interest::READABLE | Interest::WRITABLE),
+            (true, false) => Some(Interest::READABLE),
+            (false, true) => Some(Interest::WRITABLE),
+            (false, false) => None,
+        }
+    }
+    // ANCHOR_END: wanted
+
+    /// Whether nothing at all is kept for this fd (the slot can be freed).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.wanted().is_none() && matches!((&self.read, &self.write), (Waiter::Idle, Waiter::Idle))
+    }
+
+    /// One line for a stepper's snapshot.
+    pub(crate) fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(reader) = &self.reader {
+            parts.push(format!("reader {}", reader.label));
+        }
+        if let Some(writer) = &self.writer {
+            parts.push(format!("writer {}", writer.label));
+        }
+        for (name, waiter) in [("read", &self.read), ("write", &self.write)] {
+            match waiter {
+                Waiter::Idle => {}
+                Waiter::Waiting { .. } => parts.push(format!("a task waits to {name}")),
+                Waiter::Ready { .. } => parts.push(format!("{name} ready, not yet taken")),
+            }
+        }
+        format!("fd {}: {}", self.fd, parts.join(", "))
+    }
+}

@@ -1,0 +1,218 @@
+//! Async TCP: a listener that accepts and a stream that reads and writes.
+//!
+//! Every operation has the same shape, asyncio's `sock_recv` and `sock_accept` in
+//! Rust: try the non-blocking syscall; if it says `WouldBlock`, await a one-shot
+//! [`Readiness`](crate::Readiness) future for that direction and try again. The loop
+//! around the syscall is what makes spurious wakeups harmless: a wake that finds
+//! nothing to read just leads to one more `WouldBlock` and one more wait.
+
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
+use std::os::fd::{AsRawFd, RawFd};
+
+use crate::{Direction, Readiness, writable};
+
+// ANCHOR: retry
+/// Runs `attempt` until it does not say `WouldBlock`, awaiting readiness in
+/// `direction` between tries. `Interrupted` is retried at once.
+async fn retry<T>(
+    fd: RawFd,
+    direction: Direction,
+    mut attempt: impl FnMut() -> io::Result<T>,
+) -> io::Result<T> {
+    loop {
+        match attempt() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                Readiness::new(fd, direction).await?;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+// ANCHOR_END: retry
+
+/// A TCP socket listening for connections (what `asyncio.start_server` binds).
+pub struct TcpListener {
+    inner: mio::net::TcpListener,
+}
+
+impl fmt::Debug for TcpListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TcpListener")
+            .field("fd", &self.inner.as_raw_fd())
+            .field("addr", &self.inner.local_addr().ok())
+            .finish()
+    }
+}
+
+impl TcpListener {
+    /// Binds a listening socket to the first address of `addr` that works. Port 0 lets
+    /// the kernel choose (read it back with [`local_addr`](Self::local_addr)).
+    pub fn bind(addr: impl ToSocketAddrs) -> io::Result<Self> {
+        let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no address to bind");
+        for addr in addr.to_socket_addrs()? {
+            match mio::net::TcpListener::bind(addr) {
+                Ok(inner) => return Ok(Self { inner }),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    /// Wraps a std listener (made non-blocking here).
+    pub fn from_std(listener: std::net::TcpListener) -> io::Result<Self> {
+        listener.set_nonblocking(true)?;
+        Ok(Self {
+            inner: mio::net::TcpListener::from_std(listener),
+        })
+    }
+
+    /// The address the listener is bound to.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+
+    // ANCHOR: accept
+    /// Accepts one connection, waiting until one arrives.
+    pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
+        let (inner, addr) = retry(self.inner.as_raw_fd(), Direction::Read, || {
+            self.inner.accept()
+        })
+        .await?;
+        Ok((TcpStream { inner }, addr))
+    }
+    // ANCHOR_END: accept
+}
+
+impl AsRawFd for TcpListener {
+    fn as_raw_fd(&self) -> RawFd {
+        self.inner.as_raw_fd()
+    }
+}
+
+/// A connected TCP socket.
+///
+/// Its methods take `&self`, so one task may read while another writes (share it with
+/// an `Rc`). Two tasks reading at once is an error on the second one's wait, as in
+/// asyncio: there is one slot per direction.
+pub struct TcpStream {
+    inner: mio::net::TcpStream,
+}
+
+impl fmt::Debug for TcpStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TcpStream")
+            .field("fd", &self.inner.as_raw_fd())
+            .field("local", &self.inner.local_addr().ok())
+            .field("peer", &self.inner.peer_addr().ok())
+            .finish()
+    }
+}
+
+impl TcpStream {
+    // ANCHOR: connect
+    /// Connects to `addr` (asyncio's `sock_connect`).
+    ///
+    /// The non-blocking `connect` returns at once; the socket becomes writable when
+    /// the handshake ends, either way. Then `take_error` says whether it failed, and
+    /// `peer_addr` confirms it is connected.
+    pub async fn connect(addr: SocketAddr) -> io::Result<TcpStream> {
+        let inner = mio::net::TcpStream::connect(addr)?;
+        loop {
+            writable(&inner).await?;
+            if let Some(error) = inner.take_error()? {
+                return Err(error);
+            }
+            match inner.peer_addr() {
+                Ok(_) => return Ok(TcpStream { inner }),
+                // Not connected yet: the wake was early; wait again.
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    // ANCHOR_END: connect
+
+    /// Wraps a connected std stream (made non-blocking here).
+    pub fn from_std(stream: std::net::TcpStream) -> io::Result<Self> {
+        stream.set_nonblocking(true)?;
+        Ok(Self {
+            inner: mio::net::TcpStream::from_std(stream),
+        })
+    }
+
+    // ANCHOR: read
+    /// Reads some bytes into `buf`, waiting until at least one byte (or end of file,
+    /// `Ok(0)`) is there.
+    ///
+    /// Cancel-safe: dropping the future before it completes loses no data, since bytes
+    /// leave the kernel only in the syscall that returns them.
+    pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        retry(self.inner.as_raw_fd(), Direction::Read, || {
+            (&self.inner).read(buf)
+        })
+        .await
+    }
+    // ANCHOR_END: read
+
+    /// Writes some bytes of `buf`, waiting until the kernel takes at least one.
+    pub async fn write(&self, buf: &[u8]) -> io::Result<usize> {
+        retry(self.inner.as_raw_fd(), Direction::Write, || {
+            (&self.inner).write(buf)
+        })
+        .await
+    }
+
+    /// Writes all of `buf`. If dropped half-way, some prefix of `buf` was sent and the
+    /// caller cannot know how much: use a [`StreamWriter`](crate::StreamWriter) when
+    /// that matters.
+    pub async fn write_all(&self, mut buf: &[u8]) -> io::Result<()> {
+        while !buf.is_empty() {
+            let n = self.write(buf).await?;
+            if n == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            buf = &buf[n..];
+        }
+        Ok(())
+    }
+
+    /// One non-blocking read: `WouldBlock` if nothing is there.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        (&self.inner).read(buf)
+    }
+
+    /// One non-blocking write: `WouldBlock` if the send buffer is full.
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        (&self.inner).write(buf)
+    }
+
+    /// Shuts down one or both halves (`Shutdown::Write` is asyncio's `write_eof`: the
+    /// peer reads end of file once it has read everything sent before).
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        self.inner.shutdown(how)
+    }
+
+    /// The local address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+
+    /// The peer's address.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.peer_addr()
+    }
+
+    /// Sets `TCP_NODELAY` (no Nagle delay for small writes).
+    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        self.inner.set_nodelay(nodelay)
+    }
+}
+
+impl AsRawFd for TcpStream {
+    fn as_raw_fd(&self) -> RawFd {
+        self.inner.as_raw_fd()
+    }
+}

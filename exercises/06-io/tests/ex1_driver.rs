@@ -1,0 +1,184 @@
+//! Exercise 1: `_process_events` — ready fds become handles, in the poller's order.
+//!
+//! Every socket is a real loopback socket. Orders come from the loop's own turn counter
+//! (an observer), never from sleeps; threads are ordered with channels.
+
+mod common;
+
+use std::cell::RefCell;
+use std::io::{Read, Write};
+use std::rc::Rc;
+use std::time::Duration;
+
+use common::{Trace, log, pair};
+use ex06_io::{Io, new_event_loop};
+use oneloop_testkit::watchdog_default;
+
+#[test]
+fn ex1_events_become_handles_in_the_order_the_poller_reports_them() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let io = Io::of(&event_loop).unwrap();
+        let mut clients = Vec::new();
+        let mut servers = Vec::new();
+        for name in ["reader a", "reader b", "reader c"] {
+            let (client, server) = pair();
+            let server = Rc::new(server);
+            let reading = Rc::clone(&server);
+            io.add_reader_named(&*server, name, move || {
+                let mut buf = [0; 8];
+                let _ = reading.try_read(&mut buf);
+            })
+            .unwrap();
+            clients.push(client);
+            servers.push(server);
+        }
+        // Readable in the order c, a, b, all before the loop parks.
+        for index in [2, 0, 1] {
+            clients[index].write_all(b"!").unwrap();
+        }
+        event_loop.run_once().unwrap();
+        assert_eq!(trace.io_events(1), 3, "one park saw all three");
+        assert_eq!(trace.turn(1), ["reader c", "reader a", "reader b"]);
+        for server in &servers {
+            assert!(io.remove_reader(&**server));
+        }
+        assert_eq!(io.registrations(), 0);
+    });
+}
+#[test]
+fn ex1_add_reader_is_level_triggered_data_left_unread_fires_again_next_turn() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let (mut client, server) = pair();
+        let server = Rc::new(server);
+        let got = log();
+        let io = Io::of(&event_loop).unwrap();
+        let (reading, seen) = (Rc::clone(&server), Rc::clone(&got));
+        // The callback reads one byte per call, leaving the rest unread.
+        io.add_reader_named(&*server, "one byte", move || {
+            let mut byte = [0; 1];
+            if let Ok(1) = reading.try_read(&mut byte) {
+                seen.borrow_mut().push((byte[0] as char).to_string());
+            }
+        })
+        .unwrap();
+        client.write_all(b"xyz").unwrap();
+        for _ in 0..3 {
+            event_loop.run_once().unwrap();
+        }
+        assert_eq!(*got.borrow(), ["x", "y", "z"]);
+        assert_eq!(
+            trace.turns_of("one byte"),
+            [1, 2, 3],
+            "once per turn, three turns running"
+        );
+        assert!(io.remove_reader(&*server), "a reader was set");
+        assert!(!io.remove_reader(&*server), "nothing left to remove");
+        assert_eq!(io.registrations(), 0);
+    });
+}
+
+#[test]
+fn ex1_add_writer_fires_when_writable_and_remove_writer_inside_stops_it() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        let server = Rc::new(server);
+        let io = Io::of(&event_loop).unwrap();
+        let removed = Rc::new(RefCell::new(Vec::new()));
+        let (sock, io2, out) = (Rc::clone(&server), Rc::clone(&io), Rc::clone(&removed));
+        io.add_writer(&*server, move || {
+            sock.try_write(b"w").expect("writable");
+            out.borrow_mut().push(io2.remove_writer(&*sock));
+        })
+        .unwrap();
+        event_loop.run_once().unwrap();
+        assert_eq!(*removed.borrow(), [true]);
+        assert_eq!(io.registrations(), 0);
+        let mut byte = [0; 1];
+        client.read_exact(&mut byte).unwrap();
+        assert_eq!(&byte, b"w");
+    });
+}
+
+#[test]
+fn ex1_a_replaced_reader_does_not_run_and_the_new_one_does() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        let io = Io::of(&event_loop).unwrap();
+        let ran = log();
+        let (first, second) = (Rc::clone(&ran), Rc::clone(&ran));
+        io.add_reader(&server, move || first.borrow_mut().push("first".into()))
+            .unwrap();
+        let stop = Rc::clone(event_loop.core());
+        io.add_reader(&server, move || {
+            second.borrow_mut().push("second".into());
+            stop.stop();
+        })
+        .unwrap();
+        client.write_all(b"!").unwrap();
+        event_loop.run_forever().unwrap();
+        assert_eq!(*ran.borrow(), ["second"]);
+        assert!(io.remove_reader(&server));
+    });
+}
+
+#[test]
+fn ex1_io_handles_are_queued_before_timers_due_in_the_same_turn() {
+    watchdog_default(|| {
+        use oneloop_timers::LoopTimers;
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let (mut client, server) = pair();
+        let io = Io::of(&event_loop).unwrap();
+        let server = Rc::new(server);
+        let reading = Rc::clone(&server);
+        io.add_reader_named(&*server, "reader", move || {
+            let mut buf = [0; 8];
+            let _ = reading.try_read(&mut buf);
+        })
+        .unwrap();
+        // The timer is scheduled first and is already due when the loop parks.
+        event_loop
+            .timers()
+            .call_later_named(Duration::ZERO, "timer", || {});
+        client.write_all(b"data").unwrap();
+        event_loop.run_once().unwrap();
+        assert_eq!(trace.io_events(1), 1);
+        assert_eq!(trace.turn(1), ["reader", "timer"]);
+        assert!(io.remove_reader(&*server));
+    });
+}
+
+#[test]
+fn ex1_add_reader_takes_a_raw_fd_and_a_mio_source() {
+    watchdog_default(|| {
+        use std::os::fd::AsRawFd;
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let (mut left, right) = mio::net::UnixStream::pair().unwrap();
+        let raw = right.as_raw_fd();
+        let got = log();
+        let (seen, source) = (Rc::clone(&got), Rc::new(right));
+        let reading = Rc::clone(&source);
+        // Registered by raw fd number...
+        io.add_reader(&raw, move || {
+            let mut buf = [0; 8];
+            if let Ok(n) = (&*reading).read(&mut buf) {
+                seen.borrow_mut()
+                    .push(String::from_utf8_lossy(&buf[..n]).into_owned());
+            }
+        })
+        .unwrap();
+        left.write_all(b"raw").unwrap();
+        event_loop.run_once().unwrap();
+        // ...and removed through the mio source that owns it: the same fd.
+        assert!(io.remove_reader(&*source));
+        assert_eq!(*got.borrow(), ["raw"]);
+        assert_eq!(io.registrations(), 0);
+    });
+}

@@ -1,0 +1,353 @@
+//! Exercise 2: the readiness future, and the sockets built on it.
+//!
+//! Every socket is a real loopback socket. Orders come from the loop's own turn counter
+//! (an observer), never from sleeps; threads are ordered with channels.
+
+mod common;
+
+use std::cell::Cell;
+use std::future::{Future, poll_fn};
+use std::io::Write;
+use std::pin::pin;
+use std::rc::Rc;
+use std::sync::mpsc;
+use std::task::Poll;
+use std::thread;
+use std::time::Duration;
+
+use common::{Trace, log, pair, run_until, std_pair};
+use ex06_io::{
+    Io, NO_IO_DRIVER, TcpListener, TcpStream, new_event_loop, readable, serve, writable,
+};
+use oneloop_core::{CancelFlag, Label, spawn, yield_now};
+use oneloop_testkit::{CountingWaker, watchdog_default};
+use oneloop_timers::sleep;
+
+type SharedCallback = Rc<dyn Fn()>;
+
+#[test]
+fn ex2_accept_connect_read_write_on_loopback() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let echoed = event_loop
+            .run_until_complete(async {
+                let listener = TcpListener::bind("127.0.0.1:0")?;
+                let addr = listener.local_addr()?;
+                let client = TcpStream::connect(addr).await?;
+                let (server, peer) = listener.accept().await?;
+                assert_eq!(peer, client.local_addr()?);
+                client.write_all(b"hello").await?;
+                let mut buf = [0; 5];
+                let mut got = 0;
+                while got < 5 {
+                    got += server.read(&mut buf[got..]).await?;
+                }
+                server.write_all(&buf).await?;
+                let mut back = [0; 5];
+                let mut got = 0;
+                while got < 5 {
+                    got += client.read(&mut back[got..]).await?;
+                }
+                std::io::Result::Ok(back)
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(&echoed, b"hello");
+    });
+}
+
+#[test]
+fn ex2_the_client_whose_data_arrives_first_is_served_first() {
+    watchdog_default(|| {
+        for first in ["a", "b"] {
+            let mut event_loop = new_event_loop().unwrap();
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let addr = listener.local_addr().unwrap();
+            let served = log();
+            let seen = Rc::clone(&served);
+            drop(event_loop.spawn(serve(listener, move |stream, _| {
+                let seen = Rc::clone(&seen);
+                async move {
+                    let mut buf = [0; 1];
+                    let n = stream.read(&mut buf).await.expect("read");
+                    seen.borrow_mut()
+                        .push(String::from_utf8_lossy(&buf[..n]).into_owned());
+                }
+            })));
+            // a connects first, then b; both wait in the server before any data.
+            let mut a = std::net::TcpStream::connect(addr).unwrap();
+            let mut b = std::net::TcpStream::connect(addr).unwrap();
+            let io = Io::of(&event_loop).unwrap();
+            // The listener and the two connections are registered: both handlers wait.
+            run_until(&mut event_loop, 50, || io.registrations() == 3);
+            let (early, late) = if first == "a" {
+                (&mut a, &mut b)
+            } else {
+                (&mut b, &mut a)
+            };
+            early
+                .write_all(if first == "a" { b"a" } else { b"b" })
+                .unwrap();
+            run_until(&mut event_loop, 50, || served.borrow().len() == 1);
+            late.write_all(if first == "a" { b"b" } else { b"a" })
+                .unwrap();
+            run_until(&mut event_loop, 50, || served.borrow().len() == 2);
+            let expected: Vec<String> = if first == "a" {
+                vec!["a".into(), "b".into()]
+            } else {
+                vec!["b".into(), "a".into()]
+            };
+            assert_eq!(
+                *served.borrow(),
+                expected,
+                "served in order of data, not of connection"
+            );
+        }
+    });
+}
+
+#[test]
+fn ex2_two_sockets_readable_in_one_park_are_both_served_next_turn_in_arrival_order() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let (mut client_a, server_a) = pair();
+        let (mut client_b, server_b) = pair();
+        let served = log();
+        for (name, server) in [("reader a", server_a), ("reader b", server_b)] {
+            let served = Rc::clone(&served);
+            drop(event_loop.spawn_named(name, async move {
+                let mut buf = [0; 8];
+                let n = server.read(&mut buf).await.expect("read");
+                served
+                    .borrow_mut()
+                    .push(format!("{name}: {}", String::from_utf8_lossy(&buf[..n])));
+            }));
+        }
+        // Turn 1: both readers find nothing and register; nothing else is ready.
+        event_loop.run_once().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        assert_eq!(io.registrations(), 2);
+        assert!(served.borrow().is_empty());
+        // Both become readable before the loop parks again: b's data first, then a's.
+        client_b.write_all(b"bee").unwrap();
+        client_a.write_all(b"ay").unwrap();
+        event_loop.run_once().unwrap();
+        let turn = event_loop.turn();
+        assert_eq!(trace.io_events(turn), 2, "one park saw both sockets");
+        assert_eq!(trace.turn(turn), ["reader b", "reader a"]);
+        assert_eq!(*served.borrow(), ["reader b: bee", "reader a: ay"]);
+        assert_eq!(io.registrations(), 0, "one-shot: nothing stays registered");
+    });
+}
+
+#[test]
+fn ex2_a_spurious_poll_keeps_waiting_and_the_event_still_arrives() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        let polls = Rc::new(Cell::new(0));
+        let seen = Rc::clone(&polls);
+        let core = Rc::clone(event_loop.core());
+        let main = async move {
+            let mut ready = pin!(readable(&server));
+            let mut kicked = false;
+            // Poll the readiness future, and wake ourselves once more (a spurious wake).
+            poll_fn(|cx| {
+                seen.set(seen.get() + 1);
+                if let Poll::Ready(result) = ready.as_mut().poll(cx) {
+                    return Poll::Ready(result);
+                }
+                if !kicked {
+                    kicked = true;
+                    cx.waker().wake_by_ref();
+                }
+                Poll::Pending
+            })
+            .await
+            .expect("readable");
+            let mut buf = [0; 4];
+            server.try_read(&mut buf).expect("data is there")
+        };
+        let task = event_loop.spawn(main);
+        // Turn 1 registers; turn 2 is the spurious poll: still pending, still registered.
+        event_loop.run_once().unwrap();
+        event_loop.run_once().unwrap();
+        assert_eq!(polls.get(), 2);
+        assert!(
+            task.try_take().is_none(),
+            "a spurious poll does not finish the wait"
+        );
+        assert_eq!(Io::of(&core).unwrap().registrations(), 1);
+        client.write_all(b"data").unwrap();
+        run_until(&mut event_loop, 10, || polls.get() == 3);
+        assert_eq!(task.try_take().unwrap().unwrap(), 4);
+    });
+}
+
+#[test]
+fn ex2_a_dropped_readiness_future_unregisters() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (_client, server) = pair();
+        let counts = event_loop
+            .run_until_complete(async move {
+                let io = Io::current().expect("inside the loop");
+                let mut ready = Box::pin(readable(&server));
+                poll_fn(|cx| {
+                    assert!(ready.as_mut().poll(cx).is_pending());
+                    Poll::Ready(())
+                })
+                .await;
+                let while_waiting = io.registrations();
+                drop(ready);
+                (while_waiting, io.registrations())
+            })
+            .unwrap();
+        assert_eq!(counts, (1, 0));
+    });
+}
+
+#[test]
+fn ex2_two_tasks_waiting_for_the_same_direction_is_an_error_for_the_second() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (_client, server) = pair();
+        let outcome = event_loop
+            .run_until_complete(async move {
+                let mut first = Box::pin(readable(&server));
+                let mut second = Box::pin(readable(&server));
+                poll_fn(|cx| {
+                    assert!(first.as_mut().poll(cx).is_pending());
+                    Poll::Ready(match second.as_mut().poll(cx) {
+                        Poll::Ready(Err(error)) => error.to_string(),
+                        other => format!("unexpected: {other:?}"),
+                    })
+                })
+                .await
+            })
+            .unwrap();
+        assert!(outcome.contains("already waiting"), "{outcome}");
+    });
+}
+
+#[test]
+fn ex2_a_readiness_future_outside_a_loop_is_an_error_not_a_panic() {
+    watchdog_default(|| {
+        let (_client, server) = std_pair();
+        let mut ready = pin!(writable(&server));
+        let waker = CountingWaker::new();
+        let outcome = waker.with_context(|cx| ready.as_mut().poll(cx));
+        match outcome {
+            Poll::Ready(Err(error)) => assert_eq!(error.to_string(), NO_IO_DRIVER),
+            other => panic!("expected the no-driver error, got {other:?}"),
+        }
+    });
+}
+
+#[test]
+fn ex2_a_callback_requeuing_itself_for_ever_does_not_stop_a_socket_read_or_a_timer() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (client, server) = pair();
+        // The spinner: a shared callback that queues itself again every turn.
+        let core = Rc::downgrade(event_loop.core());
+        let flag = CancelFlag::new();
+        let again = flag.clone();
+        let holder: Rc<Cell<Option<SharedCallback>>> = Rc::new(Cell::new(None));
+        let me = Rc::clone(&holder);
+        let spins = Rc::new(Cell::new(0u64));
+        let counted = Rc::clone(&spins);
+        let spin: SharedCallback = Rc::new(move || {
+            counted.set(counted.get() + 1);
+            let this = me.take().expect("set below");
+            if let Some(core) = core.upgrade() {
+                core.call_soon_shared(Label::Static("spin"), &this, &again);
+            }
+            me.set(Some(this));
+        });
+        holder.set(Some(Rc::clone(&spin)));
+        event_loop.call_soon_shared(Label::Static("spin"), &spin, &flag);
+        // A thread writes once the reader has started, while the loop spins.
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        let writer = thread::spawn(move || {
+            started_rx.recv().expect("the reader started");
+            let mut client = client;
+            client.write_all(b"through").expect("write");
+            client
+        });
+        let got = event_loop
+            .run_until_complete(async move {
+                let started = spawn(async move {
+                    started_tx.send(()).expect("the writer thread waits");
+                });
+                let napped = spawn(async {
+                    sleep(Duration::from_millis(5)).await;
+                    "timer fired"
+                });
+                let mut buf = [0; 16];
+                let n = server.read(&mut buf).await.expect("read");
+                started.await.expect("sent");
+                (
+                    buf[..n].to_vec(),
+                    napped.await.expect("the sleeper finishes"),
+                )
+            })
+            .unwrap();
+        flag.cancel();
+        assert_eq!(got, (b"through".to_vec(), "timer fired"));
+        assert!(spins.get() >= 1);
+        drop(writer.join().expect("writer thread"));
+    });
+}
+
+#[test]
+fn ex2_a_peer_that_resets_gives_the_reader_an_error() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        // The server sends a byte the client never reads; closing it then sends RST.
+        server.try_write(b"unread").unwrap();
+        let mut peeked = [0; 1];
+        client.peek(&mut peeked).unwrap();
+        client.write_all(b"x").unwrap();
+        drop(client);
+        let outcome = event_loop
+            .run_until_complete(async move {
+                let mut buf = [0; 16];
+                loop {
+                    match server.read(&mut buf).await {
+                        Ok(0) => return Err("end of file instead of a reset".to_string()),
+                        Ok(_) => continue,
+                        Err(error) => return Ok(error.kind()),
+                    }
+                }
+            })
+            .unwrap();
+        assert_eq!(outcome, Ok(std::io::ErrorKind::ConnectionReset));
+    });
+}
+
+#[test]
+fn ex2_yield_now_between_reads_keeps_the_stream_working() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        client.write_all(b"abc").unwrap();
+        client.shutdown(std::net::Shutdown::Write).unwrap();
+        let all = event_loop
+            .run_until_complete(async move {
+                let mut all = Vec::new();
+                let mut buf = [0; 1];
+                loop {
+                    yield_now().await;
+                    match server.read(&mut buf).await.expect("read") {
+                        0 => return all,
+                        n => all.extend_from_slice(&buf[..n]),
+                    }
+                }
+            })
+            .unwrap();
+        assert_eq!(all, b"abc");
+    });
+}
