@@ -1,0 +1,34 @@
+//! The drain rule: what Node does after every callback the loop runs.
+
+use crate::Queues;
+
+// ANCHOR: drain
+impl Queues {
+    /// Runs every queued job by Node's rule (since Node 11), and returns how many ran.
+    ///
+    /// - First the whole nextTick queue, including ticks queued by ticks.
+    /// - Then the whole microtask queue, including microtasks queued by microtasks
+    ///   (V8 drains it to the end).
+    /// - A microtask may have queued a tick, and a tick a microtask: go round again
+    ///   until both queues are empty.
+    ///
+    /// This is the shape of Node's `processTicksAndRejections` (without the rejection
+    /// bookkeeping). No borrow is held while a job runs.
+    pub fn drain(&self) -> usize {
+        let mut ran = 0;
+        loop {
+            while let Some(tick) = self.pop_tick() {
+                tick();
+                ran += 1;
+            }
+            while let Some(microtask) = self.pop_microtask() {
+                microtask();
+                ran += 1;
+            }
+            if self.is_empty() {
+                return ran;
+            }
+        }
+    }
+}
+// ANCHOR_END: drain

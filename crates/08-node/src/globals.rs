@@ -1,0 +1,78 @@
+//! The rest of Node's globals, and what a callback may ask the loop.
+
+use crate::Phase;
+use crate::inner::current;
+
+/// Node's `setImmediate(callback)`: run `callback` in the check phase, right after the
+/// next poll. An immediate queued by an immediate waits for the next iteration.
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn set_immediate(callback: impl FnOnce() + 'static) {
+    current("set_immediate")
+        .immediates
+        .borrow_mut()
+        .push_back(Box::new(callback));
+}
+
+/// Queues `callback` in libuv's pending queue, run at the start of the next
+/// iteration, before the poll. libuv puts there the I/O callbacks it could not run in
+/// the poll (a write that finished at once, some errors); Node has no JavaScript call
+/// for it. It is here so the phase can be seen.
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn queue_pending(callback: impl FnOnce() + 'static) {
+    current("queue_pending")
+        .pending
+        .borrow_mut()
+        .push_back(Box::new(callback));
+}
+
+/// Node's `console.log(line)`: the line goes to the run's output,
+/// [`RunReport::output`](crate::RunReport::output). (The loop prints nothing itself.)
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn console_log(line: impl Into<String>) {
+    current("console_log").output.borrow_mut().push(line.into());
+}
+
+/// libuv's `uv_stop`: the loop ends after the current iteration, even with work left.
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn stop() {
+    current("stop").stopping.set(true);
+}
+
+/// The phase running now.
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn current_phase() -> Phase {
+    current("current_phase").phase.get()
+}
+
+/// The iteration running now: 0 during the main script, then 1, 2, ...
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn iteration() -> u64 {
+    current("iteration").iteration.get()
+}
+
+/// The loop's cached time in milliseconds (Node's internal `getLibuvNow`).
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn loop_time() -> u64 {
+    current("loop_time").now.get()
+}

@@ -1,0 +1,84 @@
+//! Stage 8 of oneloop: Node.js's loop, built beside asyncio's.
+//!
+//! Stages 4 to 6 built asyncio's loop: one ready queue of handles, a turn that runs the
+//! `ntodo` snapshot, timers that move into the queue, a selector at the bottom. Every
+//! callback and every task step goes through the same FIFO queue, and a coroutine
+//! resumes as one more handle in it. This stage builds the other widely used design,
+//! Node's, with a loop core of its own, because its shape is not asyncio's turn:
+//!
+//! - **Phases.** libuv runs its iteration as a fixed cycle — timers, pending callbacks,
+//!   idle/prepare, poll, check, close callbacks — and each kind of callback waits for
+//!   its own phase. `setImmediate` callbacks run in the check phase, right after the
+//!   poll; `setTimeout` callbacks in the timers phase, when due.
+//! - **Two queues that are not phases.** After every callback the loop runs (and after
+//!   the main script), Node drains the `process.nextTick` queue, then V8's microtask
+//!   queue (promise reactions, `queueMicrotask`), and repeats until both are empty.
+//! - **Coroutines resume as microtasks.** An `async function` runs at once up to its
+//!   first `await`; a promise reaction, a microtask, resumes it. Here an `async` block
+//!   given to [`spawn_async`] is polled at once, and the reaction that delivers a
+//!   [`Promise`]'s value polls it again.
+//! - **The poll phase blocks on real I/O** through mio, for as long as libuv's rule
+//!   allows ([`poll_timeout`]), and the loop ends when nothing is alive — there is no
+//!   `run_until_complete`: the main script is the program, and the loop runs after it.
+//!
+//! Where Rust differs: a JavaScript value needs no `Clone`, a Rust promise's does; a
+//! `then` callback that returns a promise is not adopted; there is no rejection. Node's
+//! globals are free functions ([`set_timeout`], [`next_tick`], ...) that find the
+//! running loop through one thread-local, and panic outside [`NodeLoop::run`], as
+//! calling `setTimeout` with no loop has no meaning. Every ordering the book states is
+//! checked against real Node by `tests/truth_node.rs`.
+//!
+//! ```
+//! use oneloop_node::{NodeLoop, Promise, console_log, next_tick, set_immediate, set_timeout};
+//!
+//! let mut node = NodeLoop::with_virtual_clock()?;
+//! let report = node.run(|| {
+//!     set_timeout(|| console_log("timeout"), 0);
+//!     set_immediate(|| console_log("immediate"));
+//!     Promise::resolved(()).then(|()| console_log("promise"));
+//!     next_tick(|| console_log("tick"));
+//!     console_log("main");
+//! })?;
+//! // The main script, its nextTick, its microtask; then the loop: on the virtual clock
+//! // the 1 ms timer is not due in the first iteration, so the check phase comes first.
+//! assert_eq!(report.output, ["main", "tick", "promise", "immediate", "timeout"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod clock;
+mod drain;
+mod globals;
+mod inner;
+mod io;
+mod node_loop;
+mod poll_facts;
+mod predict;
+mod promise;
+mod queues;
+mod quiz;
+mod scenario_list;
+mod scenarios;
+mod task;
+mod timeout;
+mod timers;
+mod watch;
+
+pub use clock::Clock;
+pub use globals::{
+    console_log, current_phase, iteration, loop_time, queue_pending, set_immediate, stop,
+};
+pub use mio::Interest;
+pub use mio::net::{TcpListener, TcpStream};
+pub use mio::unix::pipe;
+pub use node_loop::{NodeError, NodeLoop, Phase, RunReport};
+pub use poll_facts::{PollFacts, PollTimeout};
+pub use predict::{predict_async_quiz, predict_phases_quiz};
+pub use promise::{Await, Promise, Resolver};
+pub use queues::{Job, Queues, next_tick, queue_microtask};
+pub use quiz::{async_quiz, phases_quiz, run_quiz};
+pub use scenario_list::{NodeOrder, Scenario, run_scenario, scenario, scenarios};
+pub use task::spawn_async;
+pub use timeout::poll_timeout;
+pub use timers::{TimerId, clamp_delay, clear_interval, clear_timeout, set_interval, set_timeout};
+pub use watch::{WatchId, close, once_ready, watch};

@@ -1,0 +1,148 @@
+//! The list of scenarios: each a script in `tests/node/<name>.js` and a program in
+//! `scenarios.rs`, and whether Node's order is fixed.
+
+use crate::scenarios::{
+    async_classic, async_return_then, async_with_timers, await_vs_then_chain, close_after_check,
+    immediate_in_immediate, interval_cleared, io_timeout_vs_immediate, main_timeout_vs_immediate,
+    microtasks_between_timers, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
+    timer_timeout_vs_immediate, timers_by_deadline,
+};
+use crate::{Clock, NodeError, NodeLoop};
+
+/// What Node prints, run after run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeOrder {
+    /// The same order every run: this loop must print exactly it, on either clock.
+    Fixed,
+    /// One of these orders, depending on timing. This loop prints the first on the
+    /// virtual clock, and one of them on the real clock.
+    Either(&'static [&'static [&'static str]]),
+}
+
+/// One scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Scenario {
+    /// The script's name: `tests/node/<name>.js`.
+    pub name: &'static str,
+    /// What it shows, in one line.
+    pub about: &'static str,
+    /// Whether Node's order is fixed.
+    pub node: NodeOrder,
+    /// The main script, for this loop.
+    pub script: fn(),
+}
+
+/// Runs `scenario` on a fresh loop with `clock`, and returns what it printed.
+pub fn run_scenario(scenario: &Scenario, clock: Clock) -> Result<Vec<String>, NodeError> {
+    let mut node = NodeLoop::with_clock(clock)?;
+    Ok(node.run(scenario.script)?.output)
+}
+
+/// The scenario called `name`.
+pub fn scenario(name: &str) -> Option<&'static Scenario> {
+    SCENARIOS.iter().find(|s| s.name == name)
+}
+
+/// Every scenario.
+pub fn scenarios() -> &'static [Scenario] {
+    SCENARIOS
+}
+
+const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "tick_before_promise",
+        about: "after the main script: all nextTicks, then all microtasks",
+        node: NodeOrder::Fixed,
+        script: tick_before_promise,
+    },
+    Scenario {
+        name: "microtasks_between_timers",
+        about: "two timers due together: the queues drain between their callbacks",
+        node: NodeOrder::Fixed,
+        script: microtasks_between_timers,
+    },
+    Scenario {
+        name: "tick_inside_immediate",
+        about: "a nextTick queued in an immediate runs before the next immediate",
+        node: NodeOrder::Fixed,
+        script: tick_inside_immediate,
+    },
+    Scenario {
+        name: "immediate_in_immediate",
+        about: "an immediate queued by an immediate runs in the next iteration",
+        node: NodeOrder::Fixed,
+        script: immediate_in_immediate,
+    },
+    Scenario {
+        name: "io_timeout_vs_immediate",
+        about: "in an I/O callback, the immediate runs before the 0 ms timer",
+        node: NodeOrder::Fixed,
+        script: io_timeout_vs_immediate,
+    },
+    Scenario {
+        name: "main_timeout_vs_immediate",
+        about: "in the main script, the 0 ms timer and the immediate race",
+        node: NodeOrder::Either(&[&["immediate", "timeout"], &["timeout", "immediate"]]),
+        script: main_timeout_vs_immediate,
+    },
+    Scenario {
+        name: "timer_timeout_vs_immediate",
+        about: "in a timer callback, the immediate runs before the new 0 ms timer",
+        node: NodeOrder::Fixed,
+        script: timer_timeout_vs_immediate,
+    },
+    Scenario {
+        name: "async_classic",
+        about: "an async function runs at once up to its first await",
+        node: NodeOrder::Fixed,
+        script: async_classic,
+    },
+    Scenario {
+        name: "await_vs_then_chain",
+        about: "each await costs one microtask, as each link of a then chain",
+        node: NodeOrder::Fixed,
+        script: await_vs_then_chain,
+    },
+    Scenario {
+        name: "tick_microtask_nesting",
+        about: "ticks queued by ticks first; a tick queued by a microtask waits",
+        node: NodeOrder::Fixed,
+        script: tick_microtask_nesting,
+    },
+    Scenario {
+        name: "async_with_timers",
+        about: "async functions awaiting timers, beside a plain timer",
+        node: NodeOrder::Fixed,
+        script: async_with_timers,
+    },
+    Scenario {
+        name: "interval_cleared",
+        about: "an interval, a nextTick per run, cleared from its third run",
+        node: NodeOrder::Fixed,
+        script: interval_cleared,
+    },
+    Scenario {
+        name: "close_after_check",
+        about: "a close callback runs in the close phase, after the check phase",
+        node: NodeOrder::Fixed,
+        script: close_after_check,
+    },
+    Scenario {
+        name: "async_return_then",
+        about: "an async function with no await is fulfilled when it returns",
+        node: NodeOrder::Fixed,
+        script: async_return_then,
+    },
+    Scenario {
+        name: "async_quiz",
+        about: "the second quiz: awaits, then chains, a tick and a timer",
+        node: NodeOrder::Fixed,
+        script: crate::async_quiz,
+    },
+    Scenario {
+        name: "timers_by_deadline",
+        about: "timers run by deadline, not by the order they were set",
+        node: NodeOrder::Fixed,
+        script: timers_by_deadline,
+    },
+];

@@ -1,0 +1,228 @@
+//! The scenarios' programs: each one the same program as a script in
+//! `tests/node/<name>.js`, written line for line for this loop.
+//!
+//! `scenario_list.rs` lists them; the suite `tests/truth_node.rs` runs both sides and
+//! compares what they print, and the quizzes and the examples run them too. Node's
+//! globals are spelled as this crate's functions: `console.log` is [`console_log`],
+//! `process.nextTick` is [`next_tick`], an `async function` is an `async` block given
+//! to [`spawn_async`], `await p` is `p.await`.
+
+use std::io::Write;
+
+use crate::{
+    Interest, Promise, clear_interval, close, console_log, next_tick, once_ready, pipe,
+    queue_microtask, set_immediate, set_interval, set_timeout, spawn_async, watch,
+};
+
+// ANCHOR: tick_before_promise
+pub(crate) fn tick_before_promise() {
+    Promise::resolved(()).then(|()| console_log("promise"));
+    next_tick(|| console_log("tick"));
+    queue_microtask(|| console_log("microtask"));
+    console_log("main");
+}
+// ANCHOR_END: tick_before_promise
+
+// ANCHOR: microtasks_between_timers
+pub(crate) fn microtasks_between_timers() {
+    set_timeout(
+        || {
+            console_log("timeout 1");
+            Promise::resolved(()).then(|()| console_log("promise 1"));
+            next_tick(|| console_log("tick 1"));
+        },
+        0,
+    );
+    set_timeout(
+        || {
+            console_log("timeout 2");
+            Promise::resolved(()).then(|()| console_log("promise 2"));
+        },
+        0,
+    );
+}
+// ANCHOR_END: microtasks_between_timers
+
+pub(crate) fn tick_inside_immediate() {
+    set_immediate(|| {
+        console_log("immediate 1");
+        Promise::resolved(()).then(|()| console_log("promise"));
+        next_tick(|| console_log("tick"));
+    });
+    set_immediate(|| console_log("immediate 2"));
+}
+
+pub(crate) fn immediate_in_immediate() {
+    set_immediate(|| {
+        console_log("immediate A");
+        set_immediate(|| console_log("immediate C"));
+    });
+    set_immediate(|| console_log("immediate B"));
+}
+
+// ANCHOR: io_timeout_vs_immediate
+pub(crate) fn io_timeout_vs_immediate() {
+    // Node reads a file on its thread pool; here a pipe with a byte in it stands for
+    // the finished read: a real readiness event from epoll, in the poll phase.
+    let (mut sender, receiver) = pipe::new().expect("a pipe can be made");
+    sender
+        .write_all(b"x")
+        .expect("one byte fits in an empty pipe");
+    once_ready(receiver, Interest::READABLE, move |_receiver| {
+        drop(sender);
+        console_log("io");
+        set_timeout(|| console_log("timeout"), 0);
+        set_immediate(|| console_log("immediate"));
+        next_tick(|| console_log("tick"));
+    })
+    .expect("the pipe can be registered");
+}
+// ANCHOR_END: io_timeout_vs_immediate
+
+pub(crate) fn main_timeout_vs_immediate() {
+    set_timeout(|| console_log("timeout"), 0);
+    set_immediate(|| console_log("immediate"));
+}
+
+pub(crate) fn timer_timeout_vs_immediate() {
+    set_timeout(
+        || {
+            console_log("timeout A");
+            set_timeout(|| console_log("timeout B"), 0);
+            set_immediate(|| console_log("immediate"));
+        },
+        0,
+    );
+}
+
+// ANCHOR: async_classic
+pub(crate) fn async_classic() {
+    async fn async2() {
+        console_log("async2");
+    }
+    async fn async1() {
+        console_log("async1 start");
+        spawn_async(async2()).await;
+        console_log("async1 end");
+    }
+    console_log("script start");
+    set_timeout(|| console_log("setTimeout"), 0);
+    spawn_async(async1());
+    Promise::new(|resolve| {
+        console_log("promise1");
+        resolve.resolve(());
+    })
+    .then(|()| console_log("promise2"));
+    console_log("script end");
+}
+// ANCHOR_END: async_classic
+
+// ANCHOR: await_vs_then_chain
+pub(crate) fn await_vs_then_chain() {
+    spawn_async(async {
+        console_log("a1");
+        Promise::resolved(()).await;
+        console_log("a2");
+        Promise::resolved(()).await;
+        console_log("a3");
+    });
+    Promise::resolved(())
+        .then(|()| console_log("p1"))
+        .then(|()| console_log("p2"))
+        .then(|()| console_log("p3"));
+    console_log("sync");
+}
+// ANCHOR_END: await_vs_then_chain
+
+// ANCHOR: tick_microtask_nesting
+pub(crate) fn tick_microtask_nesting() {
+    Promise::resolved(()).then(|()| {
+        console_log("promise 1");
+        next_tick(|| console_log("tick from promise"));
+        Promise::resolved(()).then(|()| console_log("promise 2"));
+    });
+    next_tick(|| {
+        console_log("tick 1");
+        next_tick(|| console_log("tick 2"));
+        Promise::resolved(()).then(|()| console_log("promise from tick"));
+    });
+}
+// ANCHOR_END: tick_microtask_nesting
+
+// ANCHOR: async_with_timers
+pub(crate) fn async_with_timers() {
+    async fn worker(name: &'static str, ms: u64) {
+        console_log(format!("{name} start"));
+        Promise::new(|resolve| {
+            set_timeout(move || resolve.resolve(()), ms);
+        })
+        .await;
+        console_log(format!("{name} woke"));
+        Promise::resolved(()).await;
+        console_log(format!("{name} done"));
+    }
+    console_log("main start");
+    set_timeout(|| console_log("plain timer"), 50);
+    spawn_async(worker("a", 100));
+    spawn_async(worker("b", 1));
+    console_log("main end");
+}
+// ANCHOR_END: async_with_timers
+
+pub(crate) fn interval_cleared() {
+    let id = std::rc::Rc::new(std::cell::Cell::new(None));
+    let mut n = 0;
+    let handle = std::rc::Rc::clone(&id);
+    let timer = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("interval {n}"));
+            next_tick(move || console_log(format!("tick {n}")));
+            if n == 3 {
+                if let Some(timer) = handle.get() {
+                    clear_interval(timer);
+                }
+                set_timeout(|| console_log("after clear"), 0);
+            }
+        },
+        1,
+    );
+    id.set(Some(timer));
+}
+
+// ANCHOR: close_after_check
+pub(crate) fn close_after_check() {
+    let listener = crate::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a listener on 127.0.0.1");
+    let address = listener.local_addr().expect("the listener's address");
+    let socket = crate::TcpStream::connect(address).expect("a connecting socket");
+    // Writable: the connection is made (Node's 'connect').
+    once_ready(socket, Interest::WRITABLE, move |socket| {
+        drop(listener);
+        console_log("connect");
+        // The socket becomes a handle, then `destroy()` closes it: uv_close.
+        let handle = watch(socket, Interest::READABLE, |_| {}).expect("the socket registers");
+        close(handle, || console_log("close callback")).expect("the socket deregisters");
+        set_immediate(|| console_log("immediate"));
+        next_tick(|| console_log("tick"));
+    })
+    .expect("the socket registers");
+}
+// ANCHOR_END: close_after_check
+
+pub(crate) fn async_return_then() {
+    async fn value() -> &'static str {
+        console_log("body");
+        "v"
+    }
+    spawn_async(value()).then(|v| console_log(format!("then {v}")));
+    queue_microtask(|| console_log("microtask"));
+    next_tick(|| console_log("tick"));
+}
+
+pub(crate) fn timers_by_deadline() {
+    console_log("main");
+    set_timeout(|| console_log("100 ms"), 100);
+    set_timeout(|| console_log("50 ms"), 50);
+    set_timeout(|| console_log("0 ms"), 0);
+}

@@ -1,0 +1,205 @@
+//! Exercise 2: the poll timeout rule, and the loop's life that follows from it.
+
+use std::io::{Read, Write};
+use std::thread;
+
+use ex08_node::{
+    Interest, NodeLoop, PollFacts, PollTimeout, clear_interval, console_log, loop_time, once_ready,
+    pipe, poll_timeout, set_immediate, set_interval, set_timeout, stop,
+};
+use oneloop_testkit::watchdog_default;
+
+/// A loop with one timer and nothing else queued.
+fn waiting_for_a_timer() -> PollFacts {
+    PollFacts {
+        alive: true,
+        next_timer: Some(30),
+        now: 10,
+        ..PollFacts::default()
+    }
+}
+
+#[test]
+fn ex2_with_only_a_timer_the_poll_waits_until_its_deadline() {
+    watchdog_default(|| {
+        assert_eq!(
+            poll_timeout(&waiting_for_a_timer()),
+            PollTimeout::Millis(20)
+        );
+    });
+}
+
+#[test]
+fn ex2_a_timer_already_due_gives_zero_not_an_underflow() {
+    watchdog_default(|| {
+        let facts = PollFacts {
+            now: 45,
+            ..waiting_for_a_timer()
+        };
+        assert_eq!(poll_timeout(&facts), PollTimeout::Millis(0));
+    });
+}
+
+#[test]
+fn ex2_with_no_timer_the_poll_waits_for_ever() {
+    watchdog_default(|| {
+        let facts = PollFacts {
+            next_timer: None,
+            ..waiting_for_a_timer()
+        };
+        assert_eq!(poll_timeout(&facts), PollTimeout::Forever);
+    });
+}
+
+#[test]
+fn ex2_anything_that_must_run_this_iteration_makes_the_poll_only_look() {
+    watchdog_default(|| {
+        let cases = [
+            (
+                "stopping",
+                PollFacts {
+                    stopping: true,
+                    ..waiting_for_a_timer()
+                },
+            ),
+            (
+                "nothing alive",
+                PollFacts {
+                    alive: false,
+                    ..waiting_for_a_timer()
+                },
+            ),
+            (
+                "pending callbacks",
+                PollFacts {
+                    pending: true,
+                    ..waiting_for_a_timer()
+                },
+            ),
+            (
+                "queued immediates",
+                PollFacts {
+                    immediates: true,
+                    ..waiting_for_a_timer()
+                },
+            ),
+            (
+                "close callbacks",
+                PollFacts {
+                    closing: true,
+                    ..waiting_for_a_timer()
+                },
+            ),
+            (
+                "immediates and no timer",
+                PollFacts {
+                    immediates: true,
+                    next_timer: None,
+                    ..waiting_for_a_timer()
+                },
+            ),
+        ];
+        for (why, facts) in cases {
+            assert_eq!(poll_timeout(&facts), PollTimeout::Millis(0), "{why}");
+        }
+    });
+}
+
+#[test]
+fn ex2_the_virtual_clock_jumps_to_each_deadline_and_the_loop_then_ends() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::with_virtual_clock().expect("a poller");
+        let report = node
+            .run(|| {
+                set_timeout(
+                    || console_log(format!("250 ms timer at {}", loop_time())),
+                    250,
+                );
+                set_timeout(|| console_log(format!("0 ms timer at {}", loop_time())), 0);
+            })
+            .expect("the run ends");
+        assert_eq!(report.output, ["0 ms timer at 1", "250 ms timer at 250"]);
+    });
+}
+
+#[test]
+fn ex2_an_interval_keeps_the_loop_alive_until_cleared() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::with_virtual_clock().expect("a poller");
+        let report = node
+            .run(|| {
+                let id = std::rc::Rc::new(std::cell::Cell::new(None));
+                let own = std::rc::Rc::clone(&id);
+                let mut runs = 0;
+                id.set(Some(set_interval(
+                    move || {
+                        runs += 1;
+                        console_log(format!("run {runs} at {}", loop_time()));
+                        if runs == 3
+                            && let Some(id) = own.get()
+                        {
+                            clear_interval(id);
+                        }
+                    },
+                    10,
+                )));
+            })
+            .expect("the run ends");
+        assert_eq!(report.output, ["run 1 at 10", "run 2 at 20", "run 3 at 30"]);
+    });
+}
+
+#[test]
+fn ex2_a_loop_with_nothing_alive_ends_after_the_main_script() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::new().expect("a poller");
+        let report = node.run(|| console_log("main")).expect("the run ends");
+        assert_eq!(report.output, ["main"]);
+        assert_eq!(report.iterations, 0);
+    });
+}
+
+#[test]
+fn ex2_the_poll_blocks_on_real_io_until_another_thread_writes() {
+    watchdog_default(|| {
+        let (mut sender, receiver) = pipe::new().expect("a pipe");
+        let mut node = NodeLoop::new().expect("a poller");
+        let writer = thread::spawn(move || {
+            // Blocking is fine on this thread: it writes one byte and ends.
+            sender.set_nonblocking(false).expect("a blocking sender");
+            sender.write_all(b"!").expect("the loop's end is open");
+        });
+        let report = node
+            .run(|| {
+                once_ready(receiver, Interest::READABLE, |mut receiver| {
+                    let mut byte = [0u8; 1];
+                    receiver.read_exact(&mut byte).expect("the byte is there");
+                    console_log(format!("read {}", byte[0] as char));
+                    set_immediate(|| console_log("immediate after io"));
+                })
+                .expect("registers");
+            })
+            .expect("the run ends");
+        writer.join().expect("the writer finishes");
+        assert_eq!(report.output, ["read !", "immediate after io"]);
+    });
+}
+
+#[test]
+fn ex2_stop_ends_the_loop_after_this_iteration_even_with_a_timer_armed() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::new().expect("a poller");
+        let report = node
+            .run(|| {
+                // An hour away: were the poll to wait for it, the watchdog would fail.
+                set_timeout(|| console_log("never"), 3_600_000);
+                set_immediate(|| {
+                    console_log("immediate");
+                    stop();
+                });
+            })
+            .expect("the run ends");
+        assert_eq!(report.output, ["immediate"]);
+        assert_eq!(report.iterations, 1);
+    });
+}
