@@ -17,8 +17,9 @@
 //!    exists, then the program, recording with `truth.event("...")` (and
 //!    `truth.section("...")` before each loop if it runs several).
 //! 2. Write `fn <name>(rec: &Rc<Recorder>)` in `mod oneloop`: the same program on a
-//!    loop from `rec.event_loop()` (or `rec.runner()`), recording the same events, and
-//!    closing the loop at the end (closing records `turns=N`).
+//!    loop from `rec.event_loop()` (or `run_with(|l| rec.attach(l.core()), ..)`),
+//!    recording the same events, and closing the loop at the end (closing records
+//!    `turns=N`).
 //! 3. Add `<name>: differs [..], cpython_says [..];` to the `scenarios!` list. `differs`
 //!    names the differences on purpose (each must change CPython's trace, or the
 //!    scenario fails); `cpython_says` lists lines CPython's raw trace must hold, for the
@@ -27,15 +28,14 @@
 //! A `#[test]` named `scenario::<name>` is generated for each entry, and
 //! `every_script_has_a_scenario_and_back` keeps the list and the folder in step.
 
+mod external;
 mod truth;
 
 use std::collections::BTreeSet;
 use std::fs;
 
 use oneloop_testkit::watchdog_default;
-use truth::Difference::{
-    CancelBecomesDrop, GatherDoneCallbackHop, ShutdownTurns, StopCallbackTurn,
-};
+use truth::Difference::{CancelBecomesDrop, GatherDoneCallbackHop, ShutdownTurns};
 use truth::{Difference, Scenario};
 
 /// Declares the scenarios: the list `SCENARIOS`, and one `#[test]` per scenario, so a
@@ -77,37 +77,37 @@ scenarios! {
     /// A callback queued by a running callback runs in the next turn, after the batch.
     callback_queues_callback: differs [], cpython_says ["turn=2 run=c", "turns=2"];
     /// A future completed by a callback in turn T resumes its waiter in turn T+1.
-    two_hop_wakeup: differs [StopCallbackTurn],
+    two_hop_wakeup: differs [],
         cpython_says ["turn=2 run=setter", "turn=3 run=main", "turns=4"];
     /// Awaiting an already-complete future costs no turn.
-    complete_future_no_turn: differs [StopCallbackTurn],
+    complete_future_no_turn: differs [],
         cpython_says ["turn=1 event=after-await-3", "turns=2"];
     /// Three nested awaits of coroutines where nothing waits cost no turn.
-    nested_awaits: differs [StopCallbackTurn],
+    nested_awaits: differs [],
         cpython_says ["turn=1 event=main-got-3", "turns=2"];
     /// Awaiting a task resumes the awaiter one turn after the task finishes.
-    task_join_one_hop: differs [StopCallbackTurn],
+    task_join_one_hop: differs [],
         cpython_says ["turn=3 event=child-returns", "turn=4 event=main-joined-7", "turns=5"];
     /// gather of three children that yield once: who runs in which turn.
-    gather_three_children: differs [StopCallbackTurn, GatherDoneCallbackHop],
+    gather_three_children: differs [GatherDoneCallbackHop],
         cpython_says ["turn=4 run=_done_callback", "turn=5 run=main", "turns=6"];
     /// gather of 10 and of 1000 children take the same turns.
-    gather_10_vs_1000: differs [StopCallbackTurn, GatherDoneCallbackHop],
+    gather_10_vs_1000: differs [GatherDoneCallbackHop],
         cpython_says ["section=gather-10", "turns=6", "section=gather-1000", "turns=6"];
     /// Yielding tasks alternate A0 B0 A1 B1 A2 B2; without yields, A0 A1 A2 B0 B1 B2.
-    take_turns: differs [StopCallbackTurn],
+    take_turns: differs [],
         cpython_says ["section=yielding", "turns=7", "section=not-yielding", "turns=4"];
     /// A self-re-queuing callback runs once per turn, and main still finishes.
-    self_requeue: differs [StopCallbackTurn], cpython_says ["turn=5 run=spin", "turns=5"];
-    /// An empty program run with run / asyncio.run: 1 turn, and CPython's 6.
-    empty_run: differs [StopCallbackTurn, ShutdownTurns], cpython_says ["turns=6"];
+    self_requeue: differs [], cpython_says ["turn=5 run=spin", "turns=5"];
+    /// An empty program run with run / asyncio.run: 2 turns, and CPython's 6.
+    empty_run: differs [ShutdownTurns], cpython_says ["turns=6"];
     /// stop() from a callback ends run_forever after the current turn.
     stop_from_callback: differs [], cpython_says ["turn=2 run=later", "turns=2"];
     /// A raising (panicking) callback is reported, and the loop goes on.
     raising_callback: differs [],
         cpython_says ["turn=1 event=exception:bad:oops", "turn=1 run=good", "turns=2"];
     /// A task left waiting when run's main returns: cancelled by CPython, dropped here.
-    run_drops_leftover: differs [StopCallbackTurn, ShutdownTurns, CancelBecomesDrop],
+    run_drops_leftover: differs [ShutdownTurns, CancelBecomesDrop],
         cpython_says ["turn=4 event=leftover-cleanup", "turns=10"];
 }
 // ANCHOR_END: scenarios
@@ -116,7 +116,7 @@ scenarios! {
 mod oneloop {
     use std::rc::Rc;
 
-    use oneloop_core::{gather, yield_now};
+    use oneloop_core::{gather, run_with, yield_now};
     use oneloop_future::OneShot;
 
     use super::truth::{Recorder, current};
@@ -337,10 +337,7 @@ mod oneloop {
     }
 
     pub fn empty_run(rec: &Rc<Recorder>) {
-        // What `oneloop_core::run(async {})` does, with the recorder attached.
-        let mut runner = rec.runner();
-        runner.run(async {}).expect("main finishes");
-        runner.close();
+        run_with(|event_loop| rec.attach(event_loop.core()), async {}).expect("main finishes");
     }
 
     pub fn stop_from_callback(rec: &Rc<Recorder>) {
@@ -388,23 +385,20 @@ mod oneloop {
     }
 
     pub fn run_drops_leftover(rec: &Rc<Recorder>) {
-        let mut runner = rec.runner();
-        let rec = Rc::clone(rec);
-        runner
-            .run(async move {
-                let in_leftover = Rc::clone(&rec);
-                drop(current().spawn_named("leftover", async move {
-                    in_leftover.event("leftover-waits");
-                    let _cleanup = Cleanup(Rc::clone(&in_leftover), "leftover-cleanup");
-                    // Never completed, like the Python side's `create_future()`.
-                    let never = OneShot::<(), ()>::new();
-                    let _ = never.wait().await;
-                }));
-                yield_now().await;
-                rec.event("main-returns");
-            })
-            .expect("main finishes");
-        runner.close();
+        let main_rec = Rc::clone(rec);
+        run_with(|event_loop| rec.attach(event_loop.core()), async move {
+            let in_leftover = Rc::clone(&main_rec);
+            drop(current().spawn_named("leftover", async move {
+                in_leftover.event("leftover-waits");
+                let _cleanup = Cleanup(Rc::clone(&in_leftover), "leftover-cleanup");
+                // Never completed, like the Python side's `create_future()`.
+                let never = OneShot::<(), ()>::new();
+                let _ = never.wait().await;
+            }));
+            yield_now().await;
+            main_rec.event("main-returns");
+        })
+        .expect("main finishes");
     }
 }
 
@@ -498,9 +492,9 @@ fn the_differences_rewrite_cpython_traces_as_documented() {
         );
         let oneloop = lines(
             "turn=1 run=main\nturn=2 run=task\nturn=2 run=task\nturn=3 run=main\n\
-             turn=3 event=done\nturns=3",
+             turn=3 event=done\nturn=4 run=_run_until_complete_cb\nturns=4",
         );
-        let both = on_paper(&[StopCallbackTurn, GatherDoneCallbackHop]);
+        let both = on_paper(&[GatherDoneCallbackHop]);
         assert_eq!(truth::verdict(&both, &cpython, &oneloop), Ok(()));
         // Without the differences, the diff points at the done callbacks.
         let none = on_paper(&[]);
@@ -524,8 +518,10 @@ fn the_differences_rewrite_cpython_traces_as_documented() {
              turn=3 run=leftover\nturn=3 event=cleanup\nturn=4 run=_done_callback\n\
              turn=5 run=_run_until_complete_cb\nmark=cancelled-leftovers\nturns=5",
         );
-        let dropped = lines("turn=1 run=main\nturn=- event=cleanup\nturns=1");
-        let run = on_paper(&[StopCallbackTurn, CancelBecomesDrop]);
+        let dropped = lines(
+            "turn=1 run=main\nturn=2 run=_run_until_complete_cb\nturn=- event=cleanup\nturns=2",
+        );
+        let run = on_paper(&[CancelBecomesDrop]);
         assert_eq!(truth::verdict(&run, &cancelled, &dropped), Ok(()));
     });
 }

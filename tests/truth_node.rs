@@ -15,140 +15,73 @@
 //!
 //! `node` must be on the PATH; without it every test here fails, saying how to get it.
 
+mod external;
+
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use oneloop_node::{Clock, NodeOrder, run_scenario, scenario, scenarios};
-use oneloop_testkit::watchdog_default;
+use external::Interpreter;
+
+use oneloop_node::{Clock, NodeOrder, RealClock, VirtualClock, run_scenario, scenario, scenarios};
+use oneloop_testkit::watchdog;
 
 /// How long one Node script may run before it is killed.
 const NODE_LIMIT: Duration = Duration::from_secs(10);
 
-const NO_NODE: &str = "node is required: the Node truth suite runs every scenario on \
-real Node.js (v20, as in CI) and compares. Install it and put `node` on the PATH: on \
-Debian or Ubuntu, `apt-get install nodejs`; elsewhere, the installer from nodejs.org.";
+/// How long oneloop's side of a scenario may run (the same bound as the asyncio suite's).
+const ONELOOP_LIMIT: Duration = Duration::from_secs(5);
+
+/// Node, as every machine here and CI has it.
+const NODE: Interpreter = Interpreter {
+    program: "node",
+    missing: "node is required: the Node truth suite runs every scenario on real \
+              Node.js (v20, as in CI) and compares. Install it and put `node` on the \
+              PATH: on Debian or Ubuntu, `apt-get install nodejs`; elsewhere, the \
+              installer from nodejs.org.",
+    expected: "v20.",
+    suite: "truth_node",
+};
 
 fn scripts_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node")
 }
 
-/// `node --version`, asked once per test run and written to stderr (past the harness's
-/// capture), so every run shows which Node it checked against.
+/// `node --version`, asked once per test run and shown on stderr, so every run says
+/// which Node it checked against.
 fn node_version() -> Result<String, String> {
     static VERSION: OnceLock<Result<String, String>> = OnceLock::new();
-    VERSION
-        .get_or_init(|| {
-            let version = ask_version();
-            let mut stderr = io::stderr();
-            // A failed write to stderr leaves nothing to report it to.
-            let _ = match &version {
-                Ok(v) if v.starts_with("v20.") => {
-                    writeln!(stderr, "truth_node: comparing oneloop with node {v}")
-                }
-                Ok(v) => writeln!(
-                    stderr,
-                    "truth_node: comparing oneloop with node {v}; the scenarios were \
-                     written against Node 20, as CI runs it"
-                ),
-                Err(problem) => writeln!(stderr, "truth_node: {problem}"),
-            };
-            version
-        })
-        .clone()
+    VERSION.get_or_init(|| NODE.announce_version()).clone()
 }
 
-fn ask_version() -> Result<String, String> {
-    let output = match Command::new("node").arg("--version").output() {
-        Ok(output) => output,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(format!("node was not found. {NO_NODE}"));
-        }
-        Err(e) => return Err(format!("node could not be started ({e}). {NO_NODE}")),
-    };
-    let version = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    if !output.status.success() || !version.starts_with('v') {
-        return Err(format!("`node --version` said {version:?}. {NO_NODE}"));
-    }
-    Ok(version)
-}
-
-/// Reads a child's pipe to the end on its own thread, so a full pipe never stalls it.
-fn read_all(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut text = String::new();
-        // A read error leaves the text short, and the comparison then says so.
-        let _ = pipe.read_to_string(&mut text);
-        text
-    })
-}
-
-/// Runs `tests/node/<name>.js` and returns the lines it printed.
+/// Runs `tests/node/<name>.js` and returns the lines it printed. No `NODE_OPTIONS`
+/// from the environment may change the run.
 fn run_node(name: &str) -> Result<Vec<String>, String> {
     node_version()?;
     let script = scripts_dir().join(format!("{name}.js"));
-    if !script.is_file() {
-        return Err(format!("{} does not exist", script.display()));
-    }
-    let mut child = Command::new("node")
-        .arg(&script)
-        .current_dir(scripts_dir())
-        // No NODE_OPTIONS from the environment may change the run.
-        .env_remove("NODE_OPTIONS")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("starting node failed ({e}). {NO_NODE}"))?;
-    let stdout = read_all(child.stdout.take().expect("stdout is piped"));
-    let stderr = read_all(child.stderr.take().expect("stderr is piped"));
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < NODE_LIMIT => {
-                // Supervising a process, not ordering events: poll its exit.
-                thread::sleep(Duration::from_millis(5));
-            }
-            Ok(None) => {
-                // Best effort: the test fails either way.
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("{name}.js did not finish within {NODE_LIMIT:?}"));
-            }
-            Err(e) => return Err(format!("waiting for {name}.js failed: {e}")),
-        }
-    };
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    if !status.success() {
-        return Err(format!(
-            "{name}.js failed ({status}); its stderr:\n{stderr}"
-        ));
-    }
-    Ok(stdout.lines().map(str::to_string).collect())
+    NODE.run(&[], &script, &["NODE_OPTIONS"], NODE_LIMIT)
 }
 
 /// Runs scenario `name` on Node and on both of oneloop's clocks, and compares.
 fn check(name: &str) {
     let node = run_node(name).unwrap_or_else(|problem| panic!("{problem}"));
     let scenario = scenario(name).unwrap_or_else(|| panic!("no oneloop scenario {name}"));
-    let ours = |clock: Clock| {
-        let scenario = *scenario;
-        watchdog_default(move || run_scenario(&scenario, clock))
+    fn ours<C: Clock + Default>(name: &str, scenario: oneloop_node::Scenario) -> Vec<String> {
+        // The clock is made on the watchdog's thread, where the loop runs.
+        watchdog(ONELOOP_LIMIT, move || run_scenario(&scenario, C::default()))
             .unwrap_or_else(|e| panic!("{name} failed on oneloop: {e}"))
-    };
-    let on_virtual = ours(Clock::virtual_clock());
-    let on_real = ours(Clock::real());
+    }
+    let on_virtual = ours::<VirtualClock>(name, *scenario);
+    let on_real = ours::<RealClock>(name, *scenario);
     match scenario.node {
         NodeOrder::Fixed => {
-            assert_eq!(on_virtual, node, "{name}: oneloop (virtual clock) vs node");
-            assert_eq!(on_real, node, "{name}: oneloop (real clock) vs node");
+            for (clock, ours) in [("virtual", &on_virtual), ("real", &on_real)] {
+                if let Err(diff) = external::side_by_side("node", &node, ours) {
+                    panic!("{name}: oneloop on the {clock} clock and node disagree; {diff}");
+                }
+            }
         }
         NodeOrder::Either(orders) => {
             let allowed = |lines: &[String]| orders.iter().any(|order| lines == *order);

@@ -23,16 +23,14 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
-use std::io::{self, Read, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::rc::Rc;
 use std::sync::OnceLock;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use oneloop_core::{Core, EventLoop, Label, Observer, ParkReport, Runner, with_current};
+use crate::external::{self, Interpreter};
+
+use oneloop_core::{Core, EventLoop, Label, Observer, ParkReport, with_current};
 
 /// The longest a scenario script may run before it counts as hung.
 const PYTHON_LIMIT: Duration = Duration::from_secs(10);
@@ -116,17 +114,10 @@ impl Recorder {
         event_loop
     }
 
-    /// A new runner (what `oneloop_core::run` uses inside) whose loop this recorder
-    /// observes. `run` itself makes its loop where no observer can be added before the
-    /// first turn, so a scenario of `run` does what `run` does: `Runner::new`, `run`,
-    /// `close`.
-    pub fn runner(self: &Rc<Self>) -> Runner {
-        let runner = Runner::new();
-        self.attach(runner.event_loop().core());
-        runner
-    }
-
-    fn attach(self: &Rc<Self>, core: &Core) {
+    /// Makes this recorder observe `core`'s loop: every turn and handle, and `turns=N`
+    /// when it closes. `run_with(|l| rec.attach(l.core()), main)` observes a whole
+    /// `run`, from its first turn.
+    pub fn attach(self: &Rc<Self>, core: &Core) {
         self.turns.set(0);
         core.add_observer(Rc::clone(self) as Rc<dyn Observer>);
         let recorder = Rc::clone(self);
@@ -255,15 +246,11 @@ fn fold(lines: impl Iterator<Item = String>) -> Vec<String> {
 /// apply; each is a rewrite of CPython's trace into what oneloop does instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Difference {
-    /// `run_until_complete` stops the loop from a done callback on the main task
-    /// (`_run_until_complete_cb`), which runs one turn after main finishes. oneloop
-    /// checks the main task after every turn instead. Rewrite: each turn that runs
-    /// `_run_until_complete_cb` is removed, with everything in it.
-    StopCallbackTurn,
     /// `asyncio.run` ends with `shutdown_asyncgens` and `shutdown_default_executor`,
-    /// each a task with turns of its own. oneloop has no async generators, and its
-    /// thread pool shuts down from a close hook. Rewrite: the turns running those tasks
-    /// are removed.
+    /// each run by `run_until_complete`: the task's turn, then its stop callback's turn.
+    /// oneloop has no async generators, and its thread pool shuts down from a close
+    /// hook. Rewrite: the turns running those tasks are removed, and with each the turn
+    /// of the `_run_until_complete_cb` that follows it.
     ShutdownTurns,
     /// `gather` hangs a done callback (`_done_callback`) on every child, and the last
     /// one completes the outer future, which then wakes the awaiting task: one hop more
@@ -284,7 +271,6 @@ impl Difference {
     /// A short name for messages.
     pub fn name(self) -> &'static str {
         match self {
-            Difference::StopCallbackTurn => "stop-callback turn",
             Difference::ShutdownTurns => "shutdown turns",
             Difference::GatherDoneCallbackHop => "gather's done-callback hop",
             Difference::CancelBecomesDrop => "cancel becomes drop",
@@ -314,16 +300,22 @@ fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
     let mut dropped = BTreeSet::new();
     let mut events_kept = BTreeSet::new();
     let mut between_marks = false;
+    let mut shutdown_stop_pending = false;
     for entry in entries {
         match entry {
             Entry::Mark(mark) if mark == "cancel-leftovers" => between_marks = true,
             Entry::Mark(mark) if mark == "cancelled-leftovers" => between_marks = false,
             Entry::Run { turn, name } => {
-                if has(Difference::StopCallbackTurn) && name == "_run_until_complete_cb" {
-                    dropped.insert(*turn);
-                }
                 if has(Difference::ShutdownTurns) && SHUTDOWN_TASKS.contains(&name.as_str()) {
                     dropped.insert(*turn);
+                    shutdown_stop_pending = true;
+                } else if has(Difference::ShutdownTurns)
+                    && shutdown_stop_pending
+                    && name == "_run_until_complete_cb"
+                {
+                    // The stop callback of that shutdown task's `run_until_complete`.
+                    dropped.insert(*turn);
+                    shutdown_stop_pending = false;
                 }
                 if has(Difference::CancelBecomesDrop) && between_marks {
                     dropped.insert(*turn);
@@ -398,39 +390,10 @@ fn apply(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
 // The comparer.
 // ---------------------------------------------------------------------------------------
 
-/// Compares two rendered traces line by line. On a difference, the error is a side by
-/// side listing: `>>` marks the first line that differs, `!=` every later one, and a
-/// line one side lacks shows as `(none)`.
+/// Compares two rendered traces line by line; on a difference, the error is the side
+/// by side listing of [`external::side_by_side`], headed `CPython` and `oneloop`.
 pub fn compare(cpython: &[String], oneloop: &[String]) -> Result<(), String> {
-    if cpython == oneloop {
-        return Ok(());
-    }
-    let width = cpython
-        .iter()
-        .map(String::len)
-        .max()
-        .unwrap_or(0)
-        .max("CPython".len());
-    let mut out = String::new();
-    let _ = writeln!(out, "       #  {:width$}  oneloop", "CPython");
-    let mut first = None;
-    for index in 0..cpython.len().max(oneloop.len()) {
-        let left = cpython.get(index).map_or("(none)", String::as_str);
-        let right = oneloop.get(index).map_or("(none)", String::as_str);
-        let marker = if cpython.get(index) == oneloop.get(index) {
-            "  "
-        } else if first.is_none() {
-            first = Some(index + 1);
-            ">>"
-        } else {
-            "!="
-        };
-        let _ = writeln!(out, "  {marker} {:>3}  {left:width$}  {right}", index + 1);
-    }
-    let first = first.expect("the traces differ somewhere");
-    Err(format!(
-        "the traces differ; first at line {first} (marked >>):\n{out}"
-    ))
+    external::side_by_side("CPython", cpython, oneloop)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -442,72 +405,35 @@ pub fn scripts_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/asyncio")
 }
 
-const NO_PYTHON: &str = "python3 is required: the truth suite runs every scenario on real \
-CPython asyncio (3.11, as in CI) and compares. Install it and put `python3` on the PATH: \
-on Debian or Ubuntu, `apt-get install python3`; elsewhere, the installer from python.org.";
+/// CPython, as every machine here and CI has it.
+const PYTHON: Interpreter = Interpreter {
+    program: "python3",
+    missing: "python3 is required: the truth suite runs every scenario on real CPython \
+              asyncio (3.11, as in CI) and compares. Install it and put `python3` on the \
+              PATH: on Debian or Ubuntu, `apt-get install python3`; elsewhere, the \
+              installer from python.org.",
+    expected: "Python 3.11.",
+    suite: "truth_asyncio",
+};
 
-/// `python3 --version`, asked once per test run and written straight to stderr (past
-/// the test harness's capture), so that every run shows which interpreter it checked
-/// against.
+/// `python3 --version`, asked once per test run and shown on stderr, so that every run
+/// says which interpreter it checked against.
 pub fn python_version() -> Result<String, String> {
     static VERSION: OnceLock<Result<String, String>> = OnceLock::new();
     VERSION
         .get_or_init(|| {
-            let version = ask_version();
-            let mut stderr = io::stderr();
-            let _ = match &version {
-                Ok(version) if version.starts_with("Python 3.11.") => writeln!(
-                    stderr,
-                    "truth_asyncio: comparing oneloop with {version} (python3 on the PATH)"
-                ),
-                Ok(version) => writeln!(
-                    stderr,
-                    "truth_asyncio: comparing oneloop with {version} (python3 on the PATH); \
-                     the scenarios were written against CPython 3.11, as CI runs it, so a \
-                     disagreement here may come from the interpreter's version"
-                ),
-                Err(problem) => writeln!(stderr, "truth_asyncio: {problem}"),
-            };
-            version
+            PYTHON.announce_version().and_then(|version| {
+                if version.starts_with("Python 3.") {
+                    Ok(version)
+                } else {
+                    Err(format!(
+                        "`python3 --version` said {version:?}, not a Python 3. {}",
+                        PYTHON.missing
+                    ))
+                }
+            })
         })
         .clone()
-}
-
-fn ask_version() -> Result<String, String> {
-    let output = match Command::new("python3").arg("--version").output() {
-        Ok(output) => output,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => {
-            return Err(format!("python3 was not found. {NO_PYTHON}"));
-        }
-        Err(error) => {
-            return Err(format!(
-                "python3 could not be started ({error}). {NO_PYTHON}"
-            ));
-        }
-    };
-    // Old interpreters print the version on stderr.
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let version = text.trim().to_string();
-    if !output.status.success() || !version.starts_with("Python 3.") {
-        return Err(format!(
-            "`python3 --version` said {version:?}, not a Python 3. {NO_PYTHON}"
-        ));
-    }
-    Ok(version)
-}
-
-/// Reads a child's pipe to the end on a thread of its own, so a full pipe never stalls
-/// the child while this thread waits for it.
-fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut text = String::new();
-        let _ = pipe.read_to_string(&mut text);
-        text
-    })
 }
 
 /// Runs `tests/asyncio/<name>.py` and returns the trace it printed.
@@ -517,46 +443,7 @@ fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
 /// script's own folder is on `sys.path`, which is how it finds `truthtrace`.
 pub fn run_script(name: &str) -> Result<Vec<String>, String> {
     let script = scripts_dir().join(format!("{name}.py"));
-    if !script.is_file() {
-        return Err(format!("{} does not exist", script.display()));
-    }
-    let mut child = Command::new("python3")
-        .args(["-B", "-E", "-s"])
-        .arg(&script)
-        .current_dir(scripts_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("starting python3 failed ({error}). {NO_PYTHON}"))?;
-    let stdout = drain(child.stdout.take().expect("stdout is piped"));
-    let stderr = drain(child.stderr.take().expect("stderr is piped"));
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < PYTHON_LIMIT => {
-                // Supervising a process, not ordering events: poll its exit.
-                thread::sleep(Duration::from_millis(5));
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{name}.py did not finish within {PYTHON_LIMIT:?}; it was killed"
-                ));
-            }
-            Err(error) => return Err(format!("waiting for {name}.py failed: {error}")),
-        }
-    };
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    if !status.success() {
-        return Err(format!(
-            "{name}.py failed ({status}); its stderr:\n{stderr}"
-        ));
-    }
-    Ok(stdout.lines().map(str::to_string).collect())
+    PYTHON.run(&["-B", "-E", "-s"], &script, &[], PYTHON_LIMIT)
 }
 
 // ---------------------------------------------------------------------------------------

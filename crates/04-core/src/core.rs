@@ -91,6 +91,13 @@ impl Core {
 
     // ANCHOR: spawn
     /// Spawns `future` as a task and queues its first step (asyncio's `create_task`).
+    ///
+    /// On a closed loop the task could never run. asyncio's `create_task` raises
+    /// "Event loop is closed"; oneloop drops the future at once and returns a join
+    /// handle that is already finished with [`JoinError::Cancelled`], so that whoever
+    /// awaits it is not left waiting for ever.
+    ///
+    /// [`JoinError::Cancelled`]: oneloop_task::JoinError::Cancelled
     pub fn spawn<F: Future + 'static>(&self, future: F) -> JoinHandle<F::Output> {
         self.spawn_labelled(future, None)
     }
@@ -110,6 +117,13 @@ impl Core {
         label: Option<Label>,
     ) -> JoinHandle<F::Output> {
         let (id, handle) = spawn_into(&self.tasks, &self.sink, future, label);
+        if self.is_closed() {
+            // Dropping the unstarted task writes `Cancelled` into its handle. The slot
+            // is taken out first and dropped with no borrow held: a drop is user code.
+            let removed = self.tasks.borrow_mut().remove(id);
+            drop(removed);
+            return handle;
+        }
         // The first step is queued the way every later one is: by the wake path.
         self.wake_here(id);
         handle
@@ -117,6 +131,9 @@ impl Core {
     // ANCHOR_END: spawn
 
     /// Queues `callback` to run in a coming turn (asyncio's `call_soon`).
+    ///
+    /// On a closed loop, where asyncio raises "Event loop is closed", oneloop drops
+    /// `callback` at once and returns a handle that is already cancelled.
     pub fn call_soon(&self, callback: impl FnOnce() + 'static) -> CallbackHandle {
         self.call_soon_named("callback", callback)
     }
@@ -129,6 +146,12 @@ impl Core {
     ) -> CallbackHandle {
         let label = label.into();
         let flag = CancelFlag::new();
+        if self.is_closed() {
+            // Nothing will run it: say so through the handle, and drop it now.
+            flag.cancel();
+            drop(callback);
+            return CallbackHandle::new(flag, label);
+        }
         self.ready.push(Handle::once(
             label.clone(),
             Box::new(callback),
@@ -138,7 +161,11 @@ impl Core {
     }
 
     /// Queues a shared callback once. Queuing the same `Rc` again allocates nothing.
+    /// On a closed loop it queues nothing.
     pub fn call_soon_shared(&self, label: Label, callback: &Rc<dyn Fn()>, cancel: &CancelFlag) {
+        if self.is_closed() {
+            return;
+        }
         self.ready
             .push(Handle::shared(label, Rc::clone(callback), cancel.clone()));
     }

@@ -12,8 +12,15 @@
 //!
 //! The driver of this stage, [`ThreadParker`], has nothing to wait for: it parks the
 //! thread, which only another thread can unpark.
+//!
+//! A driver that sleeps somewhere a thread unpark cannot reach (stage 6 sleeps in
+//! `epoll_wait`) puts an [`Unparker`] in the loop's extensions when it is installed:
+//! a `Send + Sync` way for any thread to end its park early. The loop's wakers use it
+//! (see [`LoopWaker`](crate::LoopWaker)); without one they unpark the loop's thread.
 
-use std::thread;
+use std::fmt;
+use std::sync::Arc;
+use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use crate::{Extensions, ReadyQueue};
@@ -62,9 +69,10 @@ pub trait Driver: 'static {
     }
 
     /// Whether something outside the loop's thread may end a park with no timeout
-    /// (a waker held elsewhere unparks the thread). A driver of a simulated world,
-    /// such as stage 5's virtual clock, answers `false`: then, with nothing ready and
-    /// no registration, the loop reports a stall even while wakers are held.
+    /// (a waker held elsewhere unparks the thread, or calls the driver's
+    /// [`Unparker`]). A driver of a simulated world, such as stage 5's virtual clock,
+    /// answers `false`: then, with nothing ready and no registration, the loop reports
+    /// a stall even while wakers are held.
     fn external_wakes(&self) -> bool {
         true
     }
@@ -94,13 +102,54 @@ impl Driver for Box<dyn Driver> {
     }
 }
 
+// ANCHOR: unpark
+/// Ends a driver's park early. Called from any thread; the driver's next (or
+/// current) park returns as soon as it can.
+///
+/// The wake must not be lost: if it comes before the park begins, that park must
+/// return at once (a thread's unpark token and an eventfd both keep it).
+pub trait Unpark: Send + Sync + 'static {
+    /// Wakes the parked driver, or makes its next park return at once.
+    fn unpark(&self);
+}
+
+impl Unpark for Thread {
+    fn unpark(&self) {
+        Thread::unpark(self);
+    }
+}
+
+/// A shareable [`Unpark`]: what a driver puts in the loop's extensions when a thread
+/// unpark cannot end its sleep.
+#[derive(Clone)]
+pub struct Unparker(Arc<dyn Unpark>);
+
+impl Unparker {
+    /// Wraps `unpark`.
+    pub fn new(unpark: impl Unpark) -> Self {
+        Self(Arc::new(unpark))
+    }
+
+    /// Ends the driver's park early (see [`Unpark`]).
+    pub fn unpark(&self) {
+        self.0.unpark();
+    }
+}
+
+impl fmt::Debug for Unparker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Unparker")
+    }
+}
+// ANCHOR_END: unpark
+
 // ANCHOR: thread_parker
 /// The default driver: no timers, no I/O. It parks the thread when asked to wait.
 ///
 /// Nothing on the loop's own thread can unpark it while it sleeps, so the loop only
 /// lets it wait for ever when some waker is held elsewhere (another thread may call
-/// it). A wake from another thread unparks it; the loop then reports that such wakes
-/// need stage 7.
+/// it). A wake from another thread unparks it; unless a layer took over such wakes
+/// (stage 7's injection queue), the loop then reports that they need stage 7.
 #[derive(Debug, Default)]
 pub struct ThreadParker;
 

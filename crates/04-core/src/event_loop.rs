@@ -1,7 +1,6 @@
 //! The event loop: a core, a driver, and the loops that run turns.
 
 use std::fmt;
-use std::future::Future;
 use std::ops::Deref;
 use std::rc::Rc;
 use std::time::Duration;
@@ -123,40 +122,24 @@ impl<D: Driver> EventLoop<D> {
     }
     // ANCHOR_END: park
 
-    /// Runs turns until [`stop`](Core::stop) is called (asyncio's `run_forever`).
+    // ANCHOR: run_forever
+    /// Runs turns until [`stop`](Core::stop) is called (asyncio's `run_forever`): the
+    /// turn in which `stop` was called finishes its batch, then this returns. Whatever
+    /// the outcome, the stop request is cleared, as asyncio's `finally:
+    /// self._stopping = False` clears it, so the loop can run again.
     pub fn run_forever(&mut self) -> Result<(), LoopError> {
-        loop {
-            self.run_once()?;
-            if self.core.take_stopping() {
-                return Ok(());
+        let outcome = loop {
+            if let Err(error) = self.run_once() {
+                break Err(error);
             }
-        }
+            if self.core.is_stopping() {
+                break Ok(());
+            }
+        };
+        self.core.take_stopping();
+        outcome
     }
-
-    // ANCHOR: run_until_complete
-    /// Spawns `future` as the main task and runs turns until it finishes.
-    ///
-    /// asyncio adds a done callback to the main future that calls `stop()`, which costs
-    /// one more turn; oneloop checks the main task after every turn instead.
-    pub fn run_until_complete<F: Future + 'static>(
-        &mut self,
-        future: F,
-    ) -> Result<F::Output, LoopError> {
-        if self.core.is_closed() {
-            return Err(LoopError::Closed);
-        }
-        let main = self.core.spawn_named("main", future);
-        loop {
-            self.run_once()?;
-            if let Some(result) = main.try_take() {
-                return result.map_err(LoopError::MainFailed);
-            }
-            if self.core.take_stopping() {
-                return Err(LoopError::StoppedBeforeComplete);
-            }
-        }
-    }
-    // ANCHOR_END: run_until_complete
+    // ANCHOR_END: run_forever
 
     /// What a stepper may show now: the turn, the queued labels, the layers.
     pub fn snapshot(&self) -> Snapshot {

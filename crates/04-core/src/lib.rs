@@ -24,6 +24,12 @@
 //!   callbacks, the last of which wakes the awaiting task; here every child wakes it
 //!   directly. Each test of turn counts says where oneloop and CPython agree, and where
 //!   they do not.
+//! - `run_until_complete` stops the loop the way asyncio does, one turn after main
+//!   finishes, with a callback labelled [`RUN_UNTIL_COMPLETE_CB`]; but a oneloop task
+//!   has no done callbacks, so a guard inside main's future queues that callback when
+//!   it is dropped (main returned or panicked).
+//! - [`yield_now`] is stage 1's, unchanged: asyncio's `await sleep(0)` is the same bare
+//!   yield, which the task answers by queuing its own next step.
 //! - The loop is generic over a [`Driver`]: the one place it sleeps. Stage 5 wraps the
 //!   driver with timers, stage 6 puts epoll at the bottom; this crate does not change.
 //!
@@ -57,25 +63,27 @@ mod event_loop;
 mod extensions;
 mod gather;
 mod handle;
+mod main_task;
 mod observer;
 mod ready;
 mod registry;
 mod runner;
 mod turn;
+mod until_complete;
 mod wake;
-mod yield_now;
 
 pub use crate::core::{CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, Core};
-pub use driver::{Driver, LayerSnapshot, ParkReport, ThreadParker};
+pub use driver::{Driver, LayerSnapshot, ParkReport, ThreadParker, Unpark, Unparker};
 pub use error::{FOREIGN_WAKE, LoopError};
 pub use event_loop::{EventLoop, Snapshot};
 pub use extensions::Extensions;
 pub use gather::{Gather, gather};
 pub use handle::{Callback, CallbackHandle, CancelFlag, Handle};
+pub use main_task::RUN_UNTIL_COMPLETE_CB;
 pub use observer::Observer;
 pub(crate) use observer::Observers;
-pub use oneloop_task::{ExceptionReport, JoinError, JoinHandle, Label, TaskId};
+pub use oneloop_coroutine::{YieldNow, yield_now};
+pub use oneloop_task::{ExceptionReport, JoinError, JoinHandle, Label, NEVER_RETRIEVED, TaskId};
 pub use ready::ReadyQueue;
-pub use registry::{LoopId, LoopWaker, spawn, with_current};
-pub use runner::{Runner, run};
-pub use yield_now::{YieldNow, yield_now};
+pub use registry::{LoopId, LoopWaker, RemoteWake, spawn, with_current};
+pub use runner::{Runner, run, run_with};

@@ -39,7 +39,11 @@ pub trait Observer {
         let _ = (turn, label, elapsed);
     }
 
-    /// A turn ended, having parked as `park` says and run `handles` handles.
+    /// A turn ended, having parked as `park` says. `handles` is the size of the turn's
+    /// `ntodo` batch: every handle popped in its run phase, including cancelled ones
+    /// (skipped, never reported to [`handle_ran`](Self::handle_ran)) and steps of tasks
+    /// that are gone (reported like any handle; the step finds no task and does
+    /// nothing).
     fn turn_ended(&self, turn: u64, park: &ParkReport, handles: usize) {
         let _ = (turn, park, handles);
     }

@@ -7,10 +7,14 @@
 //! - **on the loop's thread**: look the loop up by id in this thread's registry of live
 //!   loops (a short list of `Weak<Core>`), and push the task's step onto its ready queue,
 //!   as asyncio's `call_soon` would. Two loops on one thread each find their own.
-//! - **on any other thread**: the loop cannot be touched from here. Stage 7 brings an
-//!   injection queue for this; until then the waker sets the loop's `foreign` flag and
-//!   unparks the loop's thread, so the *loop* stops with [`LoopError::ForeignWake`]
-//!   instead of sleeping for ever with a wake it never received.
+//! - **on any other thread**: the loop cannot be touched from here. If a layer has
+//!   taken over such wakes ([`LoopWaker::set_remote`]; stage 7's injection queue), the
+//!   waker hands the task's id to it, and that layer delivers the step on the loop's
+//!   thread. Otherwise the waker sets the loop's `foreign` flag and ends the loop's
+//!   park (through the driver's [`Unparker`] if it installed one, as the epoll driver
+//!   does, else by unparking the thread), so the *loop* stops with
+//!   [`LoopError::ForeignWake`] instead of sleeping for ever with a wake it never
+//!   received.
 //!
 //! The registry also holds the one thread-local futures use to find the running loop
 //! (for its extensions, or to spawn): [`with_current`].
@@ -20,11 +24,12 @@ use std::fmt;
 use std::future::Future;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::thread::{self, Thread};
 
 use oneloop_task::{JoinHandle, Schedule, TaskId};
 
-use crate::{Core, LoopError};
+use crate::{Core, LoopError, Unparker};
 
 /// The name of one loop, unique in the process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,13 +70,26 @@ fn find(id: LoopId) -> Option<Rc<Core>> {
         .flatten()
 }
 
+// ANCHOR: remote_wake
+/// A layer that carries wakes from other threads to the loop (stage 7's injection
+/// queue). Installed once with [`LoopWaker::set_remote`].
+pub trait RemoteWake: Send + Sync + 'static {
+    /// A waker of task `id` fired on a thread that is not the loop's: queue the step
+    /// somewhere the loop will find it, and end the loop's park.
+    fn wake_from_thread(&self, id: TaskId);
+}
+// ANCHOR_END: remote_wake
+
 // ANCHOR: loop_waker
 /// The shared half of every waker of one loop: which loop, on which thread.
-#[derive(Debug)]
 pub struct LoopWaker {
     loop_id: LoopId,
     thread: Thread,
     foreign: AtomicBool,
+    /// The driver's unparker, looked up once, on the loop's first turn.
+    unparker: OnceLock<Option<Unparker>>,
+    /// The layer that takes wakes from other threads, if one was installed.
+    remote: OnceLock<Arc<dyn RemoteWake>>,
 }
 
 impl Schedule for LoopWaker {
@@ -83,14 +101,29 @@ impl Schedule for LoopWaker {
             {
                 core.wake_here(id);
             }
+        } else if let Some(remote) = self.remote.get() {
+            // Another thread, and a layer that can carry the wake: hand it over.
+            remote.wake_from_thread(id);
         } else {
-            // Another thread: flag the loop and wake its thread, so it fails loudly.
+            // Another thread and no such layer: flag the loop and end its park, so the
+            // loop fails loudly instead of sleeping with a wake it never received.
             self.foreign.store(true, Ordering::SeqCst);
-            self.thread.unpark();
+            self.unpark_loop();
         }
     }
 }
 // ANCHOR_END: loop_waker
+
+impl fmt::Debug for LoopWaker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoopWaker")
+            .field("loop_id", &self.loop_id)
+            .field("thread", &self.thread.id())
+            .field("foreign", &self.foreign.load(Ordering::Relaxed))
+            .field("remote", &self.remote.get().is_some())
+            .finish()
+    }
+}
 
 impl LoopWaker {
     pub(crate) fn new(loop_id: LoopId) -> Self {
@@ -98,6 +131,8 @@ impl LoopWaker {
             loop_id,
             thread: thread::current(),
             foreign: AtomicBool::new(false),
+            unparker: OnceLock::new(),
+            remote: OnceLock::new(),
         }
     }
 
@@ -111,12 +146,63 @@ impl LoopWaker {
         &self.thread
     }
 
-    /// Reports (once) a wake that came from another thread.
+    /// Hands every later wake from another thread to `remote` instead of failing the
+    /// loop. Returns `false` (and changes nothing) if a remote was already installed.
+    ///
+    /// Install it before any waker of the loop can reach another thread (stage 7 does
+    /// it when the loop is built): a wake that came earlier took the failing path.
+    pub fn set_remote(&self, remote: Arc<dyn RemoteWake>) -> bool {
+        self.remote.set(remote).is_ok()
+    }
+
+    /// Whether a layer takes wakes from other threads ([`set_remote`](Self::set_remote)).
+    pub fn has_remote(&self) -> bool {
+        self.remote.get().is_some()
+    }
+
+    /// Ends the loop's park: through the driver's [`Unparker`] if it installed one,
+    /// else by unparking the loop's thread.
+    pub fn unpark_loop(&self) {
+        match self.unparker.get() {
+            Some(Some(unparker)) => unparker.unpark(),
+            _ => self.thread.unpark(),
+        }
+    }
+
+    /// Reports (once) a wake that came from another thread. Called by the loop on its
+    /// own thread before and after every park; the first call also looks up the
+    /// driver's [`Unparker`] in the loop's extensions (drivers install theirs when
+    /// the loop is built, before any waker exists).
     pub(crate) fn take_foreign_wake(&self) -> Result<(), LoopError> {
+        if self.unparker.get().is_none()
+            && let Some(core) = find(self.loop_id)
+        {
+            let unparker = core.extensions().get::<Unparker>().map(|u| (*u).clone());
+            // Only the loop's thread sets it; a second set cannot happen.
+            let _ = self.unparker.set(unparker);
+        }
         if self.foreign.swap(false, Ordering::SeqCst) {
             Err(LoopError::ForeignWake)
         } else {
             Ok(())
+        }
+    }
+}
+
+impl Core {
+    /// The shared half of this loop's wakers (for a layer that installs a
+    /// [`RemoteWake`]).
+    pub fn loop_waker(&self) -> Arc<LoopWaker> {
+        Arc::clone(self.tasks.borrow().scheduler())
+    }
+
+    /// Queues one step of task `id`, exactly as its waker does on the loop's thread:
+    /// at the back of the ready queue, at most once per turn, nothing for a stale id or
+    /// a closed loop. A layer that carried a wake from another thread calls this on
+    /// the loop's thread to deliver it.
+    pub fn wake_task(&self, id: TaskId) {
+        if !self.is_closed() {
+            self.wake_here(id);
         }
     }
 }

@@ -72,7 +72,18 @@ impl fmt::Debug for Runner<ThreadParker> {
 /// executor, each in turns of its own; oneloop has no async generators, and its thread
 /// pool (stage 7) shuts down from a close hook, so shutting down costs no turn.
 pub fn run<F: Future + 'static>(future: F) -> Result<F::Output, LoopError> {
+    run_with(|_| {}, future)
+}
+
+/// Like [`run`], but lets `setup` prepare the fresh loop before its first turn: add an
+/// observer, a close hook, an exception handler. `run(main)` is `run_with(|_| {},
+/// main)`.
+pub fn run_with<F: Future + 'static>(
+    setup: impl FnOnce(&mut EventLoop),
+    future: F,
+) -> Result<F::Output, LoopError> {
     let mut runner = Runner::new();
+    setup(runner.event_loop_mut());
     let output = runner.run(future);
     runner.close();
     output

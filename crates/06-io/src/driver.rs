@@ -9,14 +9,19 @@
 //! fd.
 //!
 //! The events buffer is allocated once, with the driver, and reused by every turn.
+//!
+//! A thread unpark cannot end `epoll_wait`, so the driver registers a `mio::Waker`
+//! (an eventfd on Linux, the modern form of asyncio's self-pipe) in its poll, and
+//! installs an [`Unparker`] that writes to it in the loop's extensions. Any thread may
+//! call it; the sleep ends, and the wake's own event is not counted as I/O.
 
 use std::fmt;
 use std::io;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use mio::{Events, Poll};
-use oneloop_core::{Driver, Extensions, LayerSnapshot, ParkReport, ReadyQueue};
+use mio::{Events, Poll, Token, Waker};
+use oneloop_core::{Driver, Extensions, LayerSnapshot, ParkReport, ReadyQueue, Unpark, Unparker};
 
 use crate::Io;
 use crate::process_events::process_events;
@@ -24,6 +29,24 @@ use crate::process_events::process_events;
 /// How many events one park can take; more wait for the next turn (asyncio's
 /// `select` has no such limit; epoll hands the rest over next time, oldest first).
 pub const EVENTS_CAPACITY: usize = 1024;
+
+/// The token of the driver's own waker; the fd table hands out small indices, never this.
+const WAKE_TOKEN: Token = Token(usize::MAX);
+
+/// Ends `epoll_wait` from any thread by writing to the poll's eventfd.
+struct EventfdUnpark(Waker);
+
+impl Unpark for EventfdUnpark {
+    /// # Panics
+    ///
+    /// If the eventfd cannot be written: like a failing `epoll_wait`, that means the
+    /// driver's own file descriptors are broken.
+    fn unpark(&self) {
+        if let Err(error) = self.0.wake() {
+            panic!("writing the loop's eventfd failed: {error}");
+        }
+    }
+}
 
 // ANCHOR: io_driver
 /// The driver that parks in epoll (through mio) and queues ready I/O.
@@ -47,6 +70,7 @@ pub struct IoDriver {
     poll: Poll,
     events: Events,
     io: Rc<Io>,
+    unparker: Unparker,
 }
 // ANCHOR_END: io_driver
 
@@ -61,10 +85,12 @@ impl IoDriver {
     pub fn new() -> io::Result<Self> {
         let poll = Poll::new()?;
         let registry = poll.registry().try_clone()?;
+        let unparker = Unparker::new(EventfdUnpark(Waker::new(poll.registry(), WAKE_TOKEN)?));
         Ok(Self {
             poll,
             events: Events::with_capacity(EVENTS_CAPACITY),
             io: Rc::new(Io::new(registry)),
+            unparker,
         })
     }
 
@@ -72,12 +98,19 @@ impl IoDriver {
     pub fn io(&self) -> &Rc<Io> {
         &self.io
     }
+
+    /// Ends this driver's `epoll_wait` from any thread (also installed in the loop's
+    /// extensions).
+    pub fn unparker(&self) -> &Unparker {
+        &self.unparker
+    }
 }
 
 // ANCHOR: driver_impl
 impl Driver for IoDriver {
     fn install(&mut self, ext: &Extensions) {
         ext.insert(Rc::clone(&self.io));
+        ext.insert(Rc::new(self.unparker.clone()));
     }
 
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
@@ -92,7 +125,13 @@ impl Driver for IoDriver {
             self.events.clear();
         }
         let parked = started.elapsed();
-        let io_events = process_events(&self.io, &self.events, ready);
+        // The waker's event only ended the sleep; its token finds no fd in the table.
+        let wakes = self
+            .events
+            .iter()
+            .filter(|event| event.token() == WAKE_TOKEN)
+            .count();
+        let io_events = process_events(&self.io, &self.events, ready) - wakes;
         ParkReport {
             timeout,
             parked,
@@ -105,12 +144,10 @@ impl Driver for IoDriver {
         self.io.registrations()
     }
 
-    /// `false`: a wake from another thread unparks the thread, which cannot interrupt
-    /// `epoll_wait`. Until stage 7 registers a mio `Waker` with the poll, a waker held
-    /// by another thread must not keep a loop with nothing registered waiting for ever:
-    /// the loop reports a stall instead.
+    /// `true`: a wake from another thread writes the poll's eventfd through the
+    /// installed [`Unparker`], which ends `epoll_wait`.
     fn external_wakes(&self) -> bool {
-        false
+        true
     }
 
     fn describe(&self, out: &mut Vec<LayerSnapshot>) {

@@ -1,11 +1,11 @@
 //! Runs every scenario on the virtual clock and on the real clock, and prints what
 //! each printed. (`tests/truth_node.rs` compares them with real Node.)
-use oneloop_node::{Clock, run_scenario, scenarios};
+use oneloop_node::{RealClock, VirtualClock, run_scenario, scenarios};
 
 fn main() {
     for scenario in scenarios() {
-        let virtual_run = run_scenario(scenario, Clock::virtual_clock());
-        let real_run = run_scenario(scenario, Clock::real());
+        let virtual_run = run_scenario(scenario, VirtualClock::new());
+        let real_run = run_scenario(scenario, RealClock::new());
         println!("{} — {}", scenario.name, scenario.about);
         match (virtual_run, real_run) {
             (Ok(v), Ok(r)) => {

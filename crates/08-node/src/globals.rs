@@ -16,10 +16,12 @@ pub fn set_immediate(callback: impl FnOnce() + 'static) {
         .push_back(Box::new(callback));
 }
 
-/// Queues `callback` in libuv's pending queue, run at the start of the next
-/// iteration, before the poll. libuv puts there the I/O callbacks it could not run in
-/// the poll (a write that finished at once, some errors); Node has no JavaScript call
-/// for it. It is here so the phase can be seen.
+/// Queues `callback` in libuv's pending queue. The queue runs at the start of each
+/// iteration, before the poll, and again (up to eight rounds) right after the poll, so
+/// a callback queued by an I/O callback runs before the check phase. libuv puts there
+/// the I/O callbacks it could not run inside the poll (a write that finished at once,
+/// some errors); Node has no JavaScript call for it. It is here so the phase can be
+/// seen.
 ///
 /// # Panics
 ///
@@ -42,6 +44,7 @@ pub fn console_log(line: impl Into<String>) {
 }
 
 /// libuv's `uv_stop`: the loop ends after the current iteration, even with work left.
+/// The iteration still ends with its timers phase, as in libuv 1.45 and later.
 ///
 /// # Panics
 ///
@@ -59,7 +62,8 @@ pub fn current_phase() -> Phase {
     current("current_phase").phase.get()
 }
 
-/// The iteration running now: 0 during the main script, then 1, 2, ...
+/// The iteration running now: 0 during the main script and the timers run before the
+/// first iteration, then 1, 2, ...
 ///
 /// # Panics
 ///

@@ -20,6 +20,12 @@ use crate::task::Tasks;
 use crate::timers::Timers;
 use crate::{Clock, Phase, PollFacts, Queues};
 
+/// Whole milliseconds on `clock`, rounded down: libuv's loop time (`uv_now`) counts
+/// milliseconds, while stage 5's [`Clock`] gives a `Duration`.
+fn millis(clock: &dyn Clock) -> u64 {
+    u64::try_from(clock.now().as_millis()).unwrap_or(u64::MAX)
+}
+
 /// Set by a wake from another thread; the loop reads it when the poller wakes up.
 #[derive(Debug)]
 pub(crate) struct ForeignWake {
@@ -30,7 +36,9 @@ pub(crate) struct ForeignWake {
 /// Everything one loop holds.
 pub(crate) struct Inner {
     pub(crate) id: u64,
-    pub(crate) clock: Clock,
+    /// Stage 5's clock, real or virtual. The loop reads it only at the points where
+    /// libuv calls `uv__update_time`, and keeps the result in `now`.
+    pub(crate) clock: Box<dyn Clock>,
     /// The cached loop time (libuv's `loop->time`), in milliseconds.
     pub(crate) now: Cell<u64>,
     pub(crate) iteration: Cell<u64>,
@@ -69,7 +77,7 @@ thread_local! {
 }
 
 impl Inner {
-    pub(crate) fn new(clock: Clock) -> std::io::Result<Rc<Self>> {
+    pub(crate) fn new(clock: Box<dyn Clock>) -> std::io::Result<Rc<Self>> {
         let io = Io::new()?;
         let foreign = Arc::new(ForeignWake {
             flag: AtomicBool::new(false),
@@ -77,7 +85,7 @@ impl Inner {
         });
         Ok(Rc::new(Self {
             id: NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed),
-            now: Cell::new(clock.now_ms()),
+            now: Cell::new(millis(clock.as_ref())),
             clock,
             iteration: Cell::new(0),
             phase: Cell::new(Phase::NotRunning),
@@ -96,7 +104,7 @@ impl Inner {
 
     /// libuv's `uv__update_time`: read the clock into the cached loop time.
     pub(crate) fn update_time(&self) {
-        self.now.set(self.clock.now_ms());
+        self.now.set(millis(self.clock.as_ref()));
     }
 
     // ANCHOR: alive

@@ -6,10 +6,13 @@
 //! resumes as one more handle in it. This stage builds the other widely used design,
 //! Node's, with a loop core of its own, because its shape is not asyncio's turn:
 //!
-//! - **Phases.** libuv runs its iteration as a fixed cycle — timers, pending callbacks,
-//!   idle/prepare, poll, check, close callbacks — and each kind of callback waits for
-//!   its own phase. `setImmediate` callbacks run in the check phase, right after the
-//!   poll; `setTimeout` callbacks in the timers phase, when due.
+//! - **Phases.** libuv runs a fixed cycle of phases — pending callbacks, idle/prepare,
+//!   poll, check, close callbacks, timers — and each kind of callback waits for its own
+//!   phase. `setImmediate` callbacks run in the check phase, right after the poll;
+//!   `setTimeout` callbacks in the timers phase, when due. This loop lays the cycle out
+//!   as libuv 1.45 and later do (Node 20 ships one): the due timers run once before
+//!   the first iteration, and then at the *end* of each iteration, just before the
+//!   loop asks whether anything is still alive.
 //! - **Two queues that are not phases.** After every callback the loop runs (and after
 //!   the main script), Node drains the `process.nextTick` queue, then V8's microtask
 //!   queue (promise reactions, `queueMicrotask`), and repeats until both are empty.
@@ -20,6 +23,10 @@
 //! - **The poll phase blocks on real I/O** through mio, for as long as libuv's rule
 //!   allows ([`poll_timeout`]), and the loop ends when nothing is alive — there is no
 //!   `run_until_complete`: the main script is the program, and the loop runs after it.
+//!
+//! Time comes from stage 5's [`Clock`]: a [`RealClock`], or a [`VirtualClock`] that
+//! jumps to the deadline when the poll would wait, read in whole milliseconds as libuv
+//! reads its clock.
 //!
 //! Where Rust differs: a JavaScript value needs no `Clone`, a Rust promise's does; a
 //! `then` callback that returns a promise is not adopted; there is no rejection. Node's
@@ -40,13 +47,12 @@
 //!     console_log("main");
 //! })?;
 //! // The main script, its nextTick, its microtask; then the loop: on the virtual clock
-//! // the 1 ms timer is not due in the first iteration, so the check phase comes first.
+//! // the 1 ms timer is not due when the loop starts, so the check phase comes first.
 //! assert_eq!(report.output, ["main", "tick", "promise", "immediate", "timeout"]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
 
-mod clock;
 mod drain;
 mod globals;
 mod inner;
@@ -64,7 +70,6 @@ mod timeout;
 mod timers;
 mod watch;
 
-pub use clock::Clock;
 pub use globals::{
     console_log, current_phase, iteration, loop_time, queue_pending, set_immediate, stop,
 };
@@ -72,6 +77,7 @@ pub use mio::Interest;
 pub use mio::net::{TcpListener, TcpStream};
 pub use mio::unix::pipe;
 pub use node_loop::{NodeError, NodeLoop, Phase, RunReport};
+pub use oneloop_timers::{Clock, RealClock, VirtualClock};
 pub use poll_facts::{PollFacts, PollTimeout};
 pub use predict::{predict_async_quiz, predict_phases_quiz};
 pub use promise::{Await, Promise, Resolver};

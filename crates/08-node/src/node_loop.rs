@@ -4,11 +4,12 @@ use std::fmt;
 use std::io;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use crate::inner::{Inner, enter};
 use crate::io::Ready;
 use crate::timers::TimerCallback;
-use crate::{Clock, PollTimeout, poll_timeout};
+use crate::{Clock, PollTimeout, RealClock, VirtualClock, poll_timeout};
 
 /// Where the loop is: the phase whose callbacks run now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -95,20 +96,23 @@ impl fmt::Debug for NodeLoop {
 }
 
 impl NodeLoop {
-    /// A loop on the real clock.
+    /// A loop on the real clock (stage 5's [`RealClock`]).
     pub fn new() -> io::Result<Self> {
-        Self::with_clock(Clock::real())
+        Self::with_clock(RealClock::new())
     }
 
-    /// A loop on the virtual clock: time moves only when the poll phase would sleep.
+    /// A loop on a virtual clock (stage 5's [`VirtualClock`]): time moves only when
+    /// the poll phase would sleep, straight to the deadline. A run on it gives the
+    /// same order every time, whatever the machine.
     pub fn with_virtual_clock() -> io::Result<Self> {
-        Self::with_clock(Clock::virtual_clock())
+        Self::with_clock(VirtualClock::new())
     }
 
-    /// A loop on `clock`.
-    pub fn with_clock(clock: Clock) -> io::Result<Self> {
+    /// A loop on `clock`. The loop counts whole milliseconds, as libuv does: it
+    /// rounds the clock's time down to the millisecond whenever it reads it.
+    pub fn with_clock(clock: impl Clock) -> io::Result<Self> {
         Ok(Self {
-            inner: Inner::new(clock)?,
+            inner: Inner::new(Box::new(clock))?,
         })
     }
 
@@ -118,8 +122,9 @@ impl NodeLoop {
     }
 
     // ANCHOR: run
-    /// Runs `main` as the main script, drains nextTicks and microtasks, then iterates
-    /// until nothing is alive (libuv's `uv_run` in its default mode).
+    /// Runs `main` as the main script, drains nextTicks and microtasks, then runs the
+    /// loop until nothing is alive: libuv's `uv_run` in its default mode, laid out as
+    /// libuv 1.45 and later lay it out (Node 20 ships such a libuv).
     ///
     /// Every callback the loop runs is followed by the drain of both queues.
     pub fn run(&mut self, main: impl FnOnce()) -> Result<RunReport, NodeError> {
@@ -130,15 +135,33 @@ impl NodeLoop {
         inner.phase.set(Phase::Main);
         inner.iteration.set(0);
         inner.run_macrotask(main);
-        while inner.alive() && !inner.stopping.get() {
-            inner.iteration.set(inner.iteration.get() + 1);
+        // uv_run asks once whether anything is alive, and not again until the end of
+        // the first iteration.
+        let mut alive = inner.alive();
+        if alive && !inner.stopping.get() {
+            // Before the first iteration, the timers already due run once (still
+            // iteration 0).
             inner.update_time();
             self.run_timers();
+        }
+        while alive && !inner.stopping.get() {
+            inner.iteration.set(inner.iteration.get() + 1);
             self.run_queue(Phase::Pending);
             inner.phase.set(Phase::IdlePrepare);
             self.run_poll()?;
+            // Callbacks the poll deferred get up to eight more rounds right away.
+            for _ in 0..8 {
+                if inner.pending.borrow().is_empty() {
+                    break;
+                }
+                self.run_queue(Phase::Pending);
+            }
             self.run_queue(Phase::Check);
             self.run_queue(Phase::Close);
+            // The iteration ends with the timers, then the question "alive?".
+            inner.update_time();
+            self.run_timers();
+            alive = inner.alive();
         }
         inner.phase.set(Phase::NotRunning);
         Ok(RunReport {
@@ -151,7 +174,7 @@ impl NodeLoop {
     // ANCHOR: run_timers
     /// The timers phase: every timer due at the time read when the phase began,
     /// earliest first, each followed by the drain. A timer set meanwhile is due at
-    /// least 1 ms after that, so it waits for a later iteration.
+    /// least 1 ms after that, so it waits for a later timers phase.
     fn run_timers(&self) {
         let inner = &self.inner;
         inner.phase.set(Phase::Timers);
@@ -182,7 +205,7 @@ impl NodeLoop {
     // ANCHOR: run_queue
     /// A phase that runs a queue: exactly the callbacks queued when it began (libuv
     /// and Node both take the whole list first), each followed by the drain. What
-    /// they queue for the same phase waits for the next iteration.
+    /// they queue for the same phase waits for the phase's next run.
     fn run_queue(&self, phase: Phase) {
         let inner = &self.inner;
         inner.phase.set(phase);
@@ -200,22 +223,33 @@ impl NodeLoop {
     // ANCHOR_END: run_queue
 
     // ANCHOR: run_poll
-    /// The poll phase: choose the timeout by libuv's rule, wait for I/O (on the
-    /// virtual clock, jump to the deadline instead of waiting), update the time, run
-    /// each ready watch's callback followed by the drain.
+    /// The poll phase: choose the timeout by libuv's rule, wait for I/O, update the
+    /// time, run each ready watch's callback followed by the drain.
+    ///
+    /// On a virtual clock the poll only looks (timeout zero), and if nothing is ready
+    /// the clock jumps by the timeout (stage 5's `block_for`) instead of the thread
+    /// waiting. It does not jump while I/O is ready, since no time had to pass for it;
+    /// but it does not wait for I/O still in flight either: with a timer armed, a
+    /// virtual clock fires it as soon as a poll finds nothing ready.
     fn run_poll(&self) -> Result<(), NodeError> {
         let inner = &self.inner;
         inner.phase.set(Phase::Poll);
-        let timeout = poll_timeout(&inner.poll_facts());
-        let wait = match timeout {
-            PollTimeout::Millis(ms) => Some(inner.clock.real_wait(ms)),
+        let wait = match poll_timeout(&inner.poll_facts()) {
+            PollTimeout::Millis(ms) => Some(Duration::from_millis(ms)),
             PollTimeout::Forever => None,
         };
-        let ready = inner.io.borrow_mut().poll(wait)?;
-        if let PollTimeout::Millis(ms) = timeout
+        // With no timeout even a virtual clock waits for real: only I/O can come.
+        let jump = wait.filter(|_| inner.clock.is_virtual());
+        let look = if jump.is_some() {
+            Some(Duration::ZERO)
+        } else {
+            wait
+        };
+        let ready = inner.io.borrow_mut().poll(look)?;
+        if let Some(by) = jump
             && ready.is_empty()
         {
-            inner.clock.advance(ms);
+            inner.clock.block_for(by);
         }
         inner.update_time();
         for event in ready {

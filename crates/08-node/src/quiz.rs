@@ -4,14 +4,14 @@
 use std::io::Write;
 
 use crate::{
-    Clock, Interest, NodeError, NodeLoop, Promise, close, console_log, next_tick, once_ready, pipe,
+    Interest, NodeError, NodeLoop, Promise, close, console_log, next_tick, once_ready, pipe,
     queue_microtask, set_immediate, set_timeout, spawn_async, watch,
 };
 
 /// Runs a quiz program on a fresh loop with the virtual clock, and returns what it
 /// printed.
 pub fn run_quiz(program: fn()) -> Result<Vec<String>, NodeError> {
-    let mut node = NodeLoop::with_clock(Clock::virtual_clock())?;
+    let mut node = NodeLoop::with_virtual_clock()?;
     Ok(node.run(program)?.output)
 }
 

@@ -33,7 +33,7 @@ pub struct Scenario {
 }
 
 /// Runs `scenario` on a fresh loop with `clock`, and returns what it printed.
-pub fn run_scenario(scenario: &Scenario, clock: Clock) -> Result<Vec<String>, NodeError> {
+pub fn run_scenario(scenario: &Scenario, clock: impl Clock) -> Result<Vec<String>, NodeError> {
     let mut node = NodeLoop::with_clock(clock)?;
     Ok(node.run(scenario.script)?.output)
 }

@@ -25,20 +25,38 @@ pub struct WatchId(pub(crate) usize);
 
 /// A source with its callback, type-erased.
 pub(crate) trait Watched {
-    fn register(&mut self, registry: &Registry, token: Token, interest: Interest)
-    -> io::Result<()>;
-    fn deregister(&mut self, registry: &Registry) -> io::Result<()>;
-    fn reregister(
-        &mut self,
-        registry: &Registry,
-        token: Token,
-        interest: Interest,
-    ) -> io::Result<()>;
+    /// The source, while the watch holds it (a request hands it to its callback).
+    fn source(&mut self) -> Option<&mut dyn Source>;
     /// Runs the callback. Returns `false` once the watch is used up (a request).
     fn fire(&mut self) -> bool;
     /// Whether the callback runs once (then the source is deregistered before it runs,
     /// since the callback takes it).
     fn one_shot(&self) -> bool;
+
+    // A request whose callback took its source has nothing left to (de)register.
+    fn register(
+        &mut self,
+        registry: &Registry,
+        token: Token,
+        interest: Interest,
+    ) -> io::Result<()> {
+        self.source()
+            .map_or(Ok(()), |source| registry.register(source, token, interest))
+    }
+    fn deregister(&mut self, registry: &Registry) -> io::Result<()> {
+        self.source()
+            .map_or(Ok(()), |source| registry.deregister(source))
+    }
+    fn reregister(
+        &mut self,
+        registry: &Registry,
+        token: Token,
+        interest: Interest,
+    ) -> io::Result<()> {
+        self.source().map_or(Ok(()), |source| {
+            registry.reregister(source, token, interest)
+        })
+    }
 }
 
 struct Request<S, F> {
@@ -47,33 +65,8 @@ struct Request<S, F> {
 }
 
 impl<S: Source, F: FnOnce(S)> Watched for Request<S, F> {
-    fn register(
-        &mut self,
-        registry: &Registry,
-        token: Token,
-        interest: Interest,
-    ) -> io::Result<()> {
-        match &mut self.source {
-            Some(source) => registry.register(source, token, interest),
-            None => Ok(()),
-        }
-    }
-    fn deregister(&mut self, registry: &Registry) -> io::Result<()> {
-        match &mut self.source {
-            Some(source) => registry.deregister(source),
-            None => Ok(()),
-        }
-    }
-    fn reregister(
-        &mut self,
-        registry: &Registry,
-        token: Token,
-        interest: Interest,
-    ) -> io::Result<()> {
-        match &mut self.source {
-            Some(source) => registry.reregister(source, token, interest),
-            None => Ok(()),
-        }
+    fn source(&mut self) -> Option<&mut dyn Source> {
+        self.source.as_mut().map(|source| source as &mut dyn Source)
     }
     fn fire(&mut self) -> bool {
         if let (Some(source), Some(callback)) = (self.source.take(), self.callback.take()) {
@@ -92,24 +85,8 @@ struct Handle<S, F> {
 }
 
 impl<S: Source, F: FnMut(&mut S)> Watched for Handle<S, F> {
-    fn register(
-        &mut self,
-        registry: &Registry,
-        token: Token,
-        interest: Interest,
-    ) -> io::Result<()> {
-        registry.register(&mut self.source, token, interest)
-    }
-    fn deregister(&mut self, registry: &Registry) -> io::Result<()> {
-        registry.deregister(&mut self.source)
-    }
-    fn reregister(
-        &mut self,
-        registry: &Registry,
-        token: Token,
-        interest: Interest,
-    ) -> io::Result<()> {
-        registry.reregister(&mut self.source, token, interest)
+    fn source(&mut self) -> Option<&mut dyn Source> {
+        Some(&mut self.source)
     }
     fn fire(&mut self) -> bool {
         (self.callback)(&mut self.source);

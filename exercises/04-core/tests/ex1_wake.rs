@@ -7,9 +7,9 @@ use std::sync::mpsc;
 use std::task::Waker;
 use std::thread;
 
-use common::{Gate, Trace, yield_once};
-use ex04_core::{EventLoop, FOREIGN_WAKE, LoopError, LoopWaker};
-use oneloop_testkit::{PollCounter, watchdog_default};
+use common::{Gate, Trace, until_done, yield_once};
+use ex04_core::{EventLoop, FOREIGN_WAKE, JoinError, LoopError, LoopWaker};
+use oneloop_testkit::{DropFlag, PollCounter, watchdog_default};
 
 #[test]
 fn ex1_spawning_queues_the_first_step() {
@@ -71,12 +71,14 @@ fn ex1_a_wake_after_the_task_finished_queues_nothing() {
         let mut event_loop = EventLoop::new();
         let kept = Rc::new(std::cell::RefCell::new(None::<Waker>));
         let keep = Rc::clone(&kept);
-        event_loop
-            .run_until_complete(std::future::poll_fn(move |cx| {
+        until_done(
+            &mut event_loop,
+            std::future::poll_fn(move |cx| {
                 *keep.borrow_mut() = Some(cx.waker().clone());
                 std::task::Poll::Ready(())
-            }))
-            .unwrap();
+            }),
+        )
+        .unwrap();
         let stale = kept.borrow_mut().take().unwrap();
         // Not running, but on the loop's thread: the wake path looks the loop up.
         stale.wake();
@@ -98,12 +100,15 @@ fn ex1_a_wake_from_another_thread_fails_the_loop_naming_stage_7() {
         });
         let mut event_loop = EventLoop::new();
         let sent = std::cell::Cell::new(Some(waker_tx));
-        let result = event_loop.run_until_complete(std::future::poll_fn(move |cx| {
-            if let Some(tx) = sent.take() {
-                tx.send(cx.waker().clone()).unwrap();
-            }
-            std::task::Poll::<()>::Pending
-        }));
+        let result = until_done(
+            &mut event_loop,
+            std::future::poll_fn(move |cx| {
+                if let Some(tx) = sent.take() {
+                    tx.send(cx.waker().clone()).unwrap();
+                }
+                std::task::Poll::<()>::Pending
+            }),
+        );
         done_tx.send(()).unwrap();
         helper.join().unwrap();
         assert_eq!(result, Err(LoopError::ForeignWake));
@@ -122,7 +127,7 @@ fn ex1_two_loops_on_one_thread_each_get_their_own_wakes() {
         let waiting = b.spawn_named("on b", gate.clone());
         b.run_once().unwrap(); // b's task keeps its waker
         let opener = gate.clone();
-        a.run_until_complete(async move {
+        until_done(&mut a, async move {
             yield_once().await;
             opener.open.set(true);
             opener.wake(); // a waker of loop b, woken while loop a runs
@@ -145,12 +150,11 @@ fn ex1_wakers_are_send_and_sync_while_futures_need_not_be() {
         // A future holding an Rc is fine: it never leaves the loop's thread.
         let shared = Rc::new(5);
         let inside = Rc::clone(&shared);
-        let out = event_loop
-            .run_until_complete(async move {
-                yield_once().await;
-                *inside + 1
-            })
-            .unwrap();
+        let out = until_done(&mut event_loop, async move {
+            yield_once().await;
+            *inside + 1
+        })
+        .unwrap();
         assert_eq!(out, 6);
         assert_eq!(event_loop.ready().len(), 0);
         assert_ne!(
@@ -158,5 +162,27 @@ fn ex1_wakers_are_send_and_sync_while_futures_need_not_be() {
             event_loop.id(),
             "every loop has its own id"
         );
+    });
+}
+
+#[test]
+fn ex1_a_task_spawned_on_a_closed_loop_is_dropped_and_its_handle_says_cancelled() {
+    watchdog_default(|| {
+        let mut closed = EventLoop::new();
+        closed.close();
+        let flag = DropFlag::new();
+        let guard = flag.guard();
+        let handle = closed.spawn(async move {
+            let _guard = guard;
+        });
+        // asyncio raises "Event loop is closed"; oneloop drops the future at once.
+        assert_eq!(flag.drops(), 1, "the future is dropped at once");
+        assert!(handle.is_finished());
+        assert_eq!(closed.live_tasks(), 0);
+        // Whoever awaits the handle gets the error at once, and is not left waiting.
+        let mut other = EventLoop::new();
+        let out = until_done(&mut other, handle);
+        assert_eq!(out, Ok(Err(JoinError::Cancelled)));
+        assert_eq!(other.turn(), 1);
     });
 }

@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use common::{Gate, Oneshot, Spinner, Trace, log, record_reports, yield_once};
+use common::{Gate, Oneshot, Spinner, Trace, log, record_reports, until_done, yield_once};
 use ex04_core::{
     CALLBACK_PANICKED, CancelFlag, Driver, EventLoop, Extensions, Handle, Label, LayerSnapshot,
     LoopError, ParkReport, ReadyQueue, ThreadParker,
@@ -82,14 +82,13 @@ fn ex2_a_callback_that_requeues_itself_runs_once_per_turn_and_never_blocks_other
         });
         holder.set(Some(Rc::clone(&spin_body)));
         event_loop.call_soon_shared(Label::Static("spin"), &spin_body, &flag);
-        let out = event_loop
-            .run_until_complete(async {
-                for _ in 0..5 {
-                    yield_once().await;
-                }
-                "main finished"
-            })
-            .unwrap();
+        let out = until_done(&mut event_loop, async {
+            for _ in 0..5 {
+                yield_once().await;
+            }
+            "main finished"
+        })
+        .unwrap();
         assert_eq!(out, "main finished");
         let turns = event_loop.turn();
         assert_eq!(trace.turns_of("spin"), (1..=turns).collect::<Vec<_>>());
@@ -105,7 +104,7 @@ fn ex2_a_task_that_wakes_itself_for_ever_no_longer_starves_the_loop() {
         let mut event_loop = EventLoop::new();
         let spins = Rc::new(Cell::new(0));
         let _spinner = event_loop.spawn_named("spinner", Spinner(Rc::clone(&spins)));
-        let out = event_loop.run_until_complete(async {
+        let out = until_done(&mut event_loop, async {
             for _ in 0..3 {
                 yield_once().await;
             }
@@ -124,19 +123,18 @@ fn ex2_a_future_completed_in_turn_t_resumes_its_waiter_in_turn_t_plus_1() {
         let set_in = Rc::new(Cell::new(0));
         let resumed_in = Rc::new(Cell::new(0));
         let (set_turn, resumed_turn) = (Rc::clone(&set_in), Rc::clone(&resumed_in));
-        event_loop
-            .run_until_complete(async move {
-                let fut = Oneshot::new();
-                let setter = fut.clone();
-                let inner = Rc::clone(&core);
-                core.call_soon_named("set_result", move || {
-                    set_turn.set(inner.turn());
-                    setter.set(1);
-                });
-                fut.await;
-                resumed_turn.set(core.turn());
-            })
-            .unwrap();
+        until_done(&mut event_loop, async move {
+            let fut = Oneshot::new();
+            let setter = fut.clone();
+            let inner = Rc::clone(&core);
+            core.call_soon_named("set_result", move || {
+                set_turn.set(inner.turn());
+                setter.set(1);
+            });
+            fut.await;
+            resumed_turn.set(core.turn());
+        })
+        .unwrap();
         assert!(set_in.get() > 0);
         assert_eq!(resumed_in.get(), set_in.get() + 1);
     });
@@ -147,17 +145,16 @@ fn ex2_a_task_finished_in_turn_t_resumes_its_joiner_in_turn_t_plus_1() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
         let core = Rc::clone(event_loop.core());
-        let (finished_in, resumed_in) = event_loop
-            .run_until_complete(async move {
-                let inner = Rc::clone(&core);
-                let child = core.spawn(async move {
-                    yield_once().await;
-                    inner.turn()
-                });
-                let finished_in = child.await.unwrap();
-                (finished_in, core.turn())
-            })
-            .unwrap();
+        let (finished_in, resumed_in) = until_done(&mut event_loop, async move {
+            let inner = Rc::clone(&core);
+            let child = core.spawn(async move {
+                yield_once().await;
+                inner.turn()
+            });
+            let finished_in = child.await.unwrap();
+            (finished_in, core.turn())
+        })
+        .unwrap();
         // asyncio's finished task queues the joiner's `__wakeup`; oneloop's join handle
         // wakes the joiner, which queues its step. Either way: one turn later.
         assert_eq!(resumed_in, finished_in + 1);
@@ -169,17 +166,16 @@ fn ex2_awaiting_an_already_complete_future_costs_no_turn() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
         let core = Rc::clone(event_loop.core());
-        let (before, after) = event_loop
-            .run_until_complete(async move {
-                let before = core.turn();
-                let done = Oneshot::new();
-                done.set(3);
-                let three = done.await;
-                let four = std::future::ready(4).await;
-                assert_eq!(three + four, 7);
-                (before, core.turn())
-            })
-            .unwrap();
+        let (before, after) = until_done(&mut event_loop, async move {
+            let before = core.turn();
+            let done = Oneshot::new();
+            done.set(3);
+            let three = done.await;
+            let four = std::future::ready(4).await;
+            assert_eq!(three + four, 7);
+            (before, core.turn())
+        })
+        .unwrap();
         assert_eq!(before, after);
         assert_eq!(event_loop.turn(), 1, "main ran in one step");
     });
@@ -256,7 +252,7 @@ fn ex2_a_loop_that_nothing_could_wake_is_an_error_not_a_hang() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
         assert_eq!(
-            event_loop.run_until_complete(std::future::pending::<()>()),
+            until_done(&mut event_loop, std::future::pending::<()>()),
             Err(LoopError::Stalled)
         );
         let mut empty = EventLoop::new();
@@ -271,9 +267,7 @@ fn ex2_every_observer_sees_turns_and_labelled_handles() {
         let first = Trace::on(&event_loop);
         let second = Trace::on(&event_loop);
         event_loop.call_soon_named("cb", || {});
-        event_loop
-            .run_until_complete(async { yield_once().await })
-            .unwrap();
+        until_done(&mut event_loop, async { yield_once().await }).unwrap();
         for trace in [&first, &second] {
             assert_eq!(trace.turn(1), ["cb", "main"]);
             assert_eq!(trace.turn(2), ["main"]);
@@ -321,15 +315,14 @@ fn ex2_a_driver_layer_wraps_the_inner_driver_and_shares_through_extensions() {
             parks: Rc::clone(&parks),
         };
         let mut event_loop = EventLoop::with_driver(layer);
-        let seen_by_future = event_loop
-            .run_until_complete(async {
-                yield_once().await;
-                // A future finds the layer's shared half through the current loop.
-                ex04_core::with_current(|core| core.extensions().get::<Cell<usize>>())
-                    .flatten()
-                    .map(|parks| parks.get())
-            })
-            .unwrap();
+        let seen_by_future = until_done(&mut event_loop, async {
+            yield_once().await;
+            // A future finds the layer's shared half through the current loop.
+            ex04_core::with_current(|core| core.extensions().get::<Cell<usize>>())
+                .flatten()
+                .map(|parks| parks.get())
+        })
+        .unwrap();
         assert_eq!(seen_by_future, Some(2));
         assert_eq!(parks.get() as u64, event_loop.turn());
         let snapshot = event_loop.snapshot();
@@ -338,7 +331,7 @@ fn ex2_a_driver_layer_wraps_the_inner_driver_and_shares_through_extensions() {
         // Any driver fits behind a box, too.
         let boxed: Box<dyn Driver> = Box::new(ThreadParker);
         let mut boxed_loop = EventLoop::with_driver(boxed);
-        assert_eq!(boxed_loop.run_until_complete(async { 1 }), Ok(1));
+        assert_eq!(until_done(&mut boxed_loop, async { 1 }), Ok(1));
     });
 }
 
@@ -390,5 +383,76 @@ fn ex2_a_snapshot_lists_the_ready_labels_in_order() {
         let snapshot = event_loop.snapshot();
         assert!(snapshot.ready.is_empty());
         assert_eq!(snapshot.turn, 1);
+    });
+}
+
+#[test]
+fn ex2_call_soon_on_a_closed_loop_drops_the_callback_and_returns_it_cancelled() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        event_loop.close();
+        let flag = oneloop_testkit::DropFlag::new();
+        let guard = flag.guard();
+        // asyncio raises "Event loop is closed"; oneloop drops the callback at once.
+        let handle = event_loop.call_soon(move || drop(guard));
+        assert!(handle.is_cancelled());
+        assert_eq!(flag.drops(), 1, "dropped at once, never run");
+        assert!(event_loop.ready().is_empty());
+        assert_eq!(event_loop.run_once(), Err(LoopError::Closed));
+    });
+}
+
+/// Two CPU-bound tasks record three steps each, yielding between steps or not.
+fn two_workers(yielding: bool) -> Vec<String> {
+    let mut event_loop = EventLoop::new();
+    let seen = log();
+    let inner = Rc::clone(&seen);
+    until_done(&mut event_loop, async move {
+        let workers = ["A", "B"].map(|name| {
+            let seen = Rc::clone(&inner);
+            ex04_core::spawn(async move {
+                for step in 0..3 {
+                    seen.borrow_mut().push(format!("{name}{step}"));
+                    if yielding {
+                        yield_once().await;
+                    }
+                }
+            })
+        });
+        for worker in workers {
+            worker.await.unwrap();
+        }
+    })
+    .unwrap();
+    seen.borrow().clone()
+}
+
+#[test]
+fn ex2_two_cpu_tasks_take_turns_when_they_yield() {
+    watchdog_default(|| {
+        assert_eq!(two_workers(true), ["A0", "B0", "A1", "B1", "A2", "B2"]);
+    });
+}
+
+#[test]
+fn ex2_without_a_yield_each_task_runs_all_its_steps_first() {
+    watchdog_default(|| {
+        assert_eq!(two_workers(false), ["A0", "A1", "A2", "B0", "B1", "B2"]);
+    });
+}
+
+#[test]
+fn ex2_each_yield_now_costs_one_turn() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        until_done(&mut event_loop, async {
+            for _ in 0..5 {
+                yield_once().await;
+            }
+        })
+        .unwrap();
+        assert_eq!(event_loop.turn(), 6, "the first step and one per yield");
+        assert_eq!(trace.turns_of("main"), [1, 2, 3, 4, 5, 6]);
     });
 }

@@ -5,26 +5,24 @@ mod common;
 use std::rc::Rc;
 use std::time::Duration;
 
-use common::{Gate, Trace, record_reports, yield_once};
-use ex04_core::{EventLoop, JoinError, Label, gather};
-// The report's message is stage 3's constant (the loop reuses its join handles).
-use oneloop_task::NEVER_RETRIEVED;
+use common::{Gate, Trace, record_reports, until_done, yield_once};
+use ex04_core::{EventLoop, JoinError, Label, NEVER_RETRIEVED, gather};
 use oneloop_testkit::{watchdog, watchdog_default};
 
-/// Runs `main` gathering `n` children that each yield once; returns the turns taken.
+/// Runs `main` gathering `n` children that each yield once; returns the turn in which
+/// main finished.
 fn turns_to_gather(n: usize) -> (u64, Rc<Trace>) {
     let mut event_loop = EventLoop::new();
     let trace = Trace::on(&event_loop);
-    let outputs = event_loop
-        .run_until_complete(async move {
-            gather((0..n).map(|i| async move {
-                yield_once().await;
-                i
-            }))
-            .await
-            .unwrap()
-        })
-        .unwrap();
+    let outputs = until_done(&mut event_loop, async move {
+        gather((0..n).map(|i| async move {
+            yield_once().await;
+            i
+        }))
+        .await
+        .unwrap()
+    })
+    .unwrap();
     assert_eq!(outputs, (0..n).collect::<Vec<_>>());
     (event_loop.turn(), trace)
 }
@@ -40,30 +38,30 @@ fn panicked(message: &str) -> JoinError {
 fn ex3_gather_returns_results_in_argument_order() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
-        let outputs = event_loop
-            .run_until_complete(async {
-                // The first child finishes last, the last child first.
-                gather((0..5).map(|i| async move {
-                    for _ in 0..(5 - i) {
-                        yield_once().await;
-                    }
-                    i * 100
-                }))
-                .await
-            })
-            .unwrap();
+        let outputs = until_done(&mut event_loop, async {
+            // The first child finishes last, the last child first.
+            gather((0..5).map(|i| async move {
+                for _ in 0..(5 - i) {
+                    yield_once().await;
+                }
+                i * 100
+            }))
+            .await
+        })
+        .unwrap();
         assert_eq!(outputs, Ok(vec![0, 100, 200, 300, 400]));
     });
 }
 
 #[test]
-fn ex3_gathering_three_children_that_yield_once_takes_four_turns() {
+fn ex3_gathering_three_children_that_yield_once_resumes_main_in_turn_four() {
     watchdog_default(|| {
         let (turns, trace) = turns_to_gather(3);
-        // CPython takes 6: its children finish in turn 3, gather's done callbacks run
-        // in turn 4, main resumes in turn 5, the stop callback runs in turn 6. Here the
-        // children's join handles wake main directly, and run_until_complete checks main
-        // after each turn instead of queuing a stop callback: turns 4 and 6 vanish.
+        // CPython's main resumes in turn 5: its children finish in turn 3, gather's
+        // done callbacks run in turn 4, and the last of them wakes main. Here the
+        // children's join handles wake main directly: turn 4 of CPython vanishes.
+        // (run_until_complete's stop callback then takes one more turn in both: see
+        // ex4_the_stop_turn_matches_cpython_for_gather.)
         assert_eq!(turns, 4);
         assert_eq!(
             trace.turn(1),
@@ -99,18 +97,17 @@ fn ex3_gathering_10_or_1000_children_costs_the_same_turns() {
 fn ex3_a_panicking_child_makes_gather_return_its_error() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
-        let result = event_loop
-            .run_until_complete(async {
-                gather((0..3).map(|i| async move {
-                    yield_once().await;
-                    if i == 1 {
-                        panic!("child {i} failed");
-                    }
-                    i
-                }))
-                .await
-            })
-            .unwrap();
+        let result = until_done(&mut event_loop, async {
+            gather((0..3).map(|i| async move {
+                yield_once().await;
+                if i == 1 {
+                    panic!("child {i} failed");
+                }
+                i
+            }))
+            .await
+        })
+        .unwrap();
         assert_eq!(result, Err(panicked("child 1 failed")));
     });
 }
@@ -122,22 +119,21 @@ fn ex3_a_panic_comes_back_without_waiting_for_the_children_before_it() {
     watchdog(Duration::from_secs(3), || {
         let mut event_loop = EventLoop::new();
         let never = Gate::default();
-        let result = event_loop
-            .run_until_complete(async move {
-                gather((0..2).map(|i| {
-                    let never = never.clone();
-                    async move {
-                        if i == 0 {
-                            never.await; // child 0 never finishes
-                        } else {
-                            yield_once().await;
-                            panic!("child 1 failed");
-                        }
+        let result = until_done(&mut event_loop, async move {
+            gather((0..2).map(|i| {
+                let never = never.clone();
+                async move {
+                    if i == 0 {
+                        never.await; // child 0 never finishes
+                    } else {
+                        yield_once().await;
+                        panic!("child 1 failed");
                     }
-                }))
-                .await
-            })
-            .unwrap();
+                }
+            }))
+            .await
+        })
+        .unwrap();
         assert_eq!(result, Err(panicked("child 1 failed")));
     });
 }
@@ -147,18 +143,17 @@ fn ex3_a_panic_after_gather_returned_an_error_goes_to_the_exception_handler() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
         let reports = record_reports(event_loop.core());
-        let result = event_loop
-            .run_until_complete(async {
-                gather((0..2).map(|i| async move {
-                    yield_once().await;
-                    if i == 1 {
-                        yield_once().await; // child 1 fails one turn after child 0
-                    }
-                    panic!("child {i} failed");
-                }))
-                .await
-            })
-            .unwrap();
+        let result = until_done(&mut event_loop, async {
+            gather((0..2).map(|i| async move {
+                yield_once().await;
+                if i == 1 {
+                    yield_once().await; // child 1 fails one turn after child 0
+                }
+                panic!("child {i} failed");
+            }))
+            .await
+        })
+        .unwrap();
         assert_eq!(result, Err(panicked("child 0 failed")));
         // Child 1 panicked after the Gather (and its handle) was dropped: nobody can
         // retrieve it, so it is reported. asyncio's gather marks it retrieved instead.
@@ -174,9 +169,10 @@ fn ex3_a_panic_after_gather_returned_an_error_goes_to_the_exception_handler() {
 fn ex3_gathering_nothing_is_ready_at_once() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
-        let outputs = event_loop
-            .run_until_complete(async { gather(Vec::<std::future::Ready<u8>>::new()).await })
-            .unwrap();
+        let outputs = until_done(&mut event_loop, async {
+            gather(Vec::<std::future::Ready<u8>>::new()).await
+        })
+        .unwrap();
         assert_eq!(outputs, Ok(vec![]));
         assert_eq!(event_loop.turn(), 1);
     });

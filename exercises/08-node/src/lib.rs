@@ -17,8 +17,6 @@
 //! `cargo course test 8`, or `cargo test -p ex08-node`.
 #![forbid(unsafe_code)]
 
-#[path = "../../../crates/08-node/src/clock.rs"]
-mod clock;
 #[path = "../../../crates/08-node/src/globals.rs"]
 mod globals;
 #[path = "../../../crates/08-node/src/inner.rs"]
@@ -64,7 +62,6 @@ mod timeout;
 #[path = "../../../crates/08-node/src/timeout.rs"]
 mod timeout;
 
-pub use clock::Clock;
 pub use globals::{
     console_log, current_phase, iteration, loop_time, queue_pending, set_immediate, stop,
 };
@@ -72,6 +69,7 @@ pub use mio::Interest;
 pub use mio::net::{TcpListener, TcpStream};
 pub use mio::unix::pipe;
 pub use node_loop::{NodeError, NodeLoop, Phase, RunReport};
+pub use oneloop_timers::{Clock, RealClock, VirtualClock};
 pub use poll_facts::{PollFacts, PollTimeout};
 pub use predict::{predict_async_quiz, predict_phases_quiz};
 pub use promise::{Await, Promise, Resolver};

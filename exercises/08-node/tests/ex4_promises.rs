@@ -1,8 +1,8 @@
 //! Exercise 4: predict the async quiz; and the promise rules it relies on.
 
 use ex08_node::{
-    NodeLoop, Promise, async_quiz, console_log, next_tick, predict_async_quiz, queue_microtask,
-    run_quiz, set_timeout, spawn_async,
+    NodeLoop, Promise, VirtualClock, async_quiz, console_log, next_tick, predict_async_quiz,
+    queue_microtask, run_quiz, run_scenario, scenario, set_timeout, spawn_async,
 };
 use oneloop_testkit::watchdog_default;
 
@@ -42,20 +42,11 @@ fn ex4_an_async_function_runs_at_once_up_to_its_first_await() {
 #[test]
 fn ex4_each_await_costs_one_microtask_like_each_then() {
     watchdog_default(|| {
-        let output = run(|| {
-            spawn_async(async {
-                console_log("a1");
-                Promise::resolved(()).await;
-                console_log("a2");
-                Promise::resolved(()).await;
-                console_log("a3");
-            });
-            Promise::resolved(())
-                .then(|()| console_log("p1"))
-                .then(|()| console_log("p2"))
-                .then(|()| console_log("p3"));
-        });
-        assert_eq!(output, ["a1", "a2", "p1", "a3", "p2", "p3"]);
+        // The program is the scenario `await_vs_then_chain` (also run on real Node):
+        // an async block awaiting twice beside a then chain of three links.
+        let chain = scenario("await_vs_then_chain").expect("a listed scenario");
+        let output = run_scenario(chain, VirtualClock::new()).expect("the run ends");
+        assert_eq!(output, ["a1", "sync", "a2", "p1", "a3", "p2", "p3"]);
     });
 }
 

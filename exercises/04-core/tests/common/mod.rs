@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use ex04_core::{EventLoop, ExceptionReport, Label, Observer, ParkReport};
+use ex04_core::{Driver, EventLoop, ExceptionReport, Label, LoopError, Observer, ParkReport};
 
 /// Records every handle the loop runs, with its turn, through the observer hook.
 #[derive(Debug, Default)]
@@ -125,9 +125,26 @@ impl<T> Future for Oneshot<T> {
     }
 }
 
-/// A bare yield that does not depend on exercise 4: stage 1's `yield_now`, a plain std
-/// future that wakes its waker and returns `Pending` once.
-pub use oneloop_coroutine::yield_now as yield_once;
+/// A bare yield: stage 1's `yield_now`, which this crate re-exports (asyncio's
+/// `sleep(0)`): it wakes its waker and returns `Pending` once.
+pub use ex04_core::yield_now as yield_once;
+
+/// Spawns `future` as the task `main` and runs turns until it has finished, then
+/// returns its result: `run_until_complete` without the stop callback's turn. The
+/// tests of exercises 1 to 3 drive their main task with this, so that they do not
+/// depend on exercise 4; the loop's turn counter then stops at main's last turn.
+pub fn until_done<D: Driver, F: Future + 'static>(
+    event_loop: &mut EventLoop<D>,
+    future: F,
+) -> Result<F::Output, LoopError> {
+    let main = event_loop.spawn_named("main", future);
+    loop {
+        event_loop.run_once()?;
+        if let Some(result) = main.try_take() {
+            return result.map_err(LoopError::MainFailed);
+        }
+    }
+}
 
 /// Keeps its task's latest waker where a test can reach it; ready once `open` is set.
 #[derive(Debug, Clone, Default)]

@@ -1,4 +1,4 @@
-//! Exercise 4: in steady state, a yield_now round trip allocates nothing.
+//! Exercise 2: in steady state, a turn of yielding tasks allocates nothing.
 //!
 //! This file has its own counting global allocator (one per test binary). It counts
 //! only on the thread that asks, so other tests' threads do not disturb it.
@@ -58,7 +58,7 @@ const WARM_UP: usize = 100;
 const ROUND_TRIPS: usize = 10_000;
 
 #[test]
-fn ex4_yield_now_round_trips_allocate_nothing_in_steady_state() {
+fn ex2_yield_now_round_trips_allocate_nothing_in_steady_state() {
     watchdog_default(|| {
         let probe = allocations();
         drop(std::hint::black_box(Box::new(1_u64)));

@@ -1,0 +1,39 @@
+//! `run_until_complete`: run turns until the loop stops, then hand back main's result.
+
+use std::future::Future;
+
+use crate::main_task::spawn_main;
+use crate::{Driver, EventLoop, LoopError};
+
+// ANCHOR: run_until_complete
+impl<D: Driver> EventLoop<D> {
+    /// Spawns `future` as the main task, runs the loop until it stops, and returns
+    /// main's result (asyncio's `run_until_complete`).
+    ///
+    /// - A closed loop refuses at once with [`LoopError::Closed`].
+    /// - Main is spawned with `spawn_main`, whose guard queues the callback that stops
+    ///   the loop when main finishes: main done in turn *T* stops the loop after turn
+    ///   *T + 1*, as in CPython.
+    /// - The loop runs as [`run_forever`](Self::run_forever) runs it; its errors are
+    ///   returned as they are.
+    /// - Once it stops: main's output, or [`LoopError::MainFailed`] with its
+    ///   [`JoinError`](oneloop_task::JoinError); if main has not finished (something
+    ///   else called `stop()`), [`LoopError::StoppedBeforeComplete`], asyncio's
+    ///   "Event loop stopped before Future completed." Main then stays alive, and its
+    ///   guard is disarmed.
+    pub fn run_until_complete<F: Future + 'static>(
+        &mut self,
+        future: F,
+    ) -> Result<F::Output, LoopError> {
+        if self.core.is_closed() {
+            return Err(LoopError::Closed);
+        }
+        let main = spawn_main(&self.core, future);
+        self.run_forever()?;
+        match main.try_take() {
+            Some(result) => result.map_err(LoopError::MainFailed),
+            None => Err(LoopError::StoppedBeforeComplete),
+        }
+    }
+}
+// ANCHOR_END: run_until_complete

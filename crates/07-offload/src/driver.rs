@@ -1,0 +1,127 @@
+//! `OffloadDriver`: the layer's parking half, the outermost driver of the stack.
+//!
+//! One park: if the inbox already holds work, park the inner drivers with a zero
+//! timeout; else park them with the timeout asked for (epoll then sleeps until I/O, a
+//! timer, or the eventfd another thread writes). Then move the whole inbox onto the
+//! ready queue. The inner layers pushed their I/O events and due timers first, so the
+//! handles of one park are queued in that order: I/O, timers, injected work.
+
+use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use oneloop_core::{
+    Driver, Extensions, LayerSnapshot, ParkReport, ReadyQueue, Unparker, with_current,
+};
+
+use crate::Offload;
+use crate::inbox::Remote;
+
+// ANCHOR: offload_driver
+/// The offload layer's parking half, over an inner driver `D`.
+pub struct OffloadDriver<D> {
+    inner: D,
+    /// Set by `install`, once the inner drivers installed their unparker.
+    offload: Option<Rc<Offload>>,
+}
+// ANCHOR_END: offload_driver
+
+impl<D: Driver> OffloadDriver<D> {
+    /// The layer over `inner`.
+    pub fn new(inner: D) -> Self {
+        Self {
+            inner,
+            offload: None,
+        }
+    }
+
+    /// The inner driver.
+    pub fn inner(&self) -> &D {
+        &self.inner
+    }
+
+    /// The shared half, once installed.
+    pub fn offload(&self) -> Option<&Rc<Offload>> {
+        self.offload.as_ref()
+    }
+}
+
+// ANCHOR: park
+impl<D: Driver> Driver for OffloadDriver<D> {
+    fn install(&mut self, ext: &Extensions) {
+        self.inner.install(ext);
+        // The innermost driver says how to end its sleep; a thread that parks in
+        // `thread::park` needs no more than an unpark of that thread.
+        let unparker = match ext.get::<Unparker>() {
+            Some(unparker) => (*unparker).clone(),
+            None => Unparker::new(thread::current()),
+        };
+        let offload = Rc::new(Offload::new(Arc::new(Remote::new(unparker))));
+        ext.insert(Rc::clone(&offload));
+        self.offload = Some(offload);
+    }
+
+    fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
+        let Some(offload) = self.offload.clone() else {
+            return self.inner.park(timeout, ready);
+        };
+        // A loop built by hand is tied to this layer on its first turn.
+        with_current(|core| offload.attach(core));
+        let timeout = if offload.pending() > 0 {
+            Some(Duration::ZERO)
+        } else {
+            timeout
+        };
+        let report = self.inner.park(timeout, ready);
+        if let Some(core) = with_current(Rc::clone) {
+            offload.remote().deliver(&core);
+        }
+        report
+    }
+
+    fn registrations(&self) -> usize {
+        let own = self
+            .offload
+            .as_ref()
+            .map_or(0, |offload| offload.pending() + offload.in_flight());
+        own + self.inner.registrations()
+    }
+
+    /// `true`: another thread ends the park through the inbox's unparker.
+    fn external_wakes(&self) -> bool {
+        true
+    }
+
+    fn describe(&self, out: &mut Vec<LayerSnapshot>) {
+        if let Some(offload) = &self.offload {
+            out.push(LayerSnapshot {
+                name: "offload",
+                lines: vec![
+                    format!("inbox: {} pending", offload.pending()),
+                    format!("default pool: {} jobs in flight", offload.in_flight()),
+                ],
+            });
+        }
+        self.inner.describe(out);
+    }
+}
+// ANCHOR_END: park
+
+impl<D> Drop for OffloadDriver<D> {
+    fn drop(&mut self) {
+        // The loop is gone: handles held by other threads must say so.
+        if let Some(offload) = &self.offload {
+            offload.close_inbox();
+        }
+    }
+}
+
+impl<D> fmt::Debug for OffloadDriver<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OffloadDriver")
+            .field("offload", &self.offload)
+            .finish_non_exhaustive()
+    }
+}

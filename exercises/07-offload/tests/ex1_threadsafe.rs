@@ -1,0 +1,184 @@
+//! Exercise 1: `call_soon_threadsafe` — push under the lock, then wake the loop.
+
+mod common;
+
+use std::sync::mpsc;
+use std::sync::{Arc, Barrier, Mutex};
+use std::thread;
+
+use common::{Signal, WakeFromElsewhere};
+use ex07_offload::{LOOP_CLOSED, LoopHandle, OffloadError, new_event_loop};
+use oneloop_testkit::watchdog_default;
+
+#[test]
+fn ex1_an_idle_loop_with_no_timers_is_woken_by_another_thread_and_resumes() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (handle_tx, handle_rx) = mpsc::channel::<(LoopHandle, Signal)>();
+        let helper = thread::spawn(move || {
+            let (handle, signal) = handle_rx.recv().unwrap();
+            handle
+                .call_soon_threadsafe(move || signal.set())
+                .expect("the loop is open");
+        });
+        let log = event_loop
+            .run_until_complete(async move {
+                let signal = Signal::default();
+                let handle = LoopHandle::current().unwrap();
+                handle_tx.send((handle, signal.clone())).unwrap();
+                // Nothing is ready and no timer is set: the loop sleeps in epoll_wait
+                // until the helper's callback arrives.
+                signal.wait().await;
+                "resumed"
+            })
+            .unwrap();
+        helper.join().unwrap();
+        assert_eq!(log, "resumed");
+    });
+}
+
+#[test]
+fn ex1_eight_threads_of_ten_thousand_calls_each_run_once_in_each_threads_order() {
+    const THREADS: usize = 8;
+    const CALLS: usize = 10_000;
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let seen = event_loop
+            .run_until_complete(async {
+                let handle = LoopHandle::current().unwrap();
+                let seen = Arc::new(Mutex::new(Vec::with_capacity(THREADS * CALLS)));
+                let done = Signal::default();
+                let start = Arc::new(Barrier::new(THREADS));
+                let threads: Vec<_> = (0..THREADS)
+                    .map(|t| {
+                        let handle = handle.clone();
+                        let seen = Arc::clone(&seen);
+                        let done = done.clone();
+                        let start = Arc::clone(&start);
+                        thread::spawn(move || {
+                            start.wait();
+                            for i in 0..CALLS {
+                                let seen = Arc::clone(&seen);
+                                let done = done.clone();
+                                handle
+                                    .call_soon_threadsafe(move || {
+                                        let mut seen = seen.lock().unwrap();
+                                        seen.push((t, i));
+                                        if seen.len() == THREADS * CALLS {
+                                            done.set();
+                                        }
+                                    })
+                                    .expect("the loop is open");
+                            }
+                        })
+                    })
+                    .collect();
+                done.wait().await;
+                for thread in threads {
+                    thread.join().unwrap();
+                }
+                seen.lock().unwrap().clone()
+            })
+            .unwrap();
+        assert_eq!(
+            seen.len(),
+            THREADS * CALLS,
+            "every callback ran exactly once"
+        );
+        let mut next = [0; THREADS];
+        for (t, i) in seen {
+            assert_eq!(i, next[t], "thread {t}'s calls ran out of order");
+            next[t] += 1;
+        }
+        assert!(next.iter().all(|&n| n == CALLS));
+    });
+}
+
+#[test]
+fn ex1_a_waker_fired_from_another_thread_wakes_the_parked_loop_every_time() {
+    const ROUNDS: usize = 1_000;
+    watchdog_default(|| {
+        let (waker_tx, waker_rx) = mpsc::channel::<std::task::Waker>();
+        // One helper thread wakes whatever waker it is sent, at once.
+        let helper = thread::spawn(move || {
+            let mut woken = 0;
+            for waker in waker_rx {
+                waker.wake();
+                woken += 1;
+            }
+            woken
+        });
+        let mut event_loop = new_event_loop().unwrap();
+        let rounds = event_loop
+            .run_until_complete(async move {
+                let mut rounds = 0;
+                for _ in 0..ROUNDS {
+                    let tx = waker_tx.clone();
+                    WakeFromElsewhere {
+                        send: move |waker| tx.send(waker).unwrap(),
+                        polled: false,
+                    }
+                    .await;
+                    rounds += 1;
+                }
+                rounds
+            })
+            .unwrap();
+        assert_eq!(rounds, ROUNDS, "no wake was lost");
+        assert_eq!(helper.join().unwrap(), ROUNDS);
+    });
+}
+
+#[test]
+fn ex1_a_handle_reports_a_closed_loop_clearly() {
+    watchdog_default(|| {
+        let event_loop = new_event_loop().unwrap();
+        let offload = ex07_offload::Offload::of(event_loop.core()).unwrap();
+        let handle = offload.handle();
+        let open = {
+            let handle = handle.clone();
+            thread::spawn(move || handle.call_soon_threadsafe(|| {}))
+                .join()
+                .unwrap()
+        };
+        assert_eq!(open, Ok(()), "an open loop takes the callback");
+        drop(event_loop);
+        assert!(handle.is_closed());
+        let result = thread::spawn(move || handle.call_soon_threadsafe(|| {}))
+            .join()
+            .unwrap();
+        assert_eq!(result, Err(OffloadError::LoopClosed));
+        let message = result.unwrap_err().to_string();
+        assert_eq!(message, LOOP_CLOSED);
+        assert!(message.contains("closed"));
+    });
+}
+
+#[test]
+fn ex1_the_loop_handle_is_send_and_sync() {
+    watchdog_default(|| {
+        fn send_sync<T: Send + Sync + 'static>() {}
+        send_sync::<LoopHandle>();
+        send_sync::<ex07_offload::ThreadPool>();
+    });
+}
+
+#[test]
+fn ex1_without_the_offload_layer_a_foreign_wake_ends_epoll_wait_with_an_error() {
+    watchdog_default(|| {
+        // Stage 6's loop: nothing registered, no timer. The eventfd ends its sleep, and
+        // with no layer to carry the wake, the loop fails instead of hanging.
+        let (waker_tx, waker_rx) = mpsc::channel::<std::task::Waker>();
+        let helper = thread::spawn(move || {
+            let waker = waker_rx.recv().unwrap();
+            waker.wake();
+        });
+        let mut event_loop = oneloop_io::new_event_loop().unwrap();
+        let result = event_loop.run_until_complete(WakeFromElsewhere {
+            send: move |waker| waker_tx.send(waker).unwrap(),
+            polled: false,
+        });
+        helper.join().unwrap();
+        assert_eq!(result, Err(oneloop_core::LoopError::ForeignWake));
+    });
+}

@@ -1,0 +1,143 @@
+//! Exercise 2: the pool's worker loop — wait on the condvar, take a job, run it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::Duration;
+
+use ex07_offload::{OffloadError, POOL_SHUT_DOWN, ThreadPool, default_max_threads};
+use oneloop_testkit::watchdog_default;
+
+#[test]
+fn ex2_a_job_runs_on_a_worker_thread() {
+    watchdog_default(|| {
+        let pool = ThreadPool::new();
+        assert_eq!(pool.threads(), 0, "threads start lazily");
+        let (tx, rx) = mpsc::channel();
+        pool.submit(move || tx.send(thread::current().id()).unwrap())
+            .unwrap();
+        let worker = rx.recv().expect("the job ran");
+        assert_ne!(worker, thread::current().id());
+    });
+}
+
+#[test]
+fn ex2_two_jobs_run_at_the_same_time() {
+    watchdog_default(|| {
+        let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
+        // Each job waits for the other: they can only finish if both run at once.
+        let both = Arc::new(Barrier::new(2));
+        let (tx, rx) = mpsc::channel();
+        for name in ["a", "b"] {
+            let both = Arc::clone(&both);
+            let tx = tx.clone();
+            pool.submit(move || {
+                both.wait();
+                tx.send(name).unwrap();
+            })
+            .unwrap();
+        }
+        drop(tx);
+        let mut done: Vec<_> = rx.iter().collect();
+        done.sort();
+        assert_eq!(done, ["a", "b"]);
+        assert!(pool.threads() <= 2);
+    });
+}
+
+#[test]
+fn ex2_a_panicking_job_leaves_its_worker_alive() {
+    watchdog_default(|| {
+        let pool = ThreadPool::with_limits(1, Duration::from_secs(5));
+        pool.submit(|| panic!("job failed on purpose")).unwrap();
+        let (tx, rx) = mpsc::channel();
+        pool.submit(move || tx.send("after").unwrap()).unwrap();
+        assert_eq!(rx.recv(), Ok("after"), "the one worker ran the next job");
+        assert_eq!(pool.panicked(), 1);
+    });
+}
+
+#[test]
+fn ex2_the_pool_never_starts_more_threads_than_its_limit() {
+    watchdog_default(|| {
+        let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let release_rx = Arc::new(std::sync::Mutex::new(release_rx));
+        let (done_tx, done_rx) = mpsc::channel();
+        for i in 0..6 {
+            let release_rx = Arc::clone(&release_rx);
+            let done_tx = done_tx.clone();
+            pool.submit(move || {
+                release_rx.lock().unwrap().recv().unwrap();
+                done_tx.send(i).unwrap();
+            })
+            .unwrap();
+        }
+        assert!(pool.threads() <= 2, "{} threads", pool.threads());
+        for _ in 0..6 {
+            release_tx.send(()).unwrap();
+        }
+        drop(done_tx);
+        assert_eq!(done_rx.iter().count(), 6);
+        assert!(default_max_threads() <= 32);
+    });
+}
+
+#[test]
+fn ex2_shutdown_waits_for_a_running_job() {
+    watchdog_default(|| {
+        let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
+        let started = Arc::new(Barrier::new(2));
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let finished = Arc::new(AtomicBool::new(false));
+        {
+            let started = Arc::clone(&started);
+            let finished = Arc::clone(&finished);
+            pool.submit(move || {
+                started.wait();
+                release_rx.recv().unwrap();
+                finished.store(true, Ordering::SeqCst);
+            })
+            .unwrap();
+        }
+        started.wait(); // the job is running
+        let releaser = thread::spawn(move || release_tx.send(()).unwrap());
+        let report = pool.shutdown(Duration::from_secs(8));
+        releaser.join().unwrap();
+        assert!(report.is_clean(), "{report}");
+        assert!(
+            finished.load(Ordering::SeqCst),
+            "shutdown returned after the job"
+        );
+    });
+}
+
+#[test]
+fn ex2_shutdown_reports_the_job_it_left_after_the_timeout() {
+    watchdog_default(|| {
+        let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
+        let started = Arc::new(Barrier::new(2));
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        {
+            let started = Arc::clone(&started);
+            pool.submit(move || {
+                started.wait();
+                // Held until after shutdown gave up: it cannot finish in time.
+                release_rx.recv().unwrap();
+            })
+            .unwrap();
+        }
+        started.wait();
+        let report = pool.shutdown(Duration::from_millis(20));
+        release_tx.send(()).unwrap();
+        assert_eq!((report.running, report.queued), (1, 0), "{report}");
+        assert!(report.to_string().contains("1 still running"));
+        assert_eq!(
+            pool.submit(|| {}),
+            Err(OffloadError::PoolShutDown),
+            "a shut-down pool takes no job"
+        );
+        assert!(POOL_SHUT_DOWN.contains("shut down"));
+    });
+}

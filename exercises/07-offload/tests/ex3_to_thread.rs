@@ -1,0 +1,187 @@
+//! Exercise 3: `to_thread` — submit, and complete the future from the worker through
+//! `call_soon_threadsafe`.
+
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::Duration;
+
+use ex07_offload::{
+    JOBS_LEFT, LOOP_CLOSED, Offload, OffloadError, SHUTDOWN_LABEL, ThreadPool, new_event_loop, run,
+    run_in_executor, to_thread,
+};
+use oneloop_core::{ExceptionReport, spawn, yield_now};
+use oneloop_testkit::watchdog_default;
+use oneloop_timers::sleep;
+
+#[test]
+fn ex3_to_thread_returns_the_value_computed_on_a_worker() {
+    watchdog_default(|| {
+        let (value, worker) = run(async {
+            let value = to_thread(|| 6 * 7).await.unwrap();
+            let worker = to_thread(|| thread::current().id()).await.unwrap();
+            (value, worker)
+        })
+        .unwrap();
+        assert_eq!(value, 42);
+        assert_ne!(worker, thread::current().id());
+    });
+}
+
+#[test]
+fn ex3_a_panic_in_the_job_surfaces_at_the_await_with_its_message() {
+    watchdog_default(|| {
+        let outcome =
+            run(async { to_thread(|| -> u32 { panic!("the disk is on fire") }).await }).unwrap();
+        match outcome {
+            Err(OffloadError::Panicked(message)) => assert_eq!(message, "the disk is on fire"),
+            other => panic!("expected the panic at the await, got {other:?}"),
+        }
+    });
+}
+
+#[test]
+fn ex3_a_ticker_keeps_ticking_while_a_job_runs_in_the_pool() {
+    watchdog_default(|| {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let seen = Rc::clone(&log);
+        run(async move {
+            // The job waits until the ticker has ticked three times: had the loop been
+            // blocked, no tick could happen and the job would never end.
+            let (release_tx, release_rx) = mpsc::channel::<()>();
+            let ticks = Rc::clone(&seen);
+            let ticker = spawn(async move {
+                for n in 1..=3 {
+                    sleep(Duration::from_millis(100)).await;
+                    ticks.borrow_mut().push(format!("tick {n}"));
+                }
+                release_tx.send(()).unwrap();
+            });
+            // The ticker has run its first step (its first timer is set).
+            yield_now().await;
+            let result = to_thread(move || {
+                release_rx.recv().unwrap();
+                "job done"
+            })
+            .await
+            .unwrap();
+            seen.borrow_mut().push(result.to_owned());
+            ticker.await.unwrap();
+        })
+        .unwrap();
+        assert_eq!(*log.borrow(), ["tick 1", "tick 2", "tick 3", "job done"]);
+    });
+}
+
+#[test]
+fn ex3_run_in_executor_uses_the_pool_it_is_given() {
+    watchdog_default(|| {
+        let pool = ThreadPool::with_limits(1, Duration::from_secs(5));
+        let given = pool.clone();
+        let name = run(async move {
+            run_in_executor(Some(&given), || thread::current().name().map(str::to_owned))
+                .await
+                .unwrap()
+        })
+        .unwrap();
+        assert_eq!(name.as_deref(), Some("oneloop-pool"));
+        assert!(
+            pool.is_open(),
+            "only the default pool is shut down with the loop"
+        );
+    });
+}
+
+#[test]
+fn ex3_run_waits_at_exit_for_a_job_still_running() {
+    watchdog_default(|| {
+        let started = Arc::new(Barrier::new(2));
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let finished = Arc::new(AtomicBool::new(false));
+        let releaser = {
+            let started = Arc::clone(&started);
+            thread::spawn(move || {
+                started.wait();
+                release_tx.send(()).unwrap();
+            })
+        };
+        let job_finished = Arc::clone(&finished);
+        run(async move {
+            // Submitted, never awaited: main returns while the job runs.
+            let _job = to_thread(move || {
+                started.wait();
+                release_rx.recv().unwrap();
+                job_finished.store(true, Ordering::SeqCst);
+            });
+        })
+        .unwrap();
+        releaser.join().unwrap();
+        assert!(
+            finished.load(Ordering::SeqCst),
+            "closing the loop waited for the default pool's job"
+        );
+    });
+}
+
+#[test]
+fn ex3_closing_reports_the_job_left_after_the_timeout() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let reports = Rc::new(RefCell::new(Vec::<ExceptionReport>::new()));
+        let sink = Rc::clone(&reports);
+        event_loop.set_exception_handler(move |report| sink.borrow_mut().push(report.clone()));
+        let offload = Offload::of(event_loop.core()).unwrap();
+        offload.set_shutdown_timeout(Duration::from_millis(20));
+        let started = Arc::new(Barrier::new(2));
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let job_started = Arc::clone(&started);
+        event_loop
+            .run_until_complete(async move {
+                let _job = to_thread(move || {
+                    job_started.wait();
+                    release_rx.recv().unwrap();
+                });
+            })
+            .unwrap();
+        started.wait(); // the job is running, and cannot finish before the release
+        event_loop.close();
+        release_tx.send(()).unwrap();
+        let report = offload
+            .last_shutdown()
+            .expect("the default pool was shut down");
+        assert_eq!((report.running, report.queued), (1, 0));
+        let reports = reports.borrow();
+        assert_eq!(reports.len(), 1, "{reports:?}");
+        assert_eq!(reports[0].message, JOBS_LEFT);
+        assert_eq!(reports[0].label.to_string(), SHUTDOWN_LABEL);
+        assert!(reports[0].panic.contains("1 still running"));
+    });
+}
+
+#[test]
+fn ex3_the_pool_of_a_closed_loop_is_a_clear_error() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let offload = Offload::of(event_loop.core()).unwrap();
+        let pool = event_loop
+            .run_until_complete(async {
+                let pool = Offload::current().unwrap().default_pool().unwrap();
+                to_thread(|| ()).await.unwrap();
+                pool
+            })
+            .unwrap();
+        event_loop.close();
+        assert_eq!(
+            offload.default_pool().unwrap_err(),
+            OffloadError::LoopClosed
+        );
+        assert_eq!(offload.default_pool().unwrap_err().to_string(), LOOP_CLOSED);
+        assert_eq!(pool.submit(|| {}), Err(OffloadError::PoolShutDown));
+        assert!(offload.last_shutdown().unwrap().is_clean());
+    });
+}
