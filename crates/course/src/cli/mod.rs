@@ -2,6 +2,7 @@
 
 mod book;
 mod error;
+mod figures;
 mod hint;
 mod report;
 mod runner;
@@ -105,6 +106,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, CliError> {
         Some("solution") => with_stage(rest, "solution", solution::run),
         Some("verify") => no_extra(rest, "verify").and_then(|()| verify::run(&Course::open()?)),
         Some("book") => book::run(&Course::open()?.root, rest),
+        Some("figures") => no_extra(rest, "figures").and_then(|()| figures::run(&Course::open()?)),
         Some("help" | "--help" | "-h") => {
             print!("{}", usage::USAGE);
             Ok(ExitCode::SUCCESS)

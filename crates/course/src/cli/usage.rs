@@ -11,6 +11,7 @@ USAGE:
     cargo course verify          check the course itself: every stage's tests pass with the
                                  reference and fail on the untouched holes
     cargo course book [--open]   build the book with mdBook 0.5.4 (installing it if needed)
+    cargo course figures         redraw the book's figures into book/src/figures/
     cargo course help            this text
 
 A stage is a folder exercises/NN-name/. Results are cached under <target>/course/ and

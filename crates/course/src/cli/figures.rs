@@ -1,0 +1,48 @@
+//! `cargo course figures`: regenerate the book's figures into `book/src/figures/`.
+//!
+//! The figures are drawn by the `oneloop-trace` crate (its `figures` example), which
+//! needs the whole runtime; this crate stays std-only and just runs it.
+
+use std::process::ExitCode;
+
+use super::{CliError, Course};
+
+/// Where the figures go, from the workspace root.
+pub(crate) const FIGURES_DIR: &str = "book/src/figures";
+
+pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
+    let dir = course.root.join(FIGURES_DIR);
+    let dir = dir
+        .to_str()
+        .ok_or_else(|| CliError::misuse(format!("the path {} is not UTF-8", dir.display())))?;
+    eprintln!("drawing the figures (the first build may take a minute)…");
+    let args = [
+        "run",
+        "-q",
+        "-p",
+        "oneloop-trace",
+        "--example",
+        "figures",
+        "--",
+        dir,
+    ];
+    let output = course.cargo.output(&args)?;
+    if !output.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&output.stderr));
+        return Err(CliError::failed(format!(
+            "`cargo {}` failed ({})",
+            args.join(" "),
+            output.status
+        )));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    print!("{stdout}");
+    println!(
+        "{} file(s) written to {FIGURES_DIR}/",
+        stdout
+            .lines()
+            .filter(|line| line.starts_with("wrote "))
+            .count()
+    );
+    Ok(ExitCode::SUCCESS)
+}
