@@ -255,3 +255,59 @@ fn the_checker_finds_each_kind_of_problem() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Lines where a claim marker begins a line right under text of the same paragraph or
+/// quote. Markdown reads a line that begins with `<!--` as an HTML block, which cuts
+/// the paragraph in two where it stands, so the page shows a stray break.
+fn markers_that_split_a_paragraph(page: &str, text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_code = false;
+    let mut previous = "";
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            in_code = !in_code;
+        }
+        let unquoted = trimmed.trim_start_matches('>').trim_start();
+        let previous_unquoted = previous.trim_start().trim_start_matches('>').trim();
+        let inside_text = !previous_unquoted.is_empty()
+            && !previous_unquoted.starts_with('|')
+            && !previous_unquoted.starts_with("```")
+            && !previous_unquoted.starts_with('#');
+        if !in_code && unquoted.starts_with("<!-- claim:") && inside_text {
+            found.push(format!(
+                "{page}:{}: a claim marker starts this line and splits its paragraph; \
+                 put it at the end of the line before",
+                index + 1
+            ));
+        }
+        previous = line;
+    }
+    found
+}
+
+#[test]
+fn no_claim_marker_splits_a_paragraph() {
+    let root = root();
+    let mut found = Vec::new();
+    for page in pages(&root.join("book/src")) {
+        let text = fs::read_to_string(&page).expect("a book page is readable");
+        let name = page
+            .strip_prefix(&root)
+            .unwrap_or(&page)
+            .display()
+            .to_string();
+        found.extend(markers_that_split_a_paragraph(&name, &text));
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn the_paragraph_check_sees_a_split_and_lets_a_marker_at_the_end_pass() {
+    let split = "Some text\n<!-- claim:x -->. More text.\n";
+    assert_eq!(markers_that_split_a_paragraph("p.md", split).len(), 1);
+    let quoted = "> Some text\n> <!-- claim:x --> more\n";
+    assert_eq!(markers_that_split_a_paragraph("p.md", quoted).len(), 1);
+    let fine = "Some text. <!-- claim:x -->\nMore text.\n\n<!-- claim:y -->\n";
+    assert!(markers_that_split_a_paragraph("p.md", fine).is_empty());
+}
