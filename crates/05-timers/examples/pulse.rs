@@ -50,12 +50,7 @@ fn case(blocking: bool) {
     if ticks.len() <= 12 {
         println!("  at:              {}", common::list(&ticks));
     }
-    if let Some(median) = common::median_interval(&ticks) {
-        println!("  median interval: {}", common::ms(median));
-    }
-    println!("  total:           {}", common::ms(total));
-    println!("  turns:           {}", measure.turns());
-    println!("  longest turn:    {}", common::ms(measure.longest()));
+    common::report(&ticks, total, &measure);
 }
 
 fn main() {

@@ -39,12 +39,7 @@ fn case(started: bool) {
     let name = if started { "started" } else { "only spawned" };
     println!("ticker {name} before a 0.35 s block (real clock)");
     println!("  ticks:           {}", common::list(&ticks));
-    if let Some(median) = common::median_interval(&ticks) {
-        println!("  median interval: {}", common::ms(median));
-    }
-    println!("  total:           {}", common::ms(total));
-    println!("  turns:           {}", measure.turns());
-    println!("  longest turn:    {}", common::ms(measure.longest()));
+    common::report(&ticks, total, &measure);
 }
 
 fn main() {

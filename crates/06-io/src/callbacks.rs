@@ -20,9 +20,7 @@ impl Io {
     /// in the next turn. (mio is edge-triggered; the driver re-arms the fd after each
     /// event to get this.) `fd` may be a raw fd, a std socket or a mio source.
     pub fn add_reader(&self, fd: &impl AsRawFd, callback: impl Fn() + 'static) -> io::Result<()> {
-        let fd = fd.as_raw_fd();
-        let label = Label::from(format!("reader fd {fd}"));
-        self.add_watcher(Direction::Read, fd, label, Rc::new(callback))
+        self.add_watcher(Direction::Read, fd.as_raw_fd(), None, Rc::new(callback))
     }
     // ANCHOR_END: add_reader
 
@@ -33,8 +31,8 @@ impl Io {
         label: impl Into<Label>,
         callback: impl Fn() + 'static,
     ) -> io::Result<()> {
-        let fd = fd.as_raw_fd();
-        self.add_watcher(Direction::Read, fd, label.into(), Rc::new(callback))
+        let label = Some(label.into());
+        self.add_watcher(Direction::Read, fd.as_raw_fd(), label, Rc::new(callback))
     }
 
     /// Stops watching `fd` for reading (asyncio's `loop.remove_reader`). Returns whether
@@ -46,9 +44,7 @@ impl Io {
     /// Calls `callback` in a coming turn whenever `fd` is writable (asyncio's
     /// `loop.add_writer`); level-triggered like [`add_reader`](Self::add_reader).
     pub fn add_writer(&self, fd: &impl AsRawFd, callback: impl Fn() + 'static) -> io::Result<()> {
-        let fd = fd.as_raw_fd();
-        let label = Label::from(format!("writer fd {fd}"));
-        self.add_watcher(Direction::Write, fd, label, Rc::new(callback))
+        self.add_watcher(Direction::Write, fd.as_raw_fd(), None, Rc::new(callback))
     }
 
     /// Like [`add_writer`](Self::add_writer), with a label for traces.
@@ -58,23 +54,32 @@ impl Io {
         label: impl Into<Label>,
         callback: impl Fn() + 'static,
     ) -> io::Result<()> {
-        let fd = fd.as_raw_fd();
-        self.add_watcher(Direction::Write, fd, label.into(), Rc::new(callback))
+        let label = Some(label.into());
+        self.add_watcher(Direction::Write, fd.as_raw_fd(), label, Rc::new(callback))
     }
 
     /// Stops watching `fd` for writing (asyncio's `loop.remove_writer`). Returns whether
-    /// a writer was set.
+    /// a writer was set. A handle of it already queued will not run.
     pub fn remove_writer(&self, fd: &impl AsRawFd) -> bool {
         self.remove_watcher(Direction::Write, fd.as_raw_fd())
     }
 
+    /// The one body of the four adders: sets the `direction` watcher of `fd`, labelled
+    /// `label` or, without one, `reader fd 7` / `writer fd 7`.
     fn add_watcher(
         &self,
         direction: Direction,
         fd: RawFd,
-        label: Label,
+        label: Option<Label>,
         callback: Rc<dyn Fn()>,
     ) -> io::Result<()> {
+        let label = label.unwrap_or_else(|| {
+            let role = match direction {
+                Direction::Read => "reader",
+                Direction::Write => "writer",
+            };
+            Label::from(format!("{role} fd {fd}"))
+        });
         let watcher = Watcher {
             callback,
             cancel: CancelFlag::new(),
@@ -100,6 +105,8 @@ impl Io {
         outcome
     }
 
+    /// The one body of the two removers: drops the `direction` watcher of `fd` and
+    /// cancels its queued handle, if any.
     fn remove_watcher(&self, direction: Direction, fd: RawFd) -> bool {
         let removed = {
             let mut table = self.table.borrow_mut();

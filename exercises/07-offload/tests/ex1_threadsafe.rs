@@ -6,13 +6,13 @@ use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 
-use common::{Signal, WakeFromElsewhere};
+use common::{LIMIT, Signal, WakeFromElsewhere};
 use ex07_offload::{LOOP_CLOSED, LoopHandle, OffloadError, new_event_loop};
-use oneloop_testkit::watchdog_default;
+use oneloop_testkit::watchdog;
 
 #[test]
 fn ex1_an_idle_loop_with_no_timers_is_woken_by_another_thread_and_resumes() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let mut event_loop = new_event_loop().unwrap();
         let (handle_tx, handle_rx) = mpsc::channel::<(LoopHandle, Signal)>();
         let helper = thread::spawn(move || {
@@ -41,7 +41,7 @@ fn ex1_an_idle_loop_with_no_timers_is_woken_by_another_thread_and_resumes() {
 fn ex1_eight_threads_of_ten_thousand_calls_each_run_once_in_each_threads_order() {
     const THREADS: usize = 8;
     const CALLS: usize = 10_000;
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let mut event_loop = new_event_loop().unwrap();
         let seen = event_loop
             .run_until_complete(async {
@@ -97,7 +97,7 @@ fn ex1_eight_threads_of_ten_thousand_calls_each_run_once_in_each_threads_order()
 #[test]
 fn ex1_a_waker_fired_from_another_thread_wakes_the_parked_loop_every_time() {
     const ROUNDS: usize = 1_000;
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let (waker_tx, waker_rx) = mpsc::channel::<std::task::Waker>();
         // One helper thread wakes whatever waker it is sent, at once.
         let helper = thread::spawn(move || {
@@ -131,7 +131,7 @@ fn ex1_a_waker_fired_from_another_thread_wakes_the_parked_loop_every_time() {
 
 #[test]
 fn ex1_a_handle_reports_a_closed_loop_clearly() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let event_loop = new_event_loop().unwrap();
         let offload = ex07_offload::Offload::of(event_loop.core()).unwrap();
         let handle = offload.handle();
@@ -156,7 +156,7 @@ fn ex1_a_handle_reports_a_closed_loop_clearly() {
 
 #[test]
 fn ex1_the_loop_handle_is_send_and_sync() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         fn send_sync<T: Send + Sync + 'static>() {}
         send_sync::<LoopHandle>();
         send_sync::<ex07_offload::ThreadPool>();
@@ -165,7 +165,7 @@ fn ex1_the_loop_handle_is_send_and_sync() {
 
 #[test]
 fn ex1_without_the_offload_layer_a_foreign_wake_ends_epoll_wait_with_an_error() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         // Stage 6's loop: nothing registered, no timer. The eventfd ends its sleep, and
         // with no layer to carry the wake, the loop fails instead of hanging.
         let (waker_tx, waker_rx) = mpsc::channel::<std::task::Waker>();

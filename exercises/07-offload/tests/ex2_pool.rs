@@ -1,30 +1,33 @@
 //! Exercise 2: the pool's worker loop — wait on the condvar, take a job, run it.
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
+use common::{LIMIT, from_job};
 use ex07_offload::{OffloadError, POOL_SHUT_DOWN, ThreadPool, default_max_threads};
-use oneloop_testkit::watchdog_default;
+use oneloop_testkit::watchdog;
 
 #[test]
 fn ex2_a_job_runs_on_a_worker_thread() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let pool = ThreadPool::new();
         assert_eq!(pool.threads(), 0, "threads start lazily");
         let (tx, rx) = mpsc::channel();
         pool.submit(move || tx.send(thread::current().id()).unwrap())
             .unwrap();
-        let worker = rx.recv().expect("the job ran");
+        let worker = from_job(&rx, &pool);
         assert_ne!(worker, thread::current().id());
     });
 }
 
 #[test]
 fn ex2_two_jobs_run_at_the_same_time() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
         // Each job waits for the other: they can only finish if both run at once.
         let both = Arc::new(Barrier::new(2));
@@ -38,8 +41,9 @@ fn ex2_two_jobs_run_at_the_same_time() {
             })
             .unwrap();
         }
+        // Only the jobs hold senders now: were they dropped, `from_job` would know.
         drop(tx);
-        let mut done: Vec<_> = rx.iter().collect();
+        let mut done = [from_job(&rx, &pool), from_job(&rx, &pool)];
         done.sort();
         assert_eq!(done, ["a", "b"]);
         assert!(pool.threads() <= 2);
@@ -48,19 +52,23 @@ fn ex2_two_jobs_run_at_the_same_time() {
 
 #[test]
 fn ex2_a_panicking_job_leaves_its_worker_alive() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let pool = ThreadPool::with_limits(1, Duration::from_secs(5));
         pool.submit(|| panic!("job failed on purpose")).unwrap();
         let (tx, rx) = mpsc::channel();
         pool.submit(move || tx.send("after").unwrap()).unwrap();
-        assert_eq!(rx.recv(), Ok("after"), "the one worker ran the next job");
+        assert_eq!(
+            from_job(&rx, &pool),
+            "after",
+            "the one worker ran the next job"
+        );
         assert_eq!(pool.panicked(), 1);
     });
 }
 
 #[test]
 fn ex2_the_pool_never_starts_more_threads_than_its_limit() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
         let (release_tx, release_rx) = mpsc::channel::<()>();
         let release_rx = Arc::new(std::sync::Mutex::new(release_rx));
@@ -79,29 +87,30 @@ fn ex2_the_pool_never_starts_more_threads_than_its_limit() {
             release_tx.send(()).unwrap();
         }
         drop(done_tx);
-        assert_eq!(done_rx.iter().count(), 6);
+        let mut done: Vec<_> = (0..6).map(|_| from_job(&done_rx, &pool)).collect();
+        done.sort();
+        assert_eq!(done, [0, 1, 2, 3, 4, 5]);
         assert!(default_max_threads() <= 32);
     });
 }
 
 #[test]
 fn ex2_shutdown_waits_for_a_running_job() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
-        let started = Arc::new(Barrier::new(2));
+        let (started_tx, started_rx) = mpsc::channel();
         let (release_tx, release_rx) = mpsc::channel::<()>();
         let finished = Arc::new(AtomicBool::new(false));
         {
-            let started = Arc::clone(&started);
             let finished = Arc::clone(&finished);
             pool.submit(move || {
-                started.wait();
+                started_tx.send(()).unwrap();
                 release_rx.recv().unwrap();
                 finished.store(true, Ordering::SeqCst);
             })
             .unwrap();
         }
-        started.wait(); // the job is running
+        from_job(&started_rx, &pool); // the job is running
         let releaser = thread::spawn(move || release_tx.send(()).unwrap());
         let report = pool.shutdown(Duration::from_secs(8));
         releaser.join().unwrap();
@@ -115,20 +124,17 @@ fn ex2_shutdown_waits_for_a_running_job() {
 
 #[test]
 fn ex2_shutdown_reports_the_job_it_left_after_the_timeout() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
-        let started = Arc::new(Barrier::new(2));
+        let (started_tx, started_rx) = mpsc::channel();
         let (release_tx, release_rx) = mpsc::channel::<()>();
-        {
-            let started = Arc::clone(&started);
-            pool.submit(move || {
-                started.wait();
-                // Held until after shutdown gave up: it cannot finish in time.
-                release_rx.recv().unwrap();
-            })
-            .unwrap();
-        }
-        started.wait();
+        pool.submit(move || {
+            started_tx.send(()).unwrap();
+            // Held until after shutdown gave up: it cannot finish in time.
+            release_rx.recv().unwrap();
+        })
+        .unwrap();
+        from_job(&started_rx, &pool); // the job is running
         let report = pool.shutdown(Duration::from_millis(20));
         release_tx.send(()).unwrap();
         assert_eq!((report.running, report.queued), (1, 0), "{report}");

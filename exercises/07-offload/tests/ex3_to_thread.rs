@@ -5,23 +5,24 @@ mod common;
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
+use common::{LIMIT, from_job};
 use ex07_offload::{
     JOBS_LEFT, LOOP_CLOSED, Offload, OffloadError, SHUTDOWN_LABEL, ThreadPool, new_event_loop, run,
     run_in_executor, to_thread,
 };
 use oneloop_core::{ExceptionReport, spawn, yield_now};
-use oneloop_testkit::watchdog_default;
+use oneloop_testkit::watchdog;
 use oneloop_timers::sleep;
 
 #[test]
 fn ex3_to_thread_returns_the_value_computed_on_a_worker() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let (value, worker) = run(async {
             let value = to_thread(|| 6 * 7).await.unwrap();
             let worker = to_thread(|| thread::current().id()).await.unwrap();
@@ -35,7 +36,7 @@ fn ex3_to_thread_returns_the_value_computed_on_a_worker() {
 
 #[test]
 fn ex3_a_panic_in_the_job_surfaces_at_the_await_with_its_message() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let outcome =
             run(async { to_thread(|| -> u32 { panic!("the disk is on fire") }).await }).unwrap();
         match outcome {
@@ -47,7 +48,7 @@ fn ex3_a_panic_in_the_job_surfaces_at_the_await_with_its_message() {
 
 #[test]
 fn ex3_a_ticker_keeps_ticking_while_a_job_runs_in_the_pool() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let log = Rc::new(RefCell::new(Vec::new()));
         let seen = Rc::clone(&log);
         run(async move {
@@ -80,7 +81,7 @@ fn ex3_a_ticker_keeps_ticking_while_a_job_runs_in_the_pool() {
 
 #[test]
 fn ex3_run_in_executor_uses_the_pool_it_is_given() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let pool = ThreadPool::with_limits(1, Duration::from_secs(5));
         let given = pool.clone();
         let name = run(async move {
@@ -99,28 +100,34 @@ fn ex3_run_in_executor_uses_the_pool_it_is_given() {
 
 #[test]
 fn ex3_run_waits_at_exit_for_a_job_still_running() {
-    watchdog_default(|| {
-        let started = Arc::new(Barrier::new(2));
+    watchdog(LIMIT, || {
+        let (started_tx, started_rx) = mpsc::channel::<()>();
         let (release_tx, release_rx) = mpsc::channel::<()>();
         let finished = Arc::new(AtomicBool::new(false));
-        let releaser = {
-            let started = Arc::clone(&started);
-            thread::spawn(move || {
-                started.wait();
+        // Releases the job once it runs; says whether it ever did (a job the pool
+        // dropped unrun drops its sender, and `recv` fails).
+        let releaser = thread::spawn(move || {
+            let started = started_rx.recv().is_ok();
+            if started {
                 release_tx.send(()).unwrap();
-            })
-        };
+            }
+            started
+        });
         let job_finished = Arc::clone(&finished);
         run(async move {
             // Submitted, never awaited: main returns while the job runs.
             let _job = to_thread(move || {
-                started.wait();
+                started_tx.send(()).unwrap();
                 release_rx.recv().unwrap();
                 job_finished.store(true, Ordering::SeqCst);
             });
         })
         .unwrap();
-        releaser.join().unwrap();
+        assert!(
+            releaser.join().unwrap(),
+            "the job never ran: the default pool dropped it (did a worker thread panic? \
+             its message is above)"
+        );
         assert!(
             finished.load(Ordering::SeqCst),
             "closing the loop waited for the default pool's job"
@@ -130,25 +137,25 @@ fn ex3_run_waits_at_exit_for_a_job_still_running() {
 
 #[test]
 fn ex3_closing_reports_the_job_left_after_the_timeout() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let mut event_loop = new_event_loop().unwrap();
         let reports = Rc::new(RefCell::new(Vec::<ExceptionReport>::new()));
         let sink = Rc::clone(&reports);
         event_loop.set_exception_handler(move |report| sink.borrow_mut().push(report.clone()));
         let offload = Offload::of(event_loop.core()).unwrap();
         offload.set_shutdown_timeout(Duration::from_millis(20));
-        let started = Arc::new(Barrier::new(2));
+        let (started_tx, started_rx) = mpsc::channel::<()>();
         let (release_tx, release_rx) = mpsc::channel::<()>();
-        let job_started = Arc::clone(&started);
         event_loop
             .run_until_complete(async move {
                 let _job = to_thread(move || {
-                    job_started.wait();
+                    started_tx.send(()).unwrap();
                     release_rx.recv().unwrap();
                 });
             })
             .unwrap();
-        started.wait(); // the job is running, and cannot finish before the release
+        // The job is running, and cannot finish before the release.
+        from_job(&started_rx, &offload.default_pool().unwrap());
         event_loop.close();
         release_tx.send(()).unwrap();
         let report = offload
@@ -165,7 +172,7 @@ fn ex3_closing_reports_the_job_left_after_the_timeout() {
 
 #[test]
 fn ex3_the_pool_of_a_closed_loop_is_a_clear_error() {
-    watchdog_default(|| {
+    watchdog(LIMIT, || {
         let mut event_loop = new_event_loop().unwrap();
         let offload = Offload::of(event_loop.core()).unwrap();
         let pool = event_loop

@@ -70,6 +70,17 @@ pub fn ticks() -> Rc<RefCell<Vec<Duration>>> {
     Rc::new(RefCell::new(Vec::new()))
 }
 
+/// Prints the lines every ticking example ends with: the median gap between ticks,
+/// the total time, and the turns with the longest of them.
+pub fn report(ticks: &[Duration], total: Duration, measure: &Measure) {
+    if let Some(median) = median_interval(ticks) {
+        println!("  median interval: {}", ms(median));
+    }
+    println!("  total:           {}", ms(total));
+    println!("  turns:           {}", measure.turns());
+    println!("  longest turn:    {}", ms(measure.longest()));
+}
+
 /// Tick times, in ms, on one line.
 pub fn list(ticks: &[Duration]) -> String {
     let parts: Vec<String> = ticks

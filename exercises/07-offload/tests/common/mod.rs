@@ -3,8 +3,27 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::mpsc::{Receiver, RecvError};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use ex07_offload::ThreadPool;
+
+/// The watchdog limit of every stage 7 test. A correct solution finishes each of them
+/// in well under a second; an unfinished hole that leaves a thread waiting (a callback
+/// that never arrives, a job that never runs) then fails within seconds, not ten.
+pub const LIMIT: Duration = Duration::from_secs(3);
+
+/// Receives what a job sends. A job the pool dropped without running it (its worker
+/// thread died outside any job, as an unwritten worker loop does) drops its sender:
+/// this then fails at once, showing the pool with the worker's panic in its phase.
+pub fn from_job<T>(rx: &Receiver<T>, pool: &ThreadPool) -> T {
+    match rx.recv() {
+        Ok(value) => value,
+        Err(RecvError) => panic!("the pool dropped a job without running it: {pool:?}"),
+    }
+}
 
 /// A one-way flag that a task can await; `set` may be called from any thread.
 #[derive(Clone, Default)]
