@@ -11,15 +11,15 @@
 //! rewrites CPython's trace into what oneloop does instead before the comparison.
 //! `book/src/truth.md` explains the checks and each difference.
 //!
-//! # Adding a scenario (a later stage adds timers, sockets, threads this way)
+//! # Adding a scenario (the timer, socket and thread scenarios came in this way)
 //!
 //! 1. Write `tests/asyncio/<name>.py`: `import truthtrace as truth` before any loop
 //!    exists, then the program, recording with `truth.event("...")` (and
 //!    `truth.section("...")` before each loop if it runs several).
 //! 2. Write `fn <name>(rec: &Rc<Recorder>)` in `mod oneloop`: the same program on a
-//!    loop from `rec.event_loop()` (or `run_with(|l| rec.attach(l.core()), ..)`),
-//!    recording the same events, and closing the loop at the end (closing records
-//!    `turns=N`).
+//!    loop from `rec.event_loop()` (or any loop after `rec.attach(event_loop.core())`,
+//!    or `run_with(|l| rec.attach(l.core()), ..)`), recording the same events, and
+//!    closing the loop at the end (closing records `turns=N`).
 //! 3. Add `<name>: differs [..], cpython_says [..];` to the `scenarios!` list. `differs`
 //!    names the differences on purpose (each must change CPython's trace, or the
 //!    scenario fails); `cpython_says` lists lines CPython's raw trace must hold, for the
@@ -35,7 +35,10 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use oneloop_testkit::watchdog_default;
-use truth::Difference::{CancelBecomesDrop, GatherDoneCallbackHop, ShutdownTurns};
+use truth::Difference::{
+    CancelBecomesDrop, ChainCancelCheck, GatherDoneCallbackHop, SelfPipeRead, ShutdownTurns,
+    TiesInSchedulingOrder, TimeoutFiresASleep,
+};
 use truth::{Difference, Scenario};
 
 /// Declares the scenarios: the list `SCENARIOS`, and one `#[test]` per scenario, so a
@@ -109,15 +112,81 @@ scenarios! {
     /// A task left waiting when run's main returns: cancelled by CPython, dropped here.
     run_drops_leftover: differs [ShutdownTurns, CancelBecomesDrop],
         cpython_says ["turn=4 event=leftover-cleanup", "turns=10"];
+
+    // Stage 5: timers.
+    /// call_later(0) runs after a call_soon callback, in the same turn, even when the
+    /// timer was scheduled first: timers reach the ready queue only after the select.
+    call_later_zero: differs [],
+        cpython_says ["section=before-the-loop-runs", "turn=1 run=soon", "turn=1 run=later",
+            "turns=1", "section=from-a-callback", "turn=2 run=soon", "turn=2 run=later"];
+    /// Five timers with one deadline run in one turn: CPython in its heap's order,
+    /// oneloop in scheduling order.
+    equal_deadlines: differs [TiesInSchedulingOrder],
+        cpython_says ["turn=2 run=tie_0", "turn=2 run=tie_2", "turn=2 run=tie_4",
+            "turn=2 run=tie_1", "turn=2 run=tie_3", "turns=4"];
+    /// The sweep rebuilds the heap only above 100 timers with more than half cancelled.
+    sweep_edges: differs [],
+        cpython_says ["turn=2 event=after-scheduled=100-cancelled=51",
+            "turn=2 event=after-scheduled=50-cancelled=0",
+            "turn=2 event=after-scheduled=102-cancelled=51",
+            "turn=2 event=after-scheduled=50-cancelled=0"];
+    /// A sleeping task cancelled (CPython) or its sleep dropped (oneloop): the timer is
+    /// cancelled in the task's next step and swept a turn later. Where oneloop differs,
+    /// it differs without changing the trace, so it cannot be a declared difference:
+    /// oneloop has no `Task.cancel`, the task drops its body on a cancel signal, and
+    /// the sleep's `Drop` cancels the timer where CPython's `CancelledError` runs the
+    /// sleep's `finally`.
+    cancelled_sleep: differs [],
+        cpython_says ["turn=3 event=sleeper-ends-scheduled=1-cancelled=1",
+            "turn=4 event=main-resumed-scheduled=0-cancelled=0", "turns=5"];
+    /// A 10 s sleep under a 0.01 s timeout: the timer fires in turn 2, main ends with
+    /// the error in turn 3.
+    timeout_sleep: differs [TimeoutFiresASleep],
+        cpython_says ["turn=2 run=_on_timeout", "turn=3 event=nap-ends",
+            "turn=3 event=main-timed-out-scheduled=1-cancelled=1", "turns=4"];
+    /// sleep(0) is a bare yield: the same turns as yield_now, and no timer.
+    sleep_zero_yields: differs [],
+        cpython_says ["section=sleep-zero", "turn=4 event=main-done", "turns=5"];
+
+    // Stage 6: I/O.
+    /// Two sockets readable before one select: both readers run in that turn, in the
+    /// order the sockets became readable.
+    two_sockets_one_turn: differs [],
+        cpython_says ["section=write-b-then-a", "turn=2 run=on_b", "turn=2 run=on_a",
+            "section=write-a-then-b", "turn=2 run=on_a", "turn=2 run=on_b"];
+
+    // Stage 7: offload.
+    /// call_soon_threadsafe wakes an idle loop: the callback runs in the next turn,
+    /// main one turn later.
+    threadsafe_wakes_idle_loop: differs [SelfPipeRead],
+        cpython_says ["turn=2 run=wake", "turn=3 event=main-resumed-woken", "turns=4"];
+    /// to_thread: the result comes back through call_soon_threadsafe in turn 2, main
+    /// resumes in turn 3.
+    to_thread_result: differs [SelfPipeRead, ChainCancelCheck, ShutdownTurns],
+        cpython_says ["turn=2 run=_set_state", "turn=3 run=_call_check_cancel",
+            "turn=3 event=main-resumed-5050", "turn=8 run=set_result", "turns=10"];
 }
 // ANCHOR_END: scenarios
 
 /// The oneloop side of each scenario: the same program as `tests/asyncio/<name>.py`.
 mod oneloop {
+    use std::cell::Cell;
+    use std::future::{Future, poll_fn};
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+    use std::pin::Pin;
     use std::rc::Rc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, mpsc};
+    use std::task::{Context, Poll, Waker};
+    use std::thread;
+    use std::time::Duration;
 
-    use oneloop_core::{gather, run_with, yield_now};
-    use oneloop_future::OneShot;
+    use oneloop_core::{Runner, gather, run_with, yield_now};
+    use oneloop_future::{OneShot, Wait};
+    use oneloop_io::Io;
+    use oneloop_offload::{LoopHandle, Offload, to_thread};
+    use oneloop_timers::{LoopTimers, TimedOut, Timers, real_time_loop, sleep, timeout};
 
     use super::truth::{Recorder, current};
 
@@ -400,6 +469,359 @@ mod oneloop {
         })
         .expect("main finishes");
     }
+
+    // -----------------------------------------------------------------------------------
+    // Stage 5: timers.
+    // -----------------------------------------------------------------------------------
+
+    /// `len(loop._scheduled)` and `loop._timer_cancelled_count`, from the timer layer's
+    /// public counters.
+    fn counts() -> String {
+        let timers = Timers::current().expect("a loop with a timer layer is running");
+        format!(
+            "scheduled={}-cancelled={}",
+            timers.scheduled(),
+            timers.cancelled()
+        )
+    }
+
+    /// Runs `callback` when dropped: the Rust place for a `finally` block.
+    struct OnDrop<F: FnMut()>(F);
+
+    impl<F: FnMut()> Drop for OnDrop<F> {
+        fn drop(&mut self) {
+            (self.0)();
+        }
+    }
+
+    pub fn call_later_zero(rec: &Rc<Recorder>) {
+        // Neither section waits: the loop never parks with a non-zero timeout.
+        rec.section("before-the-loop-runs");
+        let mut event_loop = real_time_loop();
+        rec.attach(event_loop.core());
+        let later = named(rec, "later");
+        event_loop
+            .core()
+            .timers()
+            .call_later_named(Duration::ZERO, "later", move || {
+                later();
+                current().stop();
+            });
+        event_loop.call_soon_named("soon", named(rec, "soon"));
+        event_loop.run_forever().expect("later stops the loop");
+        event_loop.close();
+
+        rec.section("from-a-callback");
+        let mut event_loop = real_time_loop();
+        rec.attach(event_loop.core());
+        let (starter, soon, later) = (
+            named(rec, "starter"),
+            named(rec, "soon"),
+            named(rec, "later"),
+        );
+        event_loop.call_soon_named("starter", move || {
+            starter();
+            let timers = Timers::current().expect("a timer layer");
+            timers.call_later_named(Duration::ZERO, "later", move || {
+                later();
+                current().stop();
+            });
+            call_soon("soon", soon);
+        });
+        event_loop.run_forever().expect("later stops the loop");
+        event_loop.close();
+    }
+
+    pub fn equal_deadlines(rec: &Rc<Recorder>) {
+        const TIES: usize = 5;
+        const NAMES: [&str; TIES] = ["tie_0", "tie_1", "tie_2", "tie_3", "tie_4"];
+        let mut event_loop = real_time_loop();
+        rec.attach(event_loop.core());
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                let timers = Timers::current().expect("a timer layer");
+                let all_ran = OneShot::<(), ()>::new();
+                let ran = Rc::new(Cell::new(0));
+                // The deadline is the time now: due at the next turn's step 5, no wait.
+                let when = timers.time();
+                for (number, name) in NAMES.into_iter().enumerate() {
+                    let (rec, ran, all_ran) = (Rc::clone(&rec), Rc::clone(&ran), all_ran.clone());
+                    timers.call_at_named(when, name, move || {
+                        rec.event(format!("tie-{number}"));
+                        ran.set(ran.get() + 1);
+                        if ran.get() == TIES {
+                            all_ran.set_result(()).expect("set once");
+                        }
+                    });
+                }
+                rec.event("scheduled");
+                all_ran.wait().await.expect("the last tie sets it");
+                rec.event("main-resumed");
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    pub fn sweep_edges(rec: &Rc<Recorder>) {
+        for (count, cancelled) in [(100, 51), (101, 51), (102, 51), (102, 52)] {
+            rec.section(&format!("{count}-timers-{cancelled}-cancelled"));
+            let mut event_loop = real_time_loop();
+            rec.attach(event_loop.core());
+            let rec = Rc::clone(rec);
+            event_loop
+                .run_until_complete(async move {
+                    let timers = Timers::current().expect("a timer layer");
+                    let start = timers.time() + Duration::from_secs(3600);
+                    let handles: Vec<_> = (0..count)
+                        .map(|n| timers.call_at(start + Duration::from_secs(n), || {}))
+                        .collect();
+                    // Never the first: the head stays live, so no pop from the head.
+                    for handle in &handles[1..=cancelled] {
+                        handle.cancel();
+                    }
+                    rec.event(format!("before-{}", counts()));
+                    sleep(Duration::ZERO).await;
+                    rec.event(format!("after-{}", counts()));
+                })
+                .expect("main finishes");
+            event_loop.close();
+        }
+    }
+
+    /// A task's future that ends early, dropping `inner`, once `cancel` is settled:
+    /// oneloop has no `Task.cancel`, so this is how a task is told to stop, and the
+    /// drop is the cancellation.
+    struct UntilCancelled<F> {
+        cancel: Wait<(), ()>,
+        inner: Option<Pin<Box<F>>>,
+    }
+
+    impl<F: Future> Future for UntilCancelled<F> {
+        type Output = Option<F::Output>;
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+            let this = &mut *self;
+            if Pin::new(&mut this.cancel).poll(cx).is_ready() {
+                this.inner = None;
+                return Poll::Ready(None);
+            }
+            let inner = this.inner.as_mut().expect("not polled after it finished");
+            inner.as_mut().poll(cx).map(Some)
+        }
+    }
+
+    pub fn cancelled_sleep(rec: &Rc<Recorder>) {
+        let mut event_loop = real_time_loop();
+        rec.attach(event_loop.core());
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                let cancel = OneShot::<(), ()>::new();
+                let in_sleeper = Rc::clone(&rec);
+                let sleeper = UntilCancelled {
+                    cancel: cancel.wait(),
+                    inner: Some(Box::pin(async move {
+                        let on_end = Rc::clone(&in_sleeper);
+                        // Declared first, dropped last: after the sleep cancelled its
+                        // timer, as the Python `finally` runs after the sleep's own.
+                        let _ends =
+                            OnDrop(move || on_end.event(format!("sleeper-ends-{}", counts())));
+                        in_sleeper.event("sleeper-sleeps");
+                        sleep(Duration::from_secs(10)).await;
+                    })),
+                };
+                let task = current().spawn_named("sleeper", sleeper);
+                sleep(Duration::ZERO).await;
+                rec.event(format!("cancelling-{}", counts()));
+                cancel.cancel();
+                let outcome = task.await.expect("the sleeper does not panic");
+                assert!(outcome.is_none(), "the sleeper was stopped, not finished");
+                rec.event(format!("main-resumed-{}", counts()));
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    pub fn timeout_sleep(rec: &Rc<Recorder>) {
+        // The only scenario of this stage that waits for real time (0.01 s): on epoll,
+        // as CPython's loop is, so the park ends at the deadline and not earlier
+        // (both round the timeout up to whole milliseconds).
+        let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        rec.attach(event_loop.core());
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                rec.event("main-starts");
+                let on_end = Rc::clone(&rec);
+                let nap = async move {
+                    let _ends = OnDrop(move || on_end.event("nap-ends"));
+                    sleep(Duration::from_secs(10)).await;
+                };
+                match timeout(Duration::from_millis(10), nap).await {
+                    Ok(()) => rec.event("nap-finished"),
+                    Err(TimedOut { .. }) => rec.event(format!("main-timed-out-{}", counts())),
+                }
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    pub fn sleep_zero_yields(rec: &Rc<Recorder>) {
+        for with_sleep in [true, false] {
+            rec.section(if with_sleep {
+                "sleep-zero"
+            } else {
+                "yield-now"
+            });
+            let mut event_loop = real_time_loop();
+            rec.attach(event_loop.core());
+            let rec = Rc::clone(rec);
+            event_loop
+                .run_until_complete(async move {
+                    for step in 0..3 {
+                        rec.event(format!("main-{step}"));
+                        if with_sleep {
+                            sleep(Duration::ZERO).await;
+                        } else {
+                            yield_now().await;
+                        }
+                        let timers = Timers::current().expect("a timer layer");
+                        rec.event(format!("timers-{}", timers.scheduled()));
+                    }
+                    rec.event("main-done");
+                })
+                .expect("main finishes");
+            event_loop.close();
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Stage 6: I/O.
+    // -----------------------------------------------------------------------------------
+
+    pub fn two_sockets_one_turn(rec: &Rc<Recorder>) {
+        for write_order in [["b", "a"], ["a", "b"]] {
+            rec.section(&format!("write-{}", write_order.join("-then-")));
+            let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+            rec.attach(event_loop.core());
+            let rec = Rc::clone(rec);
+            event_loop
+                .run_until_complete(async move {
+                    let io = Io::current().expect("an I/O layer");
+                    // One connected pair per name: the loop reads `ours`, the test
+                    // writes to `peer`.
+                    let pairs = ["a", "b"].map(|name| {
+                        let (ours, peer) = UnixStream::pair().expect("a socket pair");
+                        ours.set_nonblocking(true).expect("non-blocking");
+                        (name, Rc::new(ours), peer)
+                    });
+                    let both_read = OneShot::<(), ()>::new();
+                    let read = Rc::new(Cell::new(0));
+                    for (name, ours, _) in &pairs {
+                        // Registered in the order A, B.
+                        let label = if *name == "a" { "on_a" } else { "on_b" };
+                        let (rec, io_in, socket) =
+                            (Rc::clone(&rec), Rc::clone(&io), Rc::clone(ours));
+                        let (read, both_read, name) = (Rc::clone(&read), both_read.clone(), *name);
+                        io.add_reader_named(&**ours, label, move || {
+                            let mut buf = [0; 64];
+                            let n = (&*socket).read(&mut buf).expect("data is there");
+                            let data = String::from_utf8_lossy(&buf[..n]).into_owned();
+                            rec.event(format!("{name}-read-{data}"));
+                            io_in.remove_reader(&*socket);
+                            read.set(read.get() + 1);
+                            if read.get() == 2 {
+                                both_read.set_result(()).expect("set once");
+                            }
+                        })
+                        .expect("the reader is registered");
+                    }
+                    // Both writes before main suspends: both sockets are readable
+                    // before the next select.
+                    for name in write_order {
+                        let (_, _, peer) = pairs
+                            .iter()
+                            .find(|(pair, _, _)| *pair == name)
+                            .expect("a or b");
+                        (&*peer)
+                            .write_all(name.repeat(2).as_bytes())
+                            .expect("the peer takes two bytes");
+                    }
+                    rec.event(format!("written-{}", write_order.join("-")));
+                    both_read.wait().await.expect("the second reader sets it");
+                    rec.event("main-resumed");
+                })
+                .expect("main finishes");
+            event_loop.close();
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Stage 7: offload.
+    // -----------------------------------------------------------------------------------
+
+    pub fn threadsafe_wakes_idle_loop(rec: &Rc<Recorder>) {
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll and eventfd");
+        rec.attach(event_loop.core());
+        let rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                let handle = LoopHandle::current().expect("an offload layer");
+                let woken = Arc::new(AtomicBool::new(false));
+                // The handshake: main's waker goes to the worker as main suspends.
+                let (go, waker_for_worker) = mpsc::channel::<Waker>();
+                let worker_woken = Arc::clone(&woken);
+                let worker = thread::spawn(move || {
+                    let waker = waker_for_worker.recv().expect("main sends its waker");
+                    handle
+                        .call_soon_threadsafe_named("wake", move || {
+                            worker_woken.store(true, Ordering::SeqCst);
+                            waker.wake();
+                        })
+                        .expect("the loop is open");
+                });
+                rec.event("main-waits");
+                let mut go = Some(go);
+                poll_fn(|cx| {
+                    if woken.load(Ordering::SeqCst) {
+                        return Poll::Ready(());
+                    }
+                    if let Some(go) = go.take() {
+                        go.send(cx.waker().clone())
+                            .expect("the worker waits for it");
+                    }
+                    Poll::Pending
+                })
+                .await;
+                rec.event("main-resumed-woken");
+                worker.join().expect("the worker does not panic");
+            })
+            .expect("main finishes");
+        event_loop.close();
+    }
+
+    pub fn to_thread_result(rec: &Rc<Recorder>) {
+        // `oneloop_offload::run`, spelled out so the recorder sees the first turn.
+        let mut runner =
+            Runner::with_driver(oneloop_offload::new_driver().expect("epoll and eventfd"));
+        let core = Rc::clone(runner.event_loop().core());
+        Offload::of(&core).expect("an offload layer").attach(&core);
+        rec.attach(&core);
+        let rec = Rc::clone(rec);
+        let value = runner
+            .run(async move {
+                rec.event("main-offloads");
+                let value = to_thread(|| (0..=100u32).sum::<u32>())
+                    .await
+                    .expect("no panic");
+                rec.event(format!("main-resumed-{value}"));
+                value
+            })
+            .expect("main finishes");
+        assert_eq!(value, 5050);
+        runner.close();
+    }
 }
 
 #[test]
@@ -424,7 +846,7 @@ fn every_script_has_a_scenario_and_back() {
         scripts, listed,
         "each tests/asyncio/<name>.py needs an entry in scenarios!, and each entry a script"
     );
-    assert!(SCENARIOS.len() >= 10);
+    assert!(SCENARIOS.len() >= 20);
 }
 
 fn lines(text: &str) -> Vec<String> {
@@ -523,5 +945,57 @@ fn the_differences_rewrite_cpython_traces_as_documented() {
         );
         let run = on_paper(&[CancelBecomesDrop]);
         assert_eq!(truth::verdict(&run, &cancelled, &dropped), Ok(()));
+    });
+}
+
+#[test]
+fn the_later_stages_differences_rewrite_cpython_traces_as_documented() {
+    watchdog_default(|| {
+        // Ties: each tie keeps its events, and only the tie handles of one turn move.
+        let heap_order = lines(
+            "turn=2 run=tie_0\nturn=2 event=tie-0\nturn=2 run=tie_2\nturn=2 event=tie-2\n\
+             turn=2 run=tie_1\nturn=2 event=tie-1\nturn=3 run=main\nturns=3",
+        );
+        let in_order = lines(
+            "turn=2 run=tie_0\nturn=2 event=tie-0\nturn=2 run=tie_1\nturn=2 event=tie-1\n\
+             turn=2 run=tie_2\nturn=2 event=tie-2\nturn=3 run=main\nturns=3",
+        );
+        let ties = on_paper(&[TiesInSchedulingOrder]);
+        assert_eq!(truth::verdict(&ties, &heap_order, &in_order), Ok(()));
+
+        // The self-pipe's read goes; a turn that ran nothing else goes with it.
+        let piped = lines(
+            "turn=1 run=main\nturn=2 run=wake\nturn=3 run=_read_from_self\n\
+             turn=4 run=main\nturns=4",
+        );
+        let woken = lines("turn=1 run=main\nturn=2 run=wake\nturn=3 run=main\nturns=3");
+        let pipe = on_paper(&[SelfPipeRead]);
+        assert_eq!(truth::verdict(&pipe, &piped, &woken), Ok(()));
+
+        // The executor's shutdown: both steps of its task, the turn between them, and
+        // the stop callback's turn all go.
+        let shutdown = lines(
+            "turn=1 run=main\nturn=2 run=_run_until_complete_cb\n\
+             turn=3 run=BaseEventLoop.shutdown_default_executor\nturn=4 run=set_result\n\
+             turn=5 run=BaseEventLoop.shutdown_default_executor\n\
+             turn=6 run=_run_until_complete_cb\nturns=6",
+        );
+        let closed = lines("turn=1 run=main\nturn=2 run=_run_until_complete_cb\nturns=2");
+        let turns = on_paper(&[ShutdownTurns]);
+        assert_eq!(truth::verdict(&turns, &shutdown, &closed), Ok(()));
+
+        // The timeout's own timer is shown as the sleep's.
+        let timed = lines("turn=1 run=main\nturn=2 run=_on_timeout\nturn=3 run=main\nturns=3");
+        let slept = lines(
+            "turn=1 run=main\nturn=2 run=_set_result_unless_cancelled\nturn=3 run=main\nturns=3",
+        );
+        let sleep = on_paper(&[TimeoutFiresASleep, ChainCancelCheck]);
+        let message = truth::verdict(&sleep, &timed, &slept).expect_err("one is stale");
+        assert!(
+            message.contains("`chained future's cancel check` changes nothing"),
+            "{message}"
+        );
+        let sleep = on_paper(&[TimeoutFiresASleep]);
+        assert_eq!(truth::verdict(&sleep, &timed, &slept), Ok(()));
     });
 }

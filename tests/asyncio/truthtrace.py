@@ -15,7 +15,7 @@ the outside; nothing in the scenario counts turns itself:
 
 A handle's line is placed where the handle started, before the events it recorded, but
 its name is read after it ran, so a task that names itself in its first step is shown by
-that name. The trace goes to stdout when the script exits. No line holds a time.
+that name (a handle cancelled while it ran keeps the name it started with). The trace goes to stdout when the script exits. No line holds a time.
 """
 
 import asyncio
@@ -114,10 +114,14 @@ def _run_once(self):
 
 def _handle_run(self):
     at = len(_lines)
+    # A handle cancelled while it runs (a reader that removes itself) has lost its
+    # callback by the time it returns: then the name it had when it started is used.
+    name_before = handle_name(self)
     try:
         _original_handle_run(self)
     finally:
-        _lines.insert(at, f"turn={_turn_field()} run={handle_name(self)}")
+        name = name_before if self._callback is None else handle_name(self)
+        _lines.insert(at, f"turn={_turn_field()} run={name}")
 
 
 def _close(self):

@@ -76,13 +76,30 @@ impl Observer for Recorder {
     }
 }
 
+/// oneloop labels whose handle plays the part of an asyncio function with another name,
+/// and that name: the same step in both loops, named as CPython names it.
+///
+/// - A `sleep`'s timer completes the sleep, as asyncio's sleep timer runs
+///   `futures._set_result_unless_cancelled` on the future the sleep awaits.
+/// - The callback a pool worker hands back through `call_soon_threadsafe` completes the
+///   awaited future, as `futures._set_state` does at the end of asyncio's future chain.
+pub const CPYTHON_NAMES: [(&str, &str); 2] = [
+    ("sleep", "_set_result_unless_cancelled"),
+    ("run_in_executor result", "_set_state"),
+];
+
 /// How the suite names a label: an unnamed task (shown by its id) is `task`, as an
-/// unnamed asyncio task is on the Python side.
+/// unnamed asyncio task is on the Python side; the labels in [`CPYTHON_NAMES`] take
+/// CPython's name; any other label is itself.
 fn label_name(label: &Label) -> String {
-    match label {
-        Label::Task(_) => "task".to_string(),
-        other => other.to_string(),
+    if let Label::Task(_) = label {
+        return "task".to_string();
     }
+    let name = label.to_string();
+    CPYTHON_NAMES
+        .iter()
+        .find(|(ours, _)| *ours == name)
+        .map_or(name, |(_, theirs)| (*theirs).to_string())
 }
 
 impl Recorder {
@@ -247,10 +264,13 @@ fn fold(lines: impl Iterator<Item = String>) -> Vec<String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Difference {
     /// `asyncio.run` ends with `shutdown_asyncgens` and `shutdown_default_executor`,
-    /// each run by `run_until_complete`: the task's turn, then its stop callback's turn.
+    /// each run by `run_until_complete`: the task's turns, then its stop callback's
+    /// turn. With a default executor started, `shutdown_default_executor` waits for a
+    /// thread that joins the pool and comes back through `call_soon_threadsafe`
+    /// (`set_result`), so its task takes two steps with that turn between them.
     /// oneloop has no async generators, and its thread pool shuts down from a close
-    /// hook. Rewrite: the turns running those tasks are removed, and with each the turn
-    /// of the `_run_until_complete_cb` that follows it.
+    /// hook. Rewrite: every turn from the first step of such a task to the turn of the
+    /// `_run_until_complete_cb` that follows it is removed.
     ShutdownTurns,
     /// `gather` hangs a done callback (`_done_callback`) on every child, and the last
     /// one completes the outer future, which then wakes the awaiting task: one hop more
@@ -264,6 +284,32 @@ pub enum Difference {
     /// `mark=cancelled-leftovers` are removed; the events recorded in them stay, outside
     /// any turn (a drop runs the same cleanup, at close).
     CancelBecomesDrop,
+    /// asyncio's `TimerHandle` compares by `when` alone and `heapq` is not stable, so
+    /// timers sharing a deadline leave the heap in an order of its own (five run
+    /// 0 2 4 1 3). oneloop orders its heap by `(when, seq)`: scheduling order.
+    /// Rewrite: in each turn, a run of handles named `tie_<n>` (each with the events
+    /// it recorded) is sorted by `n`.
+    TiesInSchedulingOrder,
+    /// asyncio's `call_soon_threadsafe` writes a byte to the self-pipe, whose read end
+    /// is a reader of the loop: the next select runs `_read_from_self` to drain it.
+    /// oneloop's inbox is woken through an eventfd that the I/O driver consumes
+    /// without queueing a handle. Rewrite: `_read_from_self` handles are removed, and
+    /// a turn left with nothing is removed.
+    SelfPipeRead,
+    /// asyncio's `run_in_executor` chains a `concurrent.futures.Future` to an asyncio
+    /// future; completing the asyncio future also runs `_call_check_cancel`, which
+    /// would pass a cancellation back to the pool's future. oneloop's `Offloaded` has
+    /// one completion and no second future (dropping it does not stop the job).
+    /// Rewrite: `_call_check_cancel` handles are removed, and a turn left with nothing
+    /// is removed.
+    ChainCancelCheck,
+    /// `asyncio.timeout` arms its own timer, `Timeout._on_timeout`, which cancels the
+    /// task; the task's next step gets `CancelledError` and leaves as `TimeoutError`.
+    /// oneloop's `timeout` races the inner future against a `sleep`: the sleep's timer
+    /// wakes the task, whose next step drops the inner future and returns `TimedOut`.
+    /// Same turns; the timer's handle is the sleep's. Rewrite: `_on_timeout` becomes
+    /// `_set_result_unless_cancelled`, the sleep timer's name.
+    TimeoutFiresASleep,
 }
 // ANCHOR_END: differences
 
@@ -274,6 +320,10 @@ impl Difference {
             Difference::ShutdownTurns => "shutdown turns",
             Difference::GatherDoneCallbackHop => "gather's done-callback hop",
             Difference::CancelBecomesDrop => "cancel becomes drop",
+            Difference::TiesInSchedulingOrder => "ties in scheduling order",
+            Difference::SelfPipeRead => "self-pipe read",
+            Difference::ChainCancelCheck => "chained future's cancel check",
+            Difference::TimeoutFiresASleep => "timeout fires a sleep",
         }
     }
 }
@@ -292,30 +342,94 @@ fn turn_of(entry: &Entry) -> Option<u64> {
     }
 }
 
+/// The handle names a difference removes from CPython's trace (asyncio's own
+/// callbacks, which record no events).
+fn removed_handle(name: &str, differences: &[Difference]) -> bool {
+    let has = |d: Difference| differences.contains(&d);
+    (has(Difference::GatherDoneCallbackHop) && name == "_done_callback")
+        || (has(Difference::SelfPipeRead) && name == "_read_from_self")
+        || (has(Difference::ChainCancelCheck) && name == "_call_check_cancel")
+}
+
+/// The `n` of a handle named `tie_<n>`.
+fn tie_number(entry: &Entry) -> Option<u64> {
+    match entry {
+        Entry::Run { name, .. } => name.strip_prefix("tie_")?.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Sorts each run of `tie_<n>` handles within one turn by `n`, each handle keeping the
+/// events it recorded.
+fn sort_ties(entries: &[Entry]) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut index = 0;
+    while index < entries.len() {
+        if tie_number(&entries[index]).is_none() {
+            out.push(entries[index].clone());
+            index += 1;
+            continue;
+        }
+        let turn = turn_of(&entries[index]);
+        let mut blocks: Vec<(u64, Vec<Entry>)> = Vec::new();
+        while let Some(number) = entries.get(index).and_then(tie_number) {
+            if turn_of(&entries[index]) != turn {
+                break;
+            }
+            let mut block = vec![entries[index].clone()];
+            index += 1;
+            while let Some(event @ Entry::Event { .. }) = entries.get(index) {
+                if turn_of(event) != turn {
+                    break;
+                }
+                block.push(event.clone());
+                index += 1;
+            }
+            blocks.push((number, block));
+        }
+        blocks.sort_by_key(|(number, _)| *number);
+        out.extend(blocks.into_iter().flat_map(|(_, block)| block));
+    }
+    out
+}
+
 /// Applies `differences` to one loop's entries (up to and including its `turns=N`).
 fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
     let has = |d: Difference| differences.contains(&d);
-    let is_done_callback =
-        |e: &Entry| matches!(e, Entry::Run { name, .. } if name == "_done_callback");
+    // First the rewrites that rename or reorder; then whole turns and handles go.
+    let mut entries = entries.to_vec();
+    if has(Difference::TimeoutFiresASleep) {
+        for entry in &mut entries {
+            if let Entry::Run { name, .. } = entry
+                && name == "_on_timeout"
+            {
+                *name = "_set_result_unless_cancelled".to_string();
+            }
+        }
+    }
+    if has(Difference::TiesInSchedulingOrder) {
+        entries = sort_ties(&entries);
+    }
+    let is_removed =
+        |e: &Entry| matches!(e, Entry::Run { name, .. } if removed_handle(name, differences));
     let mut dropped = BTreeSet::new();
     let mut events_kept = BTreeSet::new();
     let mut between_marks = false;
-    let mut shutdown_stop_pending = false;
-    for entry in entries {
+    let mut in_shutdown = false;
+    for entry in &entries {
         match entry {
             Entry::Mark(mark) if mark == "cancel-leftovers" => between_marks = true,
             Entry::Mark(mark) if mark == "cancelled-leftovers" => between_marks = false,
             Entry::Run { turn, name } => {
-                if has(Difference::ShutdownTurns) && SHUTDOWN_TASKS.contains(&name.as_str()) {
-                    dropped.insert(*turn);
-                    shutdown_stop_pending = true;
-                } else if has(Difference::ShutdownTurns)
-                    && shutdown_stop_pending
-                    && name == "_run_until_complete_cb"
-                {
-                    // The stop callback of that shutdown task's `run_until_complete`.
-                    dropped.insert(*turn);
-                    shutdown_stop_pending = false;
+                if has(Difference::ShutdownTurns) {
+                    if SHUTDOWN_TASKS.contains(&name.as_str()) {
+                        in_shutdown = true;
+                    }
+                    if in_shutdown {
+                        dropped.insert(*turn);
+                        // The stop callback of that shutdown task's `run_until_complete`.
+                        in_shutdown = name != "_run_until_complete_cb";
+                    }
                 }
                 if has(Difference::CancelBecomesDrop) && between_marks {
                     dropped.insert(*turn);
@@ -325,22 +439,20 @@ fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
             _ => {}
         }
     }
-    if has(Difference::GatherDoneCallbackHop) {
-        // A turn that ran only done callbacks (and recorded nothing) disappears.
-        let turns: BTreeSet<u64> = entries.iter().filter_map(turn_of).collect();
-        for turn in turns {
-            let mut in_turn = entries.iter().filter(|e| turn_of(e) == Some(turn));
-            if in_turn.all(is_done_callback) {
-                dropped.insert(turn);
-            }
+    // A turn that ran only removed handles (and recorded nothing) disappears.
+    let turns: BTreeSet<u64> = entries.iter().filter_map(turn_of).collect();
+    for turn in turns {
+        let mut in_turn = entries.iter().filter(|e| turn_of(e) == Some(turn));
+        if in_turn.all(is_removed) {
+            dropped.insert(turn);
         }
     }
     let renumber = |turn: u64| turn - dropped.range(..turn).count() as u64;
     let mut out = Vec::new();
-    for entry in entries {
+    for entry in &entries {
         match entry {
             Entry::Mark(_) => {}
-            e if has(Difference::GatherDoneCallbackHop) && is_done_callback(e) => {}
+            e if is_removed(e) => {}
             Entry::Run { turn, .. } if dropped.contains(turn) => {}
             Entry::Run { turn, name } => out.push(Entry::Run {
                 turn: renumber(*turn),
