@@ -81,6 +81,9 @@ impl Wake for TaskWaker {
 
     fn wake_by_ref(self: &Arc<Self>) {
         if thread::current().id() != self.thread {
+            // The flag publishes nothing but itself, and it is stored before the eventfd
+            // write that makes the loop look at it; SeqCst is more than that needs and
+            // costs nothing on a path that ends the loop anyway.
             self.foreign.flag.store(true, Ordering::SeqCst);
             // If the poller is gone the loop has ended: nobody is left to tell.
             let _ = self.foreign.waker.wake();

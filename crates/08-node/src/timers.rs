@@ -53,9 +53,18 @@ impl fmt::Debug for Timers {
     }
 }
 
-/// A delay as Node reads it: below 1 ms (0 included) it becomes 1 ms.
+/// Node's `TIMEOUT_MAX`: the longest delay a timer takes, 2^31 - 1 ms (about 24.8 days).
+const TIMEOUT_MAX: u64 = (1 << 31) - 1;
+
+/// A delay as Node reads it: below 1 ms (0 included) it becomes 1 ms, and so does one
+/// above 2^31 - 1 ms, which Node also reports with a `TimeoutOverflowWarning`. A delay
+/// of `u64::MAX` is therefore due in 1 ms, not never.
 pub fn clamp_delay(ms: u64) -> u64 {
-    ms.max(1)
+    if (1..=TIMEOUT_MAX).contains(&ms) {
+        ms
+    } else {
+        1
+    }
 }
 
 impl Timers {
@@ -196,4 +205,19 @@ pub fn clear_timeout(id: TimerId) {
 /// Outside [`NodeLoop::run`](crate::NodeLoop::run).
 pub fn clear_interval(id: TimerId) {
     clear_timeout(id);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clamp_delay;
+
+    #[test]
+    fn delays_outside_one_ms_to_timeout_max_become_one_ms() {
+        assert_eq!(clamp_delay(0), 1);
+        assert_eq!(clamp_delay(1), 1);
+        assert_eq!(clamp_delay(100), 100);
+        assert_eq!(clamp_delay(2_147_483_647), 2_147_483_647);
+        assert_eq!(clamp_delay(2_147_483_648), 1);
+        assert_eq!(clamp_delay(u64::MAX), 1);
+    }
 }
