@@ -107,6 +107,10 @@ impl Schedule for LoopWaker {
         } else {
             // Another thread and no such layer: flag the loop and end its park, so the
             // loop fails loudly instead of sleeping with a wake it never received.
+            // The flag carries no data, only "this happened"; the store comes before the
+            // unpark, and an unpark happens-before the park it ends returns, so the loop
+            // sees the flag when it checks after parking. SeqCst is more than needed
+            // (Release here, Acquire there would do) and keeps that argument short.
             self.foreign.store(true, Ordering::SeqCst);
             self.unpark_loop();
         }
