@@ -107,10 +107,11 @@ impl Schedule for LoopWaker {
         } else {
             // Another thread and no such layer: flag the loop and end its park, so the
             // loop fails loudly instead of sleeping with a wake it never received.
-            // The flag carries no data, only "this happened"; the store comes before the
-            // unpark, and an unpark happens-before the park it ends returns, so the loop
-            // sees the flag when it checks after parking. SeqCst is more than needed
-            // (Release here, Acquire there would do) and keeps that argument short.
+            // The flag carries no data, only "this happened", and the store comes before
+            // the unpark. std promises that an unpark happens-before the park it ends
+            // returns; a driver's Unparker (stage 6 writes an eventfd) gets the same
+            // order from the system call in practice. So the loop sees the flag when it
+            // checks after parking. SeqCst is more than that needs and keeps it short.
             self.foreign.store(true, Ordering::SeqCst);
             self.unpark_loop();
         }
