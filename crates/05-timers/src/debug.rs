@@ -13,6 +13,7 @@
 
 use std::cell::RefCell;
 use std::env;
+use std::ffi::OsStr;
 use std::fmt;
 use std::rc::Weak;
 use std::time::Duration;
@@ -32,7 +33,13 @@ pub const SLOW_CALLBACK: &str = "slow callback (debug mode)";
 
 /// Whether `ONELOOP_DEBUG` asks for debug mode: set, not empty, not `0`.
 pub(crate) fn debug_from_env() -> bool {
-    env::var_os(DEBUG_ENV).is_some_and(|value| !value.is_empty() && value != "0")
+    asks_for_debug(env::var_os(DEBUG_ENV).as_deref())
+}
+
+/// The rule for the variable's value. asyncio turns debug mode on for any non-empty
+/// `PYTHONASYNCIODEBUG`, `0` included; here `0` means off.
+fn asks_for_debug(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|value| !value.is_empty() && value != "0")
 }
 
 // ANCHOR: slow_message
@@ -101,3 +108,18 @@ impl Observer for SlowCallbacks {
     }
 }
 // ANCHOR_END: slow_callbacks
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_env_values_empty_and_zero_are_off() {
+        let on = |value: Option<&str>| asks_for_debug(value.map(OsStr::new));
+        assert!(!on(None));
+        assert!(!on(Some("")));
+        assert!(!on(Some("0")));
+        assert!(on(Some("1")));
+        assert!(on(Some("yes")));
+    }
+}

@@ -3,6 +3,11 @@
 //! Each poll polls the inner future first, then the sleep: a future that finishes in
 //! the same turn as its deadline wins. When the sleep wins, the inner future is
 //! dropped at once — Rust's cancellation — and the caller gets [`TimedOut`].
+//!
+//! A zero limit gives the inner future exactly one poll. The sleep cannot stand for
+//! that deadline: `sleep(ZERO)` is a bare yield, which would let the inner future run a
+//! second step. asyncio's `asyncio.timeout(0)` likewise lets its body run to its first
+//! suspension and no further (`wait_for(.., 0)` does not even start it).
 
 use std::error::Error;
 use std::fmt;
@@ -39,7 +44,7 @@ pub struct Timeout<F> {
 
 // ANCHOR: timeout
 /// Runs `future` for at most `limit`: its output, or [`TimedOut`] (and the future is
-/// dropped).
+/// dropped). With a zero `limit`, the future is polled once: ready then, or timed out.
 pub fn timeout<F: Future>(limit: Duration, future: F) -> Timeout<F> {
     Timeout {
         future: Some(Box::pin(future)),
@@ -60,7 +65,8 @@ impl<F: Future> Future for Timeout<F> {
             this.future = None;
             return Poll::Ready(Ok(output));
         }
-        if Pin::new(&mut this.sleep).poll(cx).is_ready() {
+        // A zero limit has passed by now; its sleep would only yield (see the module).
+        if this.after.is_zero() || Pin::new(&mut this.sleep).poll(cx).is_ready() {
             // Dropped here, before returning: its own drops may cancel timers.
             this.future = None;
             return Poll::Ready(Err(TimedOut { after: this.after }));

@@ -31,7 +31,7 @@ use mio::unix::SourceFd;
 use mio::{Registry, Token};
 use oneloop_core::{Core, with_current};
 
-use crate::registration::{Registration, Waiter, Watcher};
+use crate::registration::{Registration, Watcher};
 
 /// The message of the error a readiness future gives outside a loop with an I/O driver.
 pub const NO_IO_DRIVER: &str = "no I/O driver: this future must run on an event loop whose \
@@ -209,25 +209,11 @@ impl Io {
         };
         if read {
             fired.reader = registration.reader.clone();
-            if let Waiter::Waiting { id, .. } = registration.read {
-                let Waiter::Waiting { waker, .. } =
-                    std::mem::replace(&mut registration.read, Waiter::Ready { id })
-                else {
-                    unreachable!("matched as Waiting just above");
-                };
-                fired.read_waker = Some(waker);
-            }
+            fired.read_waker = registration.read.fire();
         }
         if write {
             fired.writer = registration.writer.clone();
-            if let Waiter::Waiting { id, .. } = registration.write {
-                let Waiter::Waiting { waker, .. } =
-                    std::mem::replace(&mut registration.write, Waiter::Ready { id })
-                else {
-                    unreachable!("matched as Waiting just above");
-                };
-                fired.write_waker = Some(waker);
-            }
+            fired.write_waker = registration.write.fire();
         }
         if self.apply(index, registration, true).is_err() {
             // Re-arming failed (the fd was closed under us): stop watching it, and let

@@ -9,7 +9,9 @@ impl<R: AsyncRead> StreamReader<R> {
     ///
     /// - Search only the bytes not searched yet: a line arriving one byte per read
     ///   must not cost quadratic time.
-    /// - A delimiter found within `limit` bytes: take the record out of the buffer.
+    /// - A delimiter ending a record of at most `limit` bytes, delimiter included: take
+    ///   the record out of the buffer. (asyncio's `readuntil` allows one byte more: it
+    ///   compares the delimiter's position with the limit.)
     /// - No delimiter and more than `limit` bytes buffered (or a delimiter beyond the
     ///   limit): [`StreamError::LimitOverrun`], leaving the buffer untouched.
     /// - End of file with bytes buffered: [`StreamError::Incomplete`] carrying them.

@@ -70,6 +70,18 @@ impl Waiter {
     fn is_waiting(&self) -> bool {
         matches!(self, Waiter::Waiting { .. })
     }
+
+    /// The event came: a waiting slot turns `Ready` for its future and hands back the
+    /// waker to wake (once no borrow is held). Any other slot is left as it is.
+    pub(crate) fn fire(&mut self) -> Option<Waker> {
+        let Waiter::Waiting { id, .. } = *self else {
+            return None;
+        };
+        match std::mem::replace(self, Waiter::Ready { id }) {
+            Waiter::Waiting { waker, .. } => Some(waker),
+            _ => unreachable!("matched as Waiting just above"),
+        }
+    }
 }
 
 /// One registered file descriptor.

@@ -122,8 +122,9 @@ impl StreamWriter {
         }
     }
 
-    /// Sets the water marks (asyncio's `set_write_buffer_limits`); `low` is capped at
-    /// `high`.
+    /// Sets the water marks (asyncio's `set_write_buffer_limits`). Both are given here;
+    /// `low` above `high` is capped at `high`, where asyncio raises `ValueError` (and,
+    /// given only `high`, takes a quarter of it as `low`).
     pub fn set_write_buffer_limits(&mut self, high: usize, low: usize) {
         let mut state = self.shared.state.borrow_mut();
         state.high = high;

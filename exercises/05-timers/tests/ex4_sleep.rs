@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::{logged_virtual_loop, ms, shared};
 use ex05_timers::{LoopTimers, TimedOut, sleep, time, timeout};
 use oneloop_core::{spawn, yield_now};
-use oneloop_testkit::{DropFlag, watchdog_default};
+use oneloop_testkit::{CountingWaker, DropFlag, watchdog_default};
 
 #[test]
 fn ex4_sleep_wakes_the_task_after_its_delay() {
@@ -59,6 +59,30 @@ fn ex4_the_first_poll_registers_one_timer_and_later_polls_none() {
             })
             .unwrap();
         assert_eq!(counts, [(true, 1), (true, 1), (true, 1)]);
+    });
+}
+
+#[test]
+fn ex4_a_sleep_polled_under_a_new_waker_wakes_that_one() {
+    watchdog_default(|| {
+        // Virtual time: main polls a 0.1 s sleep once under a waker that is not its own
+        // (as a select or a future moved between tasks would), then awaits it.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let stale = Rc::new(CountingWaker::new());
+        let old = Rc::clone(&stale);
+        let woke = event_loop
+            .run_until_complete(async move {
+                let mut nap = sleep(ms(100));
+                let first = old.with_context(|cx| Pin::new(&mut nap).poll(cx));
+                assert!(first.is_pending());
+                // The timer exists now; this poll must move the wakeup to main's waker.
+                nap.await;
+                time()
+            })
+            .expect("main is woken by the timer, not left stalled");
+        assert_eq!(woke, ms(100));
+        assert_eq!(stale.wakes(), 0, "the stale waker is never woken");
+        assert_eq!(stale.live_wakers(), 0, "and no longer held");
     });
 }
 
@@ -186,6 +210,35 @@ fn ex4_timeout_returns_the_output_when_the_future_is_first() {
         assert_eq!(output, Ok(7));
         assert_eq!(at, ms(100));
         assert_eq!(timers.live(), 0, "the limit's timer was cancelled");
+    });
+}
+
+#[test]
+fn ex4_a_zero_timeout_gives_the_inner_future_one_poll_only() {
+    watchdog_default(|| {
+        // Virtual time: the inner future yields once, then would finish. asyncio's
+        // `async with asyncio.timeout(0)` lets it run to that first yield and no further.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let steps = shared::<&str>();
+        let seen = Rc::clone(&steps);
+        let outcome = event_loop
+            .run_until_complete(async move {
+                timeout(Duration::ZERO, async move {
+                    seen.borrow_mut().push("started");
+                    yield_now().await;
+                    seen.borrow_mut().push("resumed");
+                    "done"
+                })
+                .await
+            })
+            .unwrap();
+        assert_eq!(
+            outcome,
+            Err(TimedOut {
+                after: Duration::ZERO
+            })
+        );
+        assert_eq!(*steps.borrow(), ["started"]);
     });
 }
 

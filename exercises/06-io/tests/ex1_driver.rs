@@ -182,3 +182,45 @@ fn ex1_add_reader_takes_a_raw_fd_and_a_mio_source() {
         assert_eq!(io.registrations(), 0);
     });
 }
+
+#[test]
+fn ex1_a_reader_removing_itself_runs_once_and_the_next_reader_sees_the_unread_data() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let (mut client, server) = pair();
+        let server = Rc::new(server);
+        let io = Io::of(&event_loop).unwrap();
+        let got = log();
+        let (reading, seen, io2) = (Rc::clone(&server), Rc::clone(&got), Rc::clone(&io));
+        // Reads one byte of three, then removes itself from inside its own callback.
+        io.add_reader_named(&*server, "once", move || {
+            let mut byte = [0; 1];
+            if let Ok(1) = reading.try_read(&mut byte) {
+                seen.borrow_mut().push((byte[0] as char).to_string());
+            }
+            assert!(io2.remove_reader(&*reading), "it was set");
+        })
+        .unwrap();
+        client.write_all(b"xyz").unwrap();
+        event_loop.run_once().unwrap();
+        assert_eq!(*got.borrow(), ["x"]);
+        assert_eq!(io.registrations(), 0, "nothing left watching the fd");
+        // The two bytes left unread make no new edge. A reader added now must still
+        // hear of them: registering looks at the fd's state as it is.
+        let (reading, seen) = (Rc::clone(&server), Rc::clone(&got));
+        io.add_reader_named(&*server, "again", move || {
+            let mut rest = [0; 8];
+            if let Ok(n) = reading.try_read(&mut rest) {
+                seen.borrow_mut()
+                    .push(String::from_utf8_lossy(&rest[..n]).into_owned());
+            }
+        })
+        .unwrap();
+        event_loop.run_once().unwrap();
+        assert_eq!(*got.borrow(), ["x", "yz"]);
+        assert_eq!(trace.turns_of("once"), [1]);
+        assert_eq!(trace.turns_of("again"), [2]);
+        assert!(io.remove_reader(&*server));
+    });
+}

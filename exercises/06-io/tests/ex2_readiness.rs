@@ -186,6 +186,66 @@ fn ex2_a_spurious_poll_keeps_waiting_and_the_event_still_arrives() {
 }
 
 #[test]
+fn ex2_a_poll_with_a_new_waker_moves_the_wait_to_it() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        let stale = Rc::new(CountingWaker::new());
+        let polls = Rc::new(Cell::new(0));
+        let (old, seen) = (Rc::clone(&stale), Rc::clone(&polls));
+        let task = event_loop.spawn(async move {
+            let mut ready = pin!(readable(&server));
+            // The first poll happens under a waker that is not this task's...
+            let first = old.with_context(|cx| ready.as_mut().poll(cx));
+            assert!(first.is_pending(), "nothing was sent yet");
+            // ...every later one under the task's own: the wait must move to it.
+            poll_fn(|cx| {
+                seen.set(seen.get() + 1);
+                ready.as_mut().poll(cx)
+            })
+            .await
+            .expect("readable");
+            let mut buf = [0; 4];
+            server.try_read(&mut buf).expect("data is there")
+        });
+        event_loop.run_once().unwrap();
+        assert_eq!(polls.get(), 1);
+        assert_eq!(
+            stale.live_wakers(),
+            0,
+            "the slot holds the waker of the latest poll, not the first one"
+        );
+        client.write_all(b"data").unwrap();
+        run_until(&mut event_loop, 10, || polls.get() == 2);
+        assert_eq!(stale.wakes(), 0, "the stale waker is never woken");
+        run_until(&mut event_loop, 10, || task.is_finished());
+        assert_eq!(task.try_take().unwrap().unwrap(), 4);
+    });
+}
+
+#[test]
+fn ex2_data_arriving_between_would_block_and_the_first_poll_is_not_missed() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        let got = event_loop
+            .run_until_complete(async move {
+                let mut buf = [0; 8];
+                let error = server.try_read(&mut buf).expect_err("nothing sent yet");
+                assert_eq!(error.kind(), std::io::ErrorKind::WouldBlock);
+                // The data lands after the WouldBlock and before anything is registered:
+                // the edge is over before epoll watches the fd.
+                client.write_all(b"late").unwrap();
+                readable(&server).await.expect("readable");
+                let n = server.try_read(&mut buf).expect("data is there");
+                buf[..n].to_vec()
+            })
+            .unwrap();
+        assert_eq!(got, b"late");
+    });
+}
+
+#[test]
 fn ex2_a_dropped_readiness_future_unregisters() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();

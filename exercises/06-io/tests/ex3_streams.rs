@@ -9,12 +9,13 @@ use std::net::Shutdown;
 use std::pin::pin;
 use std::task::Poll;
 use std::thread;
+use std::time::Duration;
 
 use common::{line_client, pair};
 use ex06_io::{
     StreamError, StreamReader, TcpListener, TcpStream, WELCOME, new_event_loop, serve_chat,
 };
-use oneloop_testkit::watchdog_default;
+use oneloop_testkit::{watchdog, watchdog_default};
 
 /// Runs `body` with a reader over the server side of a pair whose client sent `sent`
 /// and then closed its writing half.
@@ -115,6 +116,51 @@ fn ex3_a_line_over_the_limit_is_an_error_that_loses_no_buffered_data() {
             "the buffer is a prefix of what was sent"
         );
         assert_eq!(next.as_deref(), Some("short\n"));
+    });
+}
+
+#[test]
+fn ex3_a_record_of_exactly_the_limit_fits_and_one_byte_more_overruns() {
+    watchdog_default(|| {
+        let (fits, over, kept) = with_reader(b"1234567\n12345678\n", 8, async |reader| {
+            let fits = reader
+                .read_line()
+                .await
+                .expect("eight bytes fit a limit of 8");
+            let over = reader.read_line().await.expect_err("nine bytes do not");
+            (fits, over, reader.buffered().to_vec())
+        });
+        assert_eq!(fits.as_deref(), Some("1234567\n"));
+        assert!(matches!(over, StreamError::LimitOverrun { limit: 8, .. }));
+        assert_eq!(kept, b"12345678\n", "the long line is still buffered");
+    });
+}
+
+#[test]
+fn ex3_no_newline_past_the_limit_on_an_open_stream_is_an_overrun_not_a_wait() {
+    watchdog(Duration::from_secs(5), || {
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        // The peer sends 40 bytes without a newline and keeps the connection open: no
+        // more data and no end of file will come to end a wait.
+        client.write_all(&[b'a'; 40]).unwrap();
+        let (error, kept) = event_loop
+            .run_until_complete(async move {
+                let mut reader = StreamReader::with_limit(server, 16);
+                let error = reader.read_line().await.expect_err("over the limit");
+                let kept = reader.buffered().to_vec();
+                drop(client);
+                (error, kept)
+            })
+            .unwrap();
+        match error {
+            StreamError::LimitOverrun { limit, buffered } => {
+                assert_eq!(limit, 16);
+                assert_eq!(buffered, kept.len());
+            }
+            other => panic!("expected a limit overrun, got {other:?}"),
+        }
+        assert_eq!(kept, [b'a'; 40], "every byte is still buffered");
     });
 }
 

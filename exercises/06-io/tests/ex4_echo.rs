@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::cell::Cell;
 use std::io::{BufRead, Read, Write};
 use std::net::{Shutdown, SocketAddr};
 use std::rc::Rc;
@@ -11,8 +12,8 @@ use std::thread;
 
 use common::{line_client, pair, round_trip};
 use ex06_io::{
-    DEFAULT_HIGH_WATER, StreamError, StreamReader, StreamWriter, TcpListener, TcpStream, channel,
-    echo, new_event_loop, serve,
+    AsyncRead, DEFAULT_HIGH_WATER, StreamError, StreamReader, StreamWriter, TcpListener, TcpStream,
+    channel, echo, new_event_loop, serve,
 };
 use oneloop_core::spawn;
 use oneloop_testkit::watchdog_default;
@@ -259,5 +260,60 @@ fn ex4_a_writer_faster_than_its_peer_is_paused_not_buffered_without_bound() {
                 "chunk {index} arrived intact"
             );
         }
+    });
+}
+
+/// The bytes of one line the firehose hands out, newline included.
+const LINE: usize = 1024;
+
+/// A peer in memory that sends `left` lines as fast as they are read: every read is
+/// ready at once, so only the handler itself can decide to stop reading.
+struct Firehose {
+    left: usize,
+    lines_read: Rc<Cell<usize>>,
+}
+
+impl AsyncRead for Firehose {
+    async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let lines = (buf.len() / LINE).min(self.left);
+        for line in buf[..lines * LINE].chunks_mut(LINE) {
+            line.fill(b'x');
+            line[LINE - 1] = b'\n';
+        }
+        self.left -= lines;
+        self.lines_read.set(self.lines_read.get() + lines);
+        Ok(lines * LINE)
+    }
+}
+
+#[test]
+fn ex4_the_echo_handler_stops_reading_while_its_writer_is_paused() {
+    watchdog_default(|| {
+        // 48 MiB of lines, far more than the kernel buffers of a loopback socket whose
+        // peer never reads.
+        const LINES: usize = 48 * 1024;
+        let mut event_loop = new_event_loop().unwrap();
+        let (client, server) = pair();
+        let lines_read = Rc::new(Cell::new(0));
+        let counted = Rc::clone(&lines_read);
+        let handler = event_loop.spawn(async move {
+            let mut reader = StreamReader::new(Firehose {
+                left: LINES,
+                lines_read: counted,
+            });
+            let mut writer = StreamWriter::new(Rc::new(server));
+            echo(&mut reader, &mut writer).await
+        });
+        // The handler's first step: it reads and echoes until its writer pauses, and
+        // then waits in `drain` instead of reading on into an unbounded buffer.
+        event_loop.run_once().unwrap();
+        let read = lines_read.get();
+        assert!(read > 0, "the handler started echoing");
+        assert!(
+            read < LINES,
+            "the handler read all {LINES} lines in one step: its writer buffered them all"
+        );
+        assert!(!handler.is_finished(), "it waits for the peer to read");
+        drop(client);
     });
 }
