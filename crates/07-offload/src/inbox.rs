@@ -35,12 +35,14 @@
 //!
 //! 1. **Before the check.** The driver sees a non-empty inbox and does not sleep at all.
 //! 2. **Between the check and `epoll_wait`.** The pusher's unpark comes after its push;
-//!    it writes the eventfd, which stays readable until the poll reports it. So the
-//!    `epoll_wait` that follows returns at once. (A thread's unpark token works the
+//!    it writes the eventfd, and the write posts an event that waits in the epoll
+//!    instance until a poll reports it (mio registers the eventfd edge-triggered, so
+//!    every write posts one). So the `epoll_wait` that follows returns at once. (A thread's unpark token works the
 //!    same way for `ThreadParker`.) Nothing depends on the loop being asleep yet.
 //! 3. **During `epoll_wait`, or after it returned.** The write ends the sleep, or the
-//!    drain that follows every park finds the item. At worst the eventfd is still
-//!    readable at the next park, which then returns at once: one spare turn, no loss.
+//!    drain that follows every park finds the item. At worst the write's event is
+//!    still waiting at the next park, which then returns at once: one spare turn, no
+//!    loss.
 //!
 //! All three rely on one order: **push under the lock, then wake**. Wake first, and the
 //! loop may wake, drain an empty inbox, and go back to sleep before the push lands; the
@@ -48,6 +50,11 @@
 //! guarantee: a drain that takes the lock after a push's unlock sees that push, and the
 //! per-thread order of pushes is the order of the queue, so the calls of one thread run
 //! in the order they were made.
+//!
+//! There are no atomics to justify here: everything shared sits under the mutex, whose
+//! unlock and next lock order a push before the drain that sees it. The wake itself is
+//! a system call (an eventfd write, or a thread unpark), and is never what carries the
+//! data: it only makes the loop take the lock again.
 //!
 //! # Where oneloop differs from asyncio
 //!

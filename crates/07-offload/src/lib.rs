@@ -61,6 +61,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod deliver;
 mod driver;
 mod error;
 mod handle;

@@ -20,8 +20,10 @@ use crate::inbox::Remote;
 use crate::run_in_executor::submit_to;
 use crate::{LoopHandle, OffloadError, Offloaded, ShutdownReport, ThreadPool};
 
-/// How long the close hook waits for the default pool by default (asyncio's
-/// `asyncio.run` passes 300 s, its `THREAD_JOIN_TIMEOUT`).
+/// How long the close hook waits for the default pool by default. Since Python 3.12,
+/// `asyncio.run` passes 300 s (`constants.THREAD_JOIN_TIMEOUT`) to
+/// `shutdown_default_executor`; in 3.11 that method takes no timeout and waits for as
+/// long as the threads run.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The label of the close hook, and of its report when jobs were left.

@@ -61,11 +61,18 @@ impl<T> Completion<T> {
 
     /// Stores the outcome and wakes the waiting task. Called by the injected callback,
     /// on the loop's thread, so the wake queues the task's step directly.
+    ///
+    /// Only the first outcome counts: once the slot is no longer pending, a later one
+    /// is dropped (a job answers once, but a `Deliver` that was never marked sent
+    /// would answer again from its drop).
     pub(crate) fn complete(&self, outcome: Outcome<T>) {
-        let waker = match mem::replace(&mut *self.lock(), Slot::Done(outcome)) {
-            Slot::Pending(waker) => waker,
-            Slot::Done(_) | Slot::Taken => None,
+        let mut slot = self.lock();
+        let waker = match &mut *slot {
+            Slot::Pending(waker) => waker.take(),
+            Slot::Done(_) | Slot::Taken => return,
         };
+        *slot = Slot::Done(outcome);
+        drop(slot);
         // Woken with the lock released: the wake may run loop code.
         if let Some(waker) = waker {
             waker.wake();

@@ -2,16 +2,24 @@
 //!
 //! asyncio's default executor is a `concurrent.futures.ThreadPoolExecutor`: a queue of
 //! work items and up to `min(32, cpu_count + 4)` threads, started one by one as jobs
-//! arrive. This pool keeps that shape, in the manner of smol's `blocking`:
+//! arrive while none is idle; its threads then live until the executor shuts down.
+//! This pool keeps that shape, in the manner of smol's `blocking` (which also lets idle
+//! threads go):
 //!
 //! - One `Mutex<PoolState>` holds the queue and the counters; one `Condvar`, `work`,
 //!   is where idle workers wait; another, `changed`, is where `shutdown` waits for the
 //!   pool to empty.
 //! - Threads start lazily: `submit` starts one when there are more queued jobs than
 //!   idle workers, up to the limit. An idle worker that waited `keep_alive` with no job
-//!   exits; the next burst starts threads again.
+//!   exits (CPython's do not); the next burst starts threads again. The count of live
+//!   threads is taken under the lock before a thread starts and given back under the
+//!   lock that sees the queue empty, so it never passes the limit and a job queued
+//!   while the last worker leaves is still run (see `spawn_worker`).
 //! - A job is any `FnOnce() + Send`. A panic in it is caught by the worker (which lives
 //!   on); `run_in_executor` catches it earlier, to hand the message to the await.
+//! - A worker that dies outside any job breaks the pool: it takes no more jobs, and the
+//!   queued ones are dropped unrun. A job of `run_in_executor` answers its future with
+//!   `PoolBroken` from that drop (see `Deliver`).
 //! - `shutdown(timeout)` stops new jobs, lets the workers finish the queue, and waits
 //!   for that at most `timeout`; it reports how many jobs were still running or queued
 //!   when it gave up. Those are not killed (a thread cannot be): they finish in the
@@ -37,6 +45,11 @@ pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 /// asyncio's default `max_workers`: `min(32, cpu_count + 4)`.
+///
+/// One difference in what is counted: `available_parallelism` honours the process's
+/// CPU affinity and cgroup quota, where CPython 3.11's `os.cpu_count()` counts every
+/// CPU of the machine (3.13 moved the executor to `os.process_cpu_count()`, which
+/// honours affinity).
 pub fn default_max_threads() -> usize {
     let cpus = thread::available_parallelism().map_or(1, |n| n.get());
     (cpus + 4).min(32)
@@ -89,8 +102,8 @@ impl PoolShared {
     }
 }
 
-/// What a shutdown left behind (asyncio warns "The executor did not finishing joining
-/// its threads within N seconds").
+/// What a shutdown left behind (since Python 3.12, asyncio warns "The executor did
+/// not finishing joining its threads within N seconds"; 3.11 waits without a limit).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShutdownReport {
     /// How long shutdown was allowed to wait.
@@ -208,7 +221,9 @@ impl ThreadPool {
         // Idle workers wake, see an empty queue and a closed pool, and exit.
         self.shared.work.notify_all();
         loop {
-            if state.queue.is_empty() && state.running == 0 {
+            // No thread left means nothing more will finish: a worker that died outside
+            // any job may even have left its job counted as running.
+            if (state.queue.is_empty() && state.running == 0) || state.threads == 0 {
                 break;
             }
             let now = Instant::now();
@@ -224,7 +239,7 @@ impl ThreadPool {
         }
         ShutdownReport {
             timeout,
-            running: state.running,
+            running: state.running.min(state.threads),
             queued: state.queue.len(),
         }
     }
@@ -278,28 +293,55 @@ impl fmt::Debug for ThreadPool {
 
 /// Starts one worker thread. The thread's count was already taken by the caller; the
 /// thread gives it back when it exits, however it exits.
+///
+/// The count is given back under the same lock that sees the queue empty. The worker
+/// loop returns with its lock released, and a `submit` can slip in before this thread
+/// locks again: it still counts this thread as alive, so at the limit it starts no
+/// other, and its job would wait for ever. So a worker that finds a job here goes back
+/// to work instead of exiting.
 fn spawn_worker(shared: Arc<PoolShared>) -> io::Result<()> {
     thread::Builder::new()
         .name("oneloop-pool".to_owned())
         .spawn(move || {
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| worker_loop(&shared)));
-            let mut state = shared.lock();
-            state.threads -= 1;
-            let orphans = match outcome {
-                Ok(()) => VecDeque::new(),
-                Err(payload) => {
-                    // The worker loop itself failed: stop taking jobs, and drop the
-                    // queued ones, so whoever waits on them learns it now.
-                    state.phase = Phase::Broken(format!(
-                        "a worker thread died outside any job: {}",
-                        panic_message(&*payload)
-                    ));
-                    mem::take(&mut state.queue)
-                }
-            };
-            shared.changed.notify_all();
-            drop(state);
-            drop(orphans);
+            loop {
+                let outcome = panic::catch_unwind(AssertUnwindSafe(|| worker_loop(&shared)));
+                let mut state = shared.lock();
+                let orphans = match outcome {
+                    // A job queued since the worker loop let go of the lock: run it.
+                    Ok(()) if !state.queue.is_empty() => continue,
+                    Ok(()) => VecDeque::new(),
+                    Err(payload) => {
+                        // The worker loop itself failed: stop taking jobs, and give up
+                        // the queued ones (no worker may be left to run them).
+                        state.phase = Phase::Broken(format!(
+                            "a worker thread died outside any job: {}",
+                            panic_message(&*payload)
+                        ));
+                        mem::take(&mut state.queue)
+                    }
+                };
+                state.threads -= 1;
+                shared.changed.notify_all();
+                drop(state);
+                drop_orphans(orphans);
+                return;
+            }
         })
         .map(drop)
+}
+
+/// Drops the jobs a broken pool gave up, so that whoever waits on them learns it now:
+/// a plain job drops what it captured (a channel's sender, say), and the job of
+/// `run_in_executor` drops its `Deliver`, which answers its future with `PoolBroken`.
+///
+/// This runs after the worker's `catch_unwind` has returned, not while its panic
+/// unwinds: a job's drop that panics then is only a panic, not an abort. Each job is
+/// dropped under its own `catch_unwind`, so that such a panic neither skips the jobs
+/// after it nor drops them while unwinding (as a `VecDeque` dropped whole would).
+fn drop_orphans(orphans: VecDeque<Job>) {
+    for job in orphans {
+        // A panic here has been reported by the panic hook already; the next job's
+        // answer matters more than this one's failure to give its own.
+        let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(job)));
+    }
 }

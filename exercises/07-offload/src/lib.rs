@@ -6,8 +6,8 @@
 //! - `src/threadsafe.rs` — exercise 1: `call_soon_threadsafe`'s push-then-wake
 //!   (chapter 7.2);
 //! - `src/worker.rs` — exercise 2: the pool's worker loop (chapter 7.3);
-//! - `src/run_in_executor.rs` — exercise 3: submit a function and hand its result back
-//!   through `call_soon_threadsafe` (chapter 7.3).
+//! - `src/run_in_executor.rs` — exercise 3: submit a function, and hand its result back
+//!   through `call_soon_threadsafe` with `Deliver::send` (chapter 7.3).
 //!
 //! Every other module comes from `crates/07-offload/src`, unchanged. Do not edit this
 //! file. Test your work with `cargo course test 7`, or `cargo test -p ex07-offload`.
@@ -16,6 +16,8 @@
 // The helpers that only the holes call look unused until the holes are written.
 #![cfg_attr(not(feature = "solution"), allow(dead_code))]
 
+#[path = "../../../crates/07-offload/src/deliver.rs"]
+mod deliver;
 #[path = "../../../crates/07-offload/src/driver.rs"]
 mod driver;
 #[path = "../../../crates/07-offload/src/error.rs"]

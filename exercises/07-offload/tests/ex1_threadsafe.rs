@@ -182,3 +182,114 @@ fn ex1_without_the_offload_layer_a_foreign_wake_ends_epoll_wait_with_an_error() 
         assert_eq!(result, Err(oneloop_core::LoopError::ForeignWake));
     });
 }
+
+#[test]
+fn ex1_the_push_lands_before_the_wake() {
+    // Under a gate driver, each unpark holds its caller until the loop has parked twice
+    // more (see `common::Gate`): a wake sent before its push is spent on an empty inbox,
+    // and the loop sleeps on with the callback unseen. Pushed first, it runs.
+    const ROUNDS: usize = 20;
+    watchdog(LIMIT, || {
+        let gate = Arc::new(common::Gate::default());
+        let mut event_loop: oneloop_core::EventLoop<_> = oneloop_core::EventLoop::with_driver(
+            ex07_offload::OffloadDriver::new(common::GateDriver(Arc::clone(&gate))),
+        );
+        let offload = ex07_offload::Offload::of(event_loop.core()).expect("the offload layer");
+        offload.attach(event_loop.core());
+        let handle = offload.handle();
+        let helpers = event_loop
+            .run_until_complete(async move {
+                let mut helpers = Vec::with_capacity(ROUNDS);
+                for round in 0..ROUNDS {
+                    let signal = Signal::default();
+                    let set = signal.clone();
+                    let handle = handle.clone();
+                    let helper = thread::spawn(move || {
+                        handle
+                            .call_soon_threadsafe(move || set.set())
+                            .expect("the loop is open");
+                    });
+                    // Nothing else is ready: the loop parks until the callback arrives.
+                    signal.wait().await;
+                    assert!(signal.is_set(), "round {round}");
+                    // Joined after the run: the helper may still wait for parks.
+                    helpers.push(helper);
+                }
+                helpers
+            })
+            .unwrap();
+        assert_eq!(helpers.len(), ROUNDS);
+        for helper in helpers {
+            helper.join().unwrap();
+        }
+    });
+}
+
+#[test]
+fn ex1_calls_racing_with_the_loop_closing_run_or_are_dropped_never_leaked() {
+    // Two threads call `call_soon_threadsafe` in a tight loop while the loop runs a
+    // few turns and is dropped. Each call either lands (and its callback runs, or is
+    // dropped when the loop closes) or fails with LoopClosed (and is dropped at once):
+    // every captured token is gone at the end, and both threads saw the loop close.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct Token(Arc<AtomicUsize>);
+    impl Drop for Token {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    const ROUNDS: usize = 200;
+    watchdog(LIMIT, || {
+        for round in 0..ROUNDS {
+            let live = Arc::new(AtomicUsize::new(0));
+            let ran = Arc::new(AtomicUsize::new(0));
+            let mut event_loop = new_event_loop().unwrap();
+            let handle = ex07_offload::Offload::of(event_loop.core())
+                .expect("the offload layer")
+                .handle();
+            let start = Arc::new(Barrier::new(3));
+            let helpers: Vec<_> = (0..2)
+                .map(|_| {
+                    let (handle, start) = (handle.clone(), Arc::clone(&start));
+                    let (live, ran) = (Arc::clone(&live), Arc::clone(&ran));
+                    thread::spawn(move || {
+                        start.wait();
+                        let mut landed = 0_usize;
+                        loop {
+                            live.fetch_add(1, Ordering::SeqCst);
+                            let token = Token(Arc::clone(&live));
+                            let ran = Arc::clone(&ran);
+                            match handle.call_soon_threadsafe(move || {
+                                drop(token);
+                                ran.fetch_add(1, Ordering::SeqCst);
+                            }) {
+                                Ok(()) => landed += 1,
+                                Err(OffloadError::LoopClosed) => return landed,
+                                Err(other) => panic!("unexpected error: {other}"),
+                            }
+                        }
+                    })
+                })
+                .collect();
+            start.wait();
+            event_loop
+                .run_until_complete(async move {
+                    for _ in 0..round % 4 {
+                        oneloop_core::yield_now().await;
+                    }
+                })
+                .unwrap();
+            drop(event_loop);
+            let landed: usize = helpers.into_iter().map(|h| h.join().unwrap()).sum();
+            assert_eq!(
+                live.load(Ordering::SeqCst),
+                0,
+                "round {round}: a callback leaked"
+            );
+            assert!(ran.load(Ordering::SeqCst) <= landed, "round {round}");
+            assert!(handle.is_closed(), "round {round}");
+        }
+    });
+}

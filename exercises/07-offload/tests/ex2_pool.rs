@@ -8,8 +8,10 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
-use common::{LIMIT, from_job};
-use ex07_offload::{OffloadError, POOL_SHUT_DOWN, ThreadPool, default_max_threads};
+use common::{KILLER_MESSAGE, LIMIT, from_job, hold_then_kill};
+use ex07_offload::{
+    DEFAULT_KEEP_ALIVE, OffloadError, POOL_SHUT_DOWN, ThreadPool, default_max_threads,
+};
 use oneloop_testkit::watchdog;
 
 #[test]
@@ -145,5 +147,53 @@ fn ex2_shutdown_reports_the_job_it_left_after_the_timeout() {
             "a shut-down pool takes no job"
         );
         assert!(POOL_SHUT_DOWN.contains("shut down"));
+    });
+}
+
+#[test]
+fn ex2_a_job_queued_as_the_last_idle_worker_exits_still_runs() {
+    // One thread at most, and no keep-alive: after every job the only worker times out
+    // at once and exits, and the next submit races with its exit. A submit that still
+    // counts the exiting thread starts no other, so that thread must take the job.
+    const ROUNDS: usize = 2_000;
+    watchdog(LIMIT, || {
+        let pool = ThreadPool::with_limits(1, Duration::ZERO);
+        let (tx, rx) = mpsc::channel();
+        for round in 0..ROUNDS {
+            // Spread the submits over the worker's way out: a varying spin, not a
+            // sleep; whatever the timing, every job must run.
+            for _ in 0..(round % 100) * 50 {
+                std::hint::spin_loop();
+            }
+            let tx = tx.clone();
+            pool.submit(move || tx.send(round).unwrap()).unwrap();
+            assert_eq!(from_job(&rx, &pool), round, "round {round}");
+            assert!(pool.threads() <= 1, "{} threads", pool.threads());
+        }
+    });
+}
+
+#[test]
+fn ex2_a_worker_that_dies_outside_any_job_breaks_the_pool_and_drops_its_queue() {
+    watchdog(LIMIT, || {
+        let pool = ThreadPool::with_limits(1, DEFAULT_KEEP_ALIVE);
+        let hold = hold_then_kill(&pool);
+        let (tx, rx) = mpsc::channel::<u32>();
+        for n in 0..3 {
+            let tx = tx.clone();
+            pool.submit(move || tx.send(n).unwrap()).unwrap();
+        }
+        drop(tx);
+        hold.release();
+        // The three jobs are dropped unrun, and their senders with them.
+        assert_eq!(rx.recv().ok(), None, "a job queued behind the killer ran");
+        assert!(!pool.is_open());
+        assert_eq!(pool.threads(), 0);
+        match pool.submit(|| {}) {
+            Err(OffloadError::PoolBroken(why)) => {
+                assert!(why.contains(KILLER_MESSAGE), "the reason was: {why}");
+            }
+            other => panic!("expected PoolBroken, got {other:?}"),
+        }
     });
 }

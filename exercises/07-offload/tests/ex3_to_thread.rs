@@ -11,10 +11,10 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use common::{LIMIT, from_job};
+use common::{LIMIT, from_job, hold_then_kill};
 use ex07_offload::{
-    JOBS_LEFT, LOOP_CLOSED, Offload, OffloadError, SHUTDOWN_LABEL, ThreadPool, new_event_loop, run,
-    run_in_executor, to_thread,
+    DEFAULT_KEEP_ALIVE, JOBS_LEFT, LOOP_CLOSED, Offload, OffloadError, SHUTDOWN_LABEL, ThreadPool,
+    new_event_loop, run, run_in_executor, to_thread,
 };
 use oneloop_core::{ExceptionReport, spawn, yield_now};
 use oneloop_testkit::watchdog;
@@ -190,5 +190,121 @@ fn ex3_the_pool_of_a_closed_loop_is_a_clear_error() {
         assert_eq!(offload.default_pool().unwrap_err().to_string(), LOOP_CLOSED);
         assert_eq!(pool.submit(|| {}), Err(OffloadError::PoolShutDown));
         assert!(offload.last_shutdown().unwrap().is_clean());
+    });
+}
+
+#[test]
+fn ex3_the_result_comes_back_through_the_loop_not_from_the_worker() {
+    // The awaiting task's waker must be called on the loop's thread, by the callback
+    // the worker handed to `call_soon_threadsafe`: a worker that completed the future
+    // itself would call it on the worker's thread.
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::Mutex;
+    use std::task::{Context, Poll, Wake, Waker};
+    use std::thread::ThreadId;
+
+    struct Spy {
+        inner: Waker,
+        threads: Arc<Mutex<Vec<ThreadId>>>,
+    }
+    impl Wake for Spy {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.threads.lock().unwrap().push(thread::current().id());
+            self.inner.wake_by_ref();
+        }
+    }
+    /// Polls `inner` with a waker that notes the thread of every wake.
+    struct Watched<F> {
+        inner: F,
+        threads: Arc<Mutex<Vec<ThreadId>>>,
+    }
+    impl<F: Future + Unpin> Future for Watched<F> {
+        type Output = F::Output;
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+            let waker = Waker::from(Arc::new(Spy {
+                inner: cx.waker().clone(),
+                threads: Arc::clone(&self.threads),
+            }));
+            Pin::new(&mut self.inner).poll(&mut Context::from_waker(&waker))
+        }
+    }
+
+    watchdog(LIMIT, || {
+        let threads = Arc::new(Mutex::new(Vec::new()));
+        let watched = Arc::clone(&threads);
+        let value = run(async move {
+            let mut total = 0;
+            for n in 0..20 {
+                let job = to_thread(move || n);
+                total += Watched {
+                    inner: job,
+                    threads: Arc::clone(&watched),
+                }
+                .await
+                .unwrap();
+            }
+            total
+        })
+        .unwrap();
+        assert_eq!(value, (0..20).sum::<i32>());
+        let threads = threads.lock().unwrap();
+        assert!(!threads.is_empty(), "no job ever left the task waiting");
+        let here = thread::current().id();
+        assert!(
+            threads.iter().all(|&woken_on| woken_on == here),
+            "the task was woken from a worker thread: the result skipped the loop"
+        );
+    });
+}
+
+#[test]
+fn ex3_every_job_queued_when_the_pool_broke_resolves_to_pool_broken() {
+    watchdog(LIMIT, || {
+        // One thread: the jobs below queue behind a job that holds the worker, and a
+        // job that then kills it outside any job. The pool drops them unrun; each
+        // future must still resolve, to PoolBroken, not wait for ever.
+        let pool = ThreadPool::with_limits(1, DEFAULT_KEEP_ALIVE);
+        let hold = hold_then_kill(&pool);
+        let ran = Arc::new(AtomicBool::new(false));
+        let outcomes = run(async move {
+            let offload = Offload::current().unwrap();
+            offload.set_default_pool(pool.clone());
+            let mut waiting = Vec::new();
+            for n in 0..3 {
+                let ran = Arc::clone(&ran);
+                waiting.push(to_thread(move || {
+                    ran.store(true, Ordering::SeqCst);
+                    n
+                }));
+            }
+            waiting.push(run_in_executor(Some(&pool), || 3));
+            hold.release();
+            let mut outcomes = Vec::new();
+            for future in waiting {
+                outcomes.push(future.await);
+            }
+            assert!(
+                !ran.load(Ordering::SeqCst),
+                "a job queued behind the killer ran"
+            );
+            outcomes
+        })
+        .unwrap();
+        assert_eq!(outcomes.len(), 4);
+        for outcome in outcomes {
+            match outcome {
+                Err(OffloadError::PoolBroken(why)) => {
+                    assert!(
+                        why.contains("dropped before it ran"),
+                        "the reason was: {why}"
+                    );
+                }
+                other => panic!("expected PoolBroken, got {other:?}"),
+            }
+        }
     });
 }

@@ -93,3 +93,140 @@ impl<S: FnMut(Waker) + Unpin> Future for WakeFromElsewhere<S> {
         Poll::Pending
     }
 }
+
+/// An innermost driver whose park and unpark a test can see, to catch a
+/// `call_soon_threadsafe` that wakes the loop *before* it pushes.
+///
+/// `park` sleeps on a condvar until an unpark token arrives (or the timeout passes).
+/// `unpark` leaves the token and then holds its caller until the loop has entered two
+/// more parks (at most half a second): the first returns on the token, the second
+/// finds no token. A pusher that woke the loop before pushing has by then let the loop
+/// drain an empty inbox and fall asleep again; its item lands after, unseen, and the
+/// test hangs. A pusher that pushed first loses only the wait.
+#[derive(Debug, Default)]
+pub struct Gate {
+    state: Mutex<GateState>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Debug, Default)]
+struct GateState {
+    token: bool,
+    parks: u64,
+}
+
+impl Gate {
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state.lock().unwrap()
+    }
+}
+
+/// The [`Gate`]'s way to end a park, handed to the layers above it.
+#[derive(Debug)]
+pub struct GateUnpark(pub Arc<Gate>);
+
+impl oneloop_core::Unpark for GateUnpark {
+    fn unpark(&self) {
+        let gate = &self.0;
+        let mut state = gate.lock();
+        let seen = state.parks;
+        state.token = true;
+        gate.changed.notify_all();
+        let deadline = std::time::Instant::now() + Duration::from_millis(500);
+        while state.parks < seen + 2 {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                break;
+            }
+            state = gate.changed.wait_timeout(state, deadline - now).unwrap().0;
+        }
+    }
+}
+
+/// The driver half of a [`Gate`].
+#[derive(Debug, Default)]
+pub struct GateDriver(pub Arc<Gate>);
+
+impl oneloop_core::Driver for GateDriver {
+    fn install(&mut self, ext: &oneloop_core::Extensions) {
+        ext.insert(std::rc::Rc::new(oneloop_core::Unparker::new(GateUnpark(
+            Arc::clone(&self.0),
+        ))));
+    }
+
+    fn park(
+        &mut self,
+        timeout: Option<Duration>,
+        _ready: &oneloop_core::ReadyQueue,
+    ) -> oneloop_core::ParkReport {
+        let gate = &self.0;
+        let mut state = gate.lock();
+        state.parks += 1;
+        gate.changed.notify_all();
+        let deadline = timeout.map(|timeout| std::time::Instant::now() + timeout);
+        while !state.token {
+            match deadline {
+                None => state = gate.changed.wait(state).unwrap(),
+                Some(deadline) => {
+                    let now = std::time::Instant::now();
+                    if now >= deadline {
+                        break;
+                    }
+                    state = gate.changed.wait_timeout(state, deadline - now).unwrap().0;
+                }
+            }
+        }
+        state.token = false;
+        oneloop_core::ParkReport {
+            timeout,
+            ..oneloop_core::ParkReport::default()
+        }
+    }
+}
+
+/// The message of the panic that [`KillsItsWorker`] raises when dropped.
+pub const KILLER_MESSAGE: &str = "a panic payload that panics again when dropped";
+
+/// A panic payload whose drop panics. A job that panics with it kills its worker
+/// *outside* any job: the job's panic is caught, but its payload is dropped by the
+/// worker loop after the catch, and that second panic unwinds the worker loop itself.
+/// It is the one way a correct worker loop dies, and how these tests break a pool.
+pub struct KillsItsWorker;
+
+impl Drop for KillsItsWorker {
+    fn drop(&mut self) {
+        panic!("{KILLER_MESSAGE}");
+    }
+}
+
+/// A job that breaks its pool (see [`KillsItsWorker`]).
+pub fn worker_killer() -> impl FnOnce() + Send + 'static {
+    || std::panic::panic_any(KillsItsWorker)
+}
+
+/// Fills the only worker of a one-thread `pool` with a job that holds it until
+/// [`Hold::release`], and queues a [`worker_killer`] behind it: jobs submitted after
+/// this call queue behind the killer, and the pool breaks with them still queued.
+pub fn hold_then_kill(pool: &ThreadPool) -> Hold {
+    assert_eq!(pool.max_threads(), 1, "the pool must have a single thread");
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    pool.submit(move || {
+        started_tx.send(()).unwrap();
+        let _ = release_rx.recv();
+    })
+    .unwrap();
+    from_job(&started_rx, pool);
+    pool.submit(worker_killer()).unwrap();
+    Hold(release_tx)
+}
+
+/// Holds a pool's only worker; see [`hold_then_kill`].
+pub struct Hold(std::sync::mpsc::Sender<()>);
+
+impl Hold {
+    /// Lets the worker go on, to the killer.
+    pub fn release(self) {
+        self.0.send(()).unwrap();
+    }
+}
