@@ -19,7 +19,9 @@
 //! 2. Write `fn <name>(rec: &Rc<Recorder>)` in `mod oneloop`: the same program on a
 //!    loop from `rec.event_loop()` (or any loop after `rec.attach(event_loop.core())`,
 //!    or `run_with(|l| rec.attach(l.core()), ..)`), recording the same events, and
-//!    closing the loop at the end (closing records `turns=N`).
+//!    closing the loop at the end (closing records `turns=N`). For a program that is
+//!    one `main`, `run_main(rec, event_loop, |rec| async move { .. })` does all three:
+//!    it attaches the recorder, runs main to its end and closes the loop.
 //! 3. Add `<name>: differs [..], cpython_says [..];` to the `scenarios!` list. `differs`
 //!    names the differences on purpose (each must change CPython's trace, or the
 //!    scenario fails); `cpython_says` lists lines CPython's raw trace must hold, for the
@@ -182,7 +184,7 @@ mod oneloop {
     use std::thread;
     use std::time::Duration;
 
-    use oneloop_core::{Runner, gather, run_with, yield_now};
+    use oneloop_core::{Driver, EventLoop, Runner, gather, run_with, yield_now};
     use oneloop_future::{OneShot, Wait};
     use oneloop_io::Io;
     use oneloop_offload::{LoopHandle, Offload, to_thread};
@@ -199,6 +201,22 @@ mod oneloop {
     fn named(rec: &Rc<Recorder>, name: &'static str) -> impl FnOnce() + 'static {
         let rec = Rc::clone(rec);
         move || rec.event(name)
+    }
+
+    /// The frame of a scenario that is one `main`: the recorder observes `event_loop`,
+    /// which runs `main` (given its own handle on the recorder) to the end, then closes
+    /// (recording `turns=N`); Python's `loop.run_until_complete(main())` then
+    /// `loop.close()`. Any loop will do: the scenario picks the layers it needs.
+    fn run_main<D: Driver, F: Future<Output = ()> + 'static>(
+        rec: &Rc<Recorder>,
+        mut event_loop: EventLoop<D>,
+        main: impl FnOnce(Rc<Recorder>) -> F,
+    ) {
+        rec.attach(event_loop.core());
+        event_loop
+            .run_until_complete(main(Rc::clone(rec)))
+            .expect("main finishes");
+        event_loop.close();
     }
 
     pub fn call_soon_fifo(rec: &Rc<Recorder>) {
@@ -234,37 +252,27 @@ mod oneloop {
     }
 
     pub fn two_hop_wakeup(rec: &Rc<Recorder>) {
-        let mut event_loop = rec.event_loop();
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                let future = OneShot::<u32, ()>::new();
-                let (setter, on_set) = (future.clone(), Rc::clone(&rec));
-                call_soon("setter", move || {
-                    on_set.event("set-result");
-                    setter.set_result(1).expect("set once");
-                });
-                rec.event("main-awaits");
-                let value = future.wait().await.expect("the setter sets it");
-                rec.event(format!("main-resumed-with-{value}"));
-            })
-            .expect("main finishes");
-        event_loop.close();
+        run_main(rec, EventLoop::new(), |rec| async move {
+            let future = OneShot::<u32, ()>::new();
+            let (setter, on_set) = (future.clone(), Rc::clone(&rec));
+            call_soon("setter", move || {
+                on_set.event("set-result");
+                setter.set_result(1).expect("set once");
+            });
+            rec.event("main-awaits");
+            let value = future.wait().await.expect("the setter sets it");
+            rec.event(format!("main-resumed-with-{value}"));
+        });
     }
 
     pub fn complete_future_no_turn(rec: &Rc<Recorder>) {
-        let mut event_loop = rec.event_loop();
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                let future = OneShot::<u32, ()>::new();
-                future.set_result(3).expect("set once");
-                rec.event("before-await");
-                let value = future.wait().await.expect("already set");
-                rec.event(format!("after-await-{value}"));
-            })
-            .expect("main finishes");
-        event_loop.close();
+        run_main(rec, EventLoop::new(), |rec| async move {
+            let future = OneShot::<u32, ()>::new();
+            future.set_result(3).expect("set once");
+            rec.event("before-await");
+            let value = future.wait().await.expect("already set");
+            rec.event(format!("after-await-{value}"));
+        });
     }
 
     async fn inner(rec: Rc<Recorder>) -> u32 {
@@ -283,102 +291,77 @@ mod oneloop {
     }
 
     pub fn nested_awaits(rec: &Rc<Recorder>) {
-        let mut event_loop = rec.event_loop();
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                let value = outer(Rc::clone(&rec)).await;
-                rec.event(format!("main-got-{value}"));
-            })
-            .expect("main finishes");
-        event_loop.close();
+        run_main(rec, EventLoop::new(), |rec| async move {
+            let value = outer(Rc::clone(&rec)).await;
+            rec.event(format!("main-got-{value}"));
+        });
     }
 
     pub fn task_join_one_hop(rec: &Rc<Recorder>) {
-        let mut event_loop = rec.event_loop();
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                let in_child = Rc::clone(&rec);
-                let task = current().spawn_named("child", async move {
-                    in_child.event("child-step-1");
-                    yield_now().await;
-                    in_child.event("child-returns");
-                    7
-                });
-                rec.event("main-awaits-child");
-                let value = task.await.expect("the child does not panic");
-                rec.event(format!("main-joined-{value}"));
-            })
-            .expect("main finishes");
-        event_loop.close();
+        run_main(rec, EventLoop::new(), |rec| async move {
+            let in_child = Rc::clone(&rec);
+            let task = current().spawn_named("child", async move {
+                in_child.event("child-step-1");
+                yield_now().await;
+                in_child.event("child-returns");
+                7
+            });
+            rec.event("main-awaits-child");
+            let value = task.await.expect("the child does not panic");
+            rec.event(format!("main-joined-{value}"));
+        });
     }
 
     pub fn gather_three_children(rec: &Rc<Recorder>) {
-        let mut event_loop = rec.event_loop();
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                rec.event("main-gathers");
-                let children = (1..=3).map(|n| {
-                    let rec = Rc::clone(&rec);
-                    async move {
-                        rec.event(format!("child-{n}-step-1"));
-                        yield_now().await;
-                        rec.event(format!("child-{n}-step-2"));
-                        n
-                    }
-                });
-                let results = gather(children).await.expect("no child panics");
-                let joined: Vec<String> = results.iter().map(u32::to_string).collect();
-                rec.event(format!("main-resumed-{}", joined.join("-")));
-            })
-            .expect("main finishes");
-        event_loop.close();
+        run_main(rec, EventLoop::new(), |rec| async move {
+            rec.event("main-gathers");
+            let children = (1..=3).map(|n| {
+                let rec = Rc::clone(&rec);
+                async move {
+                    rec.event(format!("child-{n}-step-1"));
+                    yield_now().await;
+                    rec.event(format!("child-{n}-step-2"));
+                    n
+                }
+            });
+            let results = gather(children).await.expect("no child panics");
+            let joined: Vec<String> = results.iter().map(u32::to_string).collect();
+            rec.event(format!("main-resumed-{}", joined.join("-")));
+        });
     }
 
     pub fn gather_10_vs_1000(rec: &Rc<Recorder>) {
         for count in [10, 1000] {
             rec.section(&format!("gather-{count}"));
-            let mut event_loop = rec.event_loop();
-            let rec = Rc::clone(rec);
-            event_loop
-                .run_until_complete(async move {
-                    let children = (0..count).map(|n| async move {
-                        yield_now().await;
-                        n
-                    });
-                    let results = gather(children).await.expect("no child panics");
-                    rec.event(format!("gathered-{}", results.len()));
-                })
-                .expect("main finishes");
-            event_loop.close();
+            run_main(rec, EventLoop::new(), |rec| async move {
+                let children = (0..count).map(|n| async move {
+                    yield_now().await;
+                    n
+                });
+                let results = gather(children).await.expect("no child panics");
+                rec.event(format!("gathered-{}", results.len()));
+            });
         }
     }
 
     pub fn take_turns(rec: &Rc<Recorder>) {
         for yielding in [true, false] {
             rec.section(if yielding { "yielding" } else { "not-yielding" });
-            let mut event_loop = rec.event_loop();
-            let rec = Rc::clone(rec);
-            event_loop
-                .run_until_complete(async move {
-                    let [a, b] = ["A", "B"].map(|name| {
-                        let rec = Rc::clone(&rec);
-                        current().spawn_named(name, async move {
-                            for step in 0..3 {
-                                rec.event(format!("{name}{step}"));
-                                if yielding {
-                                    yield_now().await;
-                                }
+            run_main(rec, EventLoop::new(), |rec| async move {
+                let [a, b] = ["A", "B"].map(|name| {
+                    let rec = Rc::clone(&rec);
+                    current().spawn_named(name, async move {
+                        for step in 0..3 {
+                            rec.event(format!("{name}{step}"));
+                            if yielding {
+                                yield_now().await;
                             }
-                        })
-                    });
-                    a.await.expect("A does not panic");
-                    b.await.expect("B does not panic");
-                })
-                .expect("main finishes");
-            event_loop.close();
+                        }
+                    })
+                });
+                a.await.expect("A does not panic");
+                b.await.expect("B does not panic");
+            });
         }
     }
 
@@ -535,57 +518,45 @@ mod oneloop {
     pub fn equal_deadlines(rec: &Rc<Recorder>) {
         const TIES: usize = 5;
         const NAMES: [&str; TIES] = ["tie_0", "tie_1", "tie_2", "tie_3", "tie_4"];
-        let mut event_loop = real_time_loop();
-        rec.attach(event_loop.core());
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                let timers = Timers::current().expect("a timer layer");
-                let all_ran = OneShot::<(), ()>::new();
-                let ran = Rc::new(Cell::new(0));
-                // The deadline is the time now: due at the next turn's step 5, no wait.
-                let when = timers.time();
-                for (number, name) in NAMES.into_iter().enumerate() {
-                    let (rec, ran, all_ran) = (Rc::clone(&rec), Rc::clone(&ran), all_ran.clone());
-                    timers.call_at_named(when, name, move || {
-                        rec.event(format!("tie-{number}"));
-                        ran.set(ran.get() + 1);
-                        if ran.get() == TIES {
-                            all_ran.set_result(()).expect("set once");
-                        }
-                    });
-                }
-                rec.event("scheduled");
-                all_ran.wait().await.expect("the last tie sets it");
-                rec.event("main-resumed");
-            })
-            .expect("main finishes");
-        event_loop.close();
+        run_main(rec, real_time_loop(), |rec| async move {
+            let timers = Timers::current().expect("a timer layer");
+            let all_ran = OneShot::<(), ()>::new();
+            let ran = Rc::new(Cell::new(0));
+            // The deadline is the time now: due at the next turn's step 5, no wait.
+            let when = timers.time();
+            for (number, name) in NAMES.into_iter().enumerate() {
+                let (rec, ran, all_ran) = (Rc::clone(&rec), Rc::clone(&ran), all_ran.clone());
+                timers.call_at_named(when, name, move || {
+                    rec.event(format!("tie-{number}"));
+                    ran.set(ran.get() + 1);
+                    if ran.get() == TIES {
+                        all_ran.set_result(()).expect("set once");
+                    }
+                });
+            }
+            rec.event("scheduled");
+            all_ran.wait().await.expect("the last tie sets it");
+            rec.event("main-resumed");
+        });
     }
 
     pub fn sweep_edges(rec: &Rc<Recorder>) {
         for (count, cancelled) in [(100, 51), (101, 51), (102, 51), (102, 52)] {
             rec.section(&format!("{count}-timers-{cancelled}-cancelled"));
-            let mut event_loop = real_time_loop();
-            rec.attach(event_loop.core());
-            let rec = Rc::clone(rec);
-            event_loop
-                .run_until_complete(async move {
-                    let timers = Timers::current().expect("a timer layer");
-                    let start = timers.time() + Duration::from_secs(3600);
-                    let handles: Vec<_> = (0..count)
-                        .map(|n| timers.call_at(start + Duration::from_secs(n), || {}))
-                        .collect();
-                    // Never the first: the head stays live, so no pop from the head.
-                    for handle in &handles[1..=cancelled] {
-                        handle.cancel();
-                    }
-                    rec.event(format!("before-{}", counts()));
-                    sleep(Duration::ZERO).await;
-                    rec.event(format!("after-{}", counts()));
-                })
-                .expect("main finishes");
-            event_loop.close();
+            run_main(rec, real_time_loop(), |rec| async move {
+                let timers = Timers::current().expect("a timer layer");
+                let start = timers.time() + Duration::from_secs(3600);
+                let handles: Vec<_> = (0..count)
+                    .map(|n| timers.call_at(start + Duration::from_secs(n), || {}))
+                    .collect();
+                // Never the first: the head stays live, so no pop from the head.
+                for handle in &handles[1..=cancelled] {
+                    handle.cancel();
+                }
+                rec.event(format!("before-{}", counts()));
+                sleep(Duration::ZERO).await;
+                rec.event(format!("after-{}", counts()));
+            });
         }
     }
 
@@ -612,59 +583,47 @@ mod oneloop {
     }
 
     pub fn cancelled_sleep(rec: &Rc<Recorder>) {
-        let mut event_loop = real_time_loop();
-        rec.attach(event_loop.core());
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                let cancel = OneShot::<(), ()>::new();
-                let in_sleeper = Rc::clone(&rec);
-                let sleeper = UntilCancelled {
-                    cancel: cancel.wait(),
-                    inner: Some(Box::pin(async move {
-                        let on_end = Rc::clone(&in_sleeper);
-                        // Declared first, dropped last: after the sleep cancelled its
-                        // timer, as the Python `finally` runs after the sleep's own.
-                        let _ends =
-                            OnDrop(move || on_end.event(format!("sleeper-ends-{}", counts())));
-                        in_sleeper.event("sleeper-sleeps");
-                        sleep(Duration::from_secs(10)).await;
-                    })),
-                };
-                let task = current().spawn_named("sleeper", sleeper);
-                sleep(Duration::ZERO).await;
-                rec.event(format!("cancelling-{}", counts()));
-                cancel.cancel();
-                let outcome = task.await.expect("the sleeper does not panic");
-                assert!(outcome.is_none(), "the sleeper was stopped, not finished");
-                rec.event(format!("main-resumed-{}", counts()));
-            })
-            .expect("main finishes");
-        event_loop.close();
+        run_main(rec, real_time_loop(), |rec| async move {
+            let cancel = OneShot::<(), ()>::new();
+            let in_sleeper = Rc::clone(&rec);
+            let sleeper = UntilCancelled {
+                cancel: cancel.wait(),
+                inner: Some(Box::pin(async move {
+                    let on_end = Rc::clone(&in_sleeper);
+                    // Declared first, dropped last: after the sleep cancelled its
+                    // timer, as the Python `finally` runs after the sleep's own.
+                    let _ends = OnDrop(move || on_end.event(format!("sleeper-ends-{}", counts())));
+                    in_sleeper.event("sleeper-sleeps");
+                    sleep(Duration::from_secs(10)).await;
+                })),
+            };
+            let task = current().spawn_named("sleeper", sleeper);
+            sleep(Duration::ZERO).await;
+            rec.event(format!("cancelling-{}", counts()));
+            cancel.cancel();
+            let outcome = task.await.expect("the sleeper does not panic");
+            assert!(outcome.is_none(), "the sleeper was stopped, not finished");
+            rec.event(format!("main-resumed-{}", counts()));
+        });
     }
 
     pub fn timeout_sleep(rec: &Rc<Recorder>) {
         // The only scenario of this stage that waits for real time (0.01 s): on epoll,
         // as CPython's loop is, so the park ends at the deadline and not earlier
         // (both round the timeout up to whole milliseconds).
-        let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
-        rec.attach(event_loop.core());
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                rec.event("main-starts");
-                let on_end = Rc::clone(&rec);
-                let nap = async move {
-                    let _ends = OnDrop(move || on_end.event("nap-ends"));
-                    sleep(Duration::from_secs(10)).await;
-                };
-                match timeout(Duration::from_millis(10), nap).await {
-                    Ok(()) => rec.event("nap-finished"),
-                    Err(TimedOut { .. }) => rec.event(format!("main-timed-out-{}", counts())),
-                }
-            })
-            .expect("main finishes");
-        event_loop.close();
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            rec.event("main-starts");
+            let on_end = Rc::clone(&rec);
+            let nap = async move {
+                let _ends = OnDrop(move || on_end.event("nap-ends"));
+                sleep(Duration::from_secs(10)).await;
+            };
+            match timeout(Duration::from_millis(10), nap).await {
+                Ok(()) => rec.event("nap-finished"),
+                Err(TimedOut { .. }) => rec.event(format!("main-timed-out-{}", counts())),
+            }
+        });
     }
 
     pub fn sleep_zero_yields(rec: &Rc<Recorder>) {
@@ -674,25 +633,19 @@ mod oneloop {
             } else {
                 "yield-now"
             });
-            let mut event_loop = real_time_loop();
-            rec.attach(event_loop.core());
-            let rec = Rc::clone(rec);
-            event_loop
-                .run_until_complete(async move {
-                    for step in 0..3 {
-                        rec.event(format!("main-{step}"));
-                        if with_sleep {
-                            sleep(Duration::ZERO).await;
-                        } else {
-                            yield_now().await;
-                        }
-                        let timers = Timers::current().expect("a timer layer");
-                        rec.event(format!("timers-{}", timers.scheduled()));
+            run_main(rec, real_time_loop(), |rec| async move {
+                for step in 0..3 {
+                    rec.event(format!("main-{step}"));
+                    if with_sleep {
+                        sleep(Duration::ZERO).await;
+                    } else {
+                        yield_now().await;
                     }
-                    rec.event("main-done");
-                })
-                .expect("main finishes");
-            event_loop.close();
+                    let timers = Timers::current().expect("a timer layer");
+                    rec.event(format!("timers-{}", timers.scheduled()));
+                }
+                rec.event("main-done");
+            });
         }
     }
 
@@ -703,57 +656,51 @@ mod oneloop {
     pub fn two_sockets_one_turn(rec: &Rc<Recorder>) {
         for write_order in [["b", "a"], ["a", "b"]] {
             rec.section(&format!("write-{}", write_order.join("-then-")));
-            let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
-            rec.attach(event_loop.core());
-            let rec = Rc::clone(rec);
-            event_loop
-                .run_until_complete(async move {
-                    let io = Io::current().expect("an I/O layer");
-                    // One connected pair per name: the loop reads `ours`, the test
-                    // writes to `peer`.
-                    let pairs = ["a", "b"].map(|name| {
-                        let (ours, peer) = UnixStream::pair().expect("a socket pair");
-                        ours.set_nonblocking(true).expect("non-blocking");
-                        (name, Rc::new(ours), peer)
-                    });
-                    let both_read = OneShot::<(), ()>::new();
-                    let read = Rc::new(Cell::new(0));
-                    for (name, ours, _) in &pairs {
-                        // Registered in the order A, B.
-                        let label = if *name == "a" { "on_a" } else { "on_b" };
-                        let (rec, io_in, socket) =
-                            (Rc::clone(&rec), Rc::clone(&io), Rc::clone(ours));
-                        let (read, both_read, name) = (Rc::clone(&read), both_read.clone(), *name);
-                        io.add_reader_named(&**ours, label, move || {
-                            let mut buf = [0; 64];
-                            let n = (&*socket).read(&mut buf).expect("data is there");
-                            let data = String::from_utf8_lossy(&buf[..n]).into_owned();
-                            rec.event(format!("{name}-read-{data}"));
-                            io_in.remove_reader(&*socket);
-                            read.set(read.get() + 1);
-                            if read.get() == 2 {
-                                both_read.set_result(()).expect("set once");
-                            }
-                        })
-                        .expect("the reader is registered");
-                    }
-                    // Both writes before main suspends: both sockets are readable
-                    // before the next select.
-                    for name in write_order {
-                        let (_, _, peer) = pairs
-                            .iter()
-                            .find(|(pair, _, _)| *pair == name)
-                            .expect("a or b");
-                        (&*peer)
-                            .write_all(name.repeat(2).as_bytes())
-                            .expect("the peer takes two bytes");
-                    }
-                    rec.event(format!("written-{}", write_order.join("-")));
-                    both_read.wait().await.expect("the second reader sets it");
-                    rec.event("main-resumed");
-                })
-                .expect("main finishes");
-            event_loop.close();
+            let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+            run_main(rec, event_loop, |rec| async move {
+                let io = Io::current().expect("an I/O layer");
+                // One connected pair per name: the loop reads `ours`, the test
+                // writes to `peer`.
+                let pairs = ["a", "b"].map(|name| {
+                    let (ours, peer) = UnixStream::pair().expect("a socket pair");
+                    ours.set_nonblocking(true).expect("non-blocking");
+                    (name, Rc::new(ours), peer)
+                });
+                let both_read = OneShot::<(), ()>::new();
+                let read = Rc::new(Cell::new(0));
+                for (name, ours, _) in &pairs {
+                    // Registered in the order A, B.
+                    let label = if *name == "a" { "on_a" } else { "on_b" };
+                    let (rec, io_in, socket) = (Rc::clone(&rec), Rc::clone(&io), Rc::clone(ours));
+                    let (read, both_read, name) = (Rc::clone(&read), both_read.clone(), *name);
+                    io.add_reader_named(&**ours, label, move || {
+                        let mut buf = [0; 64];
+                        let n = (&*socket).read(&mut buf).expect("data is there");
+                        let data = String::from_utf8_lossy(&buf[..n]).into_owned();
+                        rec.event(format!("{name}-read-{data}"));
+                        io_in.remove_reader(&*socket);
+                        read.set(read.get() + 1);
+                        if read.get() == 2 {
+                            both_read.set_result(()).expect("set once");
+                        }
+                    })
+                    .expect("the reader is registered");
+                }
+                // Both writes before main suspends: both sockets are readable
+                // before the next select.
+                for name in write_order {
+                    let (_, _, peer) = pairs
+                        .iter()
+                        .find(|(pair, _, _)| *pair == name)
+                        .expect("a or b");
+                    (&*peer)
+                        .write_all(name.repeat(2).as_bytes())
+                        .expect("the peer takes two bytes");
+                }
+                rec.event(format!("written-{}", write_order.join("-")));
+                both_read.wait().await.expect("the second reader sets it");
+                rec.event("main-resumed");
+            });
         }
     }
 
@@ -762,43 +709,38 @@ mod oneloop {
     // -----------------------------------------------------------------------------------
 
     pub fn threadsafe_wakes_idle_loop(rec: &Rc<Recorder>) {
-        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll and eventfd");
-        rec.attach(event_loop.core());
-        let rec = Rc::clone(rec);
-        event_loop
-            .run_until_complete(async move {
-                let handle = LoopHandle::current().expect("an offload layer");
-                let woken = Arc::new(AtomicBool::new(false));
-                // The handshake: main's waker goes to the worker as main suspends.
-                let (go, waker_for_worker) = mpsc::channel::<Waker>();
-                let worker_woken = Arc::clone(&woken);
-                let worker = thread::spawn(move || {
-                    let waker = waker_for_worker.recv().expect("main sends its waker");
-                    handle
-                        .call_soon_threadsafe_named("wake", move || {
-                            worker_woken.store(true, Ordering::SeqCst);
-                            waker.wake();
-                        })
-                        .expect("the loop is open");
-                });
-                rec.event("main-waits");
-                let mut go = Some(go);
-                poll_fn(|cx| {
-                    if woken.load(Ordering::SeqCst) {
-                        return Poll::Ready(());
-                    }
-                    if let Some(go) = go.take() {
-                        go.send(cx.waker().clone())
-                            .expect("the worker waits for it");
-                    }
-                    Poll::Pending
-                })
-                .await;
-                rec.event("main-resumed-woken");
-                worker.join().expect("the worker does not panic");
+        let event_loop = oneloop_offload::new_event_loop().expect("epoll and eventfd");
+        run_main(rec, event_loop, |rec| async move {
+            let handle = LoopHandle::current().expect("an offload layer");
+            let woken = Arc::new(AtomicBool::new(false));
+            // The handshake: main's waker goes to the worker as main suspends.
+            let (go, waker_for_worker) = mpsc::channel::<Waker>();
+            let worker_woken = Arc::clone(&woken);
+            let worker = thread::spawn(move || {
+                let waker = waker_for_worker.recv().expect("main sends its waker");
+                handle
+                    .call_soon_threadsafe_named("wake", move || {
+                        worker_woken.store(true, Ordering::SeqCst);
+                        waker.wake();
+                    })
+                    .expect("the loop is open");
+            });
+            rec.event("main-waits");
+            let mut go = Some(go);
+            poll_fn(|cx| {
+                if woken.load(Ordering::SeqCst) {
+                    return Poll::Ready(());
+                }
+                if let Some(go) = go.take() {
+                    go.send(cx.waker().clone())
+                        .expect("the worker waits for it");
+                }
+                Poll::Pending
             })
-            .expect("main finishes");
-        event_loop.close();
+            .await;
+            rec.event("main-resumed-woken");
+            worker.join().expect("the worker does not panic");
+        });
     }
 
     pub fn to_thread_result(rec: &Rc<Recorder>) {

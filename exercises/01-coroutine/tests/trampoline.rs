@@ -8,6 +8,18 @@ use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 
 type Out = Resumed<Op<i64, String>, i64, String>;
 
+/// The associated types of a `Frame<i64, String>`, which every frame below is: `i64` in,
+/// `i64` out, suspensions and calls as `Op`, `String` errors. Used inside each
+/// `impl Coroutine`, next to that frame's own `resume`.
+macro_rules! frame_types {
+    () => {
+        type Input = i64;
+        type Yield = Op<i64, String>;
+        type Return = i64;
+        type Error = String;
+    };
+}
+
 /// The value sent in. A thrown error ends the frame: these bodies have no `try`.
 fn sent(input: Resume<i64, String>) -> Result<i64, CoError<String>> {
     match input {
@@ -34,10 +46,7 @@ fn read_number(guard: Option<DropGuard>) -> Frame<i64, String> {
 }
 
 impl Coroutine for ReadNumber {
-    type Input = i64;
-    type Yield = Op<i64, String>;
-    type Return = i64;
-    type Error = String;
+    frame_types!();
 
     fn resume(&mut self, input: Resume<i64, String>) -> Out {
         let value = sent(input)?;
@@ -76,10 +85,7 @@ fn add_two(flag: Option<DropFlag>) -> Frame<i64, String> {
 }
 
 impl Coroutine for AddTwo {
-    type Input = i64;
-    type Yield = Op<i64, String>;
-    type Return = i64;
-    type Error = String;
+    frame_types!();
 
     fn resume(&mut self, input: Resume<i64, String>) -> Out {
         let value = sent(input)?;
@@ -113,10 +119,7 @@ struct Product {
 }
 
 impl Coroutine for Product {
-    type Input = i64;
-    type Yield = Op<i64, String>;
-    type Return = i64;
-    type Error = String;
+    frame_types!();
 
     fn resume(&mut self, input: Resume<i64, String>) -> Out {
         let value = sent(input)?;
@@ -145,10 +148,7 @@ impl Coroutine for Product {
 struct Fail;
 
 impl Coroutine for Fail {
-    type Input = i64;
-    type Yield = Op<i64, String>;
-    type Return = i64;
-    type Error = String;
+    frame_types!();
 
     fn resume(&mut self, _input: Resume<i64, String>) -> Out {
         Err(CoError::Raised("boom".to_owned()))
@@ -167,10 +167,7 @@ struct Catch {
 }
 
 impl Coroutine for Catch {
-    type Input = i64;
-    type Yield = Op<i64, String>;
-    type Return = i64;
-    type Error = String;
+    frame_types!();
 
     fn resume(&mut self, input: Resume<i64, String>) -> Out {
         match (self.child.take(), input) {
