@@ -44,6 +44,7 @@ mod join_poll;
 mod naive_run;
 mod slab;
 mod step;
+mod step_outcome;
 mod waker;
 
 pub use exception::{
@@ -53,5 +54,6 @@ pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
 pub use id::{Label, TaskId};
 pub use join::{JoinCell, JoinError, JoinHandle, JoinState, Joined, panic_message, spawn_into};
 pub use slab::{BoxedTask, TaskSlot, TaskState, Tasks};
-pub use step::{StepOutcome, step};
+pub use step::step;
+pub use step_outcome::StepOutcome;
 pub use waker::{Schedule, TaskWaker};

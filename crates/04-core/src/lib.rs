@@ -64,6 +64,7 @@ mod error;
 mod event_loop;
 mod extensions;
 mod gather;
+mod gather_poll;
 mod handle;
 mod main_task;
 mod observer;
@@ -79,7 +80,8 @@ pub use driver::{Driver, LayerSnapshot, ParkReport, ThreadParker, Unpark, Unpark
 pub use error::{FOREIGN_WAKE, LoopError};
 pub use event_loop::{EventLoop, Snapshot};
 pub use extensions::Extensions;
-pub use gather::{Gather, gather};
+pub use gather::Gather;
+pub use gather_poll::gather;
 pub use handle::{Callback, CallbackHandle, CancelFlag, Handle};
 pub use main_task::RUN_UNTIL_COMPLETE_CB;
 pub use observer::Observer;

@@ -37,6 +37,9 @@ mod naive_run;
 #[path = "../../../crates/03-task/src/naive_run.rs"]
 mod naive_run;
 
+#[path = "../../../crates/03-task/src/step_outcome.rs"]
+mod step_outcome;
+
 #[cfg(not(feature = "solution"))]
 mod step;
 #[cfg(feature = "solution")]
@@ -50,5 +53,6 @@ pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
 pub use id::{Label, TaskId};
 pub use join::{JoinCell, JoinError, JoinHandle, JoinState, Joined, panic_message, spawn_into};
 pub use slab::{BoxedTask, TaskSlot, TaskState, Tasks};
-pub use step::{StepOutcome, step};
+pub use step::step;
+pub use step_outcome::StepOutcome;
 pub use waker::{Schedule, TaskWaker};

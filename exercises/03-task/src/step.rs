@@ -12,18 +12,7 @@ use std::cell::RefCell;
 use std::mem;
 use std::task::{Context, Poll};
 
-use crate::{Schedule, TaskId, TaskState, Tasks};
-
-/// What one step did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepOutcome {
-    /// The future returned `Pending` and is back in its slot, waiting for a wake.
-    Pending,
-    /// The future returned `Ready`: its slot is free and its generation bumped.
-    Finished,
-    /// Nothing ran: the id is stale (the task finished) or a step is already running it.
-    Stale,
-}
+use crate::{Schedule, StepOutcome, TaskId, TaskState, Tasks};
 
 /// Runs one step of task `id`: poll its future once, with its own waker.
 ///

@@ -5,22 +5,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use oneloop_task::{JoinError, JoinHandle};
+use oneloop_task::JoinError;
 
-use crate::spawn;
-
-/// The future returned by [`gather`].
-#[derive(Debug)]
-#[must_use = "a future does nothing unless awaited (its tasks run anyway)"]
-pub struct Gather<T> {
-    /// One handle per argument, `None` once its result is in `results`.
-    handles: Vec<Option<JoinHandle<T>>>,
-    results: Vec<Option<T>>,
-    remaining: usize,
-}
-
-// The outputs are only ever moved, never pinned: a `Gather` may move freely.
-impl<T> Unpin for Gather<T> {}
+use crate::{Gather, spawn};
 
 /// Spawns every future as a task on the running loop, at once (as asyncio's `gather`
 /// wraps each coroutine in a task when called), and returns a future of all their
