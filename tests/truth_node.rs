@@ -115,6 +115,7 @@ const LISTED: &[&str] = &[
     "tick_microtask_nesting",
     "async_with_timers",
     "interval_cleared",
+    "interval_slow_callback",
     "close_after_check",
     "async_return_then",
     "async_quiz",
@@ -179,6 +180,14 @@ fn async_with_timers() {
 #[test]
 fn interval_cleared() {
     check("interval_cleared");
+}
+
+/// Fails if an interval is re-armed from a clock read after its callback (it would
+/// then run after the timeout), or if the poll waits its whole timeout from a loop
+/// time that the slow callback left stale.
+#[test]
+fn interval_slow_callback() {
+    check("interval_slow_callback");
 }
 
 #[test]

@@ -80,3 +80,17 @@ pub fn iteration() -> u64 {
 pub fn loop_time() -> u64 {
     current("loop_time").now.get()
 }
+
+/// Keeps the thread busy for `ms` milliseconds, as a synchronous JavaScript loop such
+/// as `while (Date.now() - start < ms) {}` does: the clock moves, the loop's cached
+/// time does not, and nothing else runs meanwhile. On a virtual clock the clock jumps
+/// by `ms` (stage 5's `block_for`); on the real clock the thread sleeps that long.
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn busy_wait(ms: u64) {
+    current("busy_wait")
+        .clock
+        .block_for(std::time::Duration::from_millis(ms));
+}

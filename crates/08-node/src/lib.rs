@@ -71,7 +71,7 @@ mod timers;
 mod watch;
 
 pub use globals::{
-    console_log, current_phase, iteration, loop_time, queue_pending, set_immediate, stop,
+    busy_wait, console_log, current_phase, iteration, loop_time, queue_pending, set_immediate, stop,
 };
 pub use mio::Interest;
 pub use mio::net::{TcpListener, TcpStream};

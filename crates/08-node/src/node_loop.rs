@@ -188,12 +188,14 @@ impl NodeLoop {
                     every,
                     mut callback,
                 } => inner.run_macrotask(|| {
-                    callback();
-                    let repeat = TimerCallback::Repeat { every, callback };
-                    // Re-armed from a fresh clock read and before the drain, as Node
-                    // does; dropped if the callback cleared it.
+                    // Node reads the clock just before an interval's callback and
+                    // re-arms it from that reading, so a slow callback does not push
+                    // the next run back.
                     inner.update_time();
                     let start = inner.now.get();
+                    callback();
+                    let repeat = TimerCallback::Repeat { every, callback };
+                    // Re-armed before the drain; dropped if the callback cleared it.
                     let cleared = inner.timers.borrow_mut().rearm(id, start, repeat);
                     drop(cleared);
                 }),
@@ -226,32 +228,39 @@ impl NodeLoop {
     /// The poll phase: choose the timeout by libuv's rule, wait for I/O, update the
     /// time, run each ready watch's callback followed by the drain.
     ///
-    /// On a virtual clock the poll only looks (timeout zero), and if nothing is ready
-    /// the clock jumps by the timeout (stage 5's `block_for`) instead of the thread
+    /// The timeout is computed from the cached loop time, which may be stale: a
+    /// callback that kept the thread busy since the last clock read does not move it.
+    /// libuv corrects for that the way Node runs it. Node turns on libuv's idle-time
+    /// metrics, and with them `uv__io_poll` first looks with a zero timeout, reads the
+    /// clock, and then waits only what is left of the timeout. oneloop does the same.
+    ///
+    /// On a virtual clock the poll only looks, and if nothing is ready the clock jumps
+    /// by what is left of the timeout (stage 5's `block_for`) instead of the thread
     /// waiting. It does not jump while I/O is ready, since no time had to pass for it;
     /// but it does not wait for I/O still in flight either: with a timer armed, a
     /// virtual clock fires it as soon as a poll finds nothing ready.
     fn run_poll(&self) -> Result<(), NodeError> {
         let inner = &self.inner;
         inner.phase.set(Phase::Poll);
+        let base = inner.now.get();
         let wait = match poll_timeout(&inner.poll_facts()) {
             PollTimeout::Millis(ms) => Some(Duration::from_millis(ms)),
             PollTimeout::Forever => None,
         };
-        // With no timeout even a virtual clock waits for real: only I/O can come.
-        let jump = wait.filter(|_| inner.clock.is_virtual());
-        let look = if jump.is_some() {
-            Some(Duration::ZERO)
-        } else {
-            wait
-        };
-        let ready = inner.io.borrow_mut().poll(look)?;
-        if let Some(by) = jump
-            && ready.is_empty()
-        {
-            inner.clock.block_for(by);
-        }
+        let mut ready = inner.io.borrow_mut().poll(Some(Duration::ZERO))?;
         inner.update_time();
+        if ready.is_empty() && wait != Some(Duration::ZERO) {
+            let spent = Duration::from_millis(inner.now.get().saturating_sub(base));
+            let left = wait.map(|wait| wait.saturating_sub(spent));
+            match left {
+                // The stale time already covered the whole timeout.
+                Some(Duration::ZERO) => {}
+                Some(by) if inner.clock.is_virtual() => inner.clock.block_for(by),
+                // With no timeout even a virtual clock waits for real: only I/O can come.
+                _ => ready = inner.io.borrow_mut().poll(left)?,
+            }
+            inner.update_time();
+        }
         for event in ready {
             match event {
                 Ready::ForeignWake => {

@@ -3,9 +3,9 @@
 
 use crate::scenarios::{
     async_classic, async_return_then, async_with_timers, await_vs_then_chain, close_after_check,
-    immediate_in_immediate, interval_cleared, io_timeout_vs_immediate, main_timeout_vs_immediate,
-    microtasks_between_timers, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
-    timer_timeout_vs_immediate, timers_by_deadline,
+    immediate_in_immediate, interval_cleared, interval_slow_callback, io_timeout_vs_immediate,
+    main_timeout_vs_immediate, microtasks_between_timers, tick_before_promise,
+    tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -120,6 +120,12 @@ const SCENARIOS: &[Scenario] = &[
         about: "an interval, a nextTick per run, cleared from its third run",
         node: NodeOrder::Fixed,
         script: interval_cleared,
+    },
+    Scenario {
+        name: "interval_slow_callback",
+        about: "a 100 ms interval with a 60 ms callback keeps its pace beside a 380 ms timer",
+        node: NodeOrder::Fixed,
+        script: interval_slow_callback,
     },
     Scenario {
         name: "close_after_check",

@@ -10,7 +10,7 @@
 use std::io::Write;
 
 use crate::{
-    Interest, Promise, clear_interval, close, console_log, next_tick, once_ready, pipe,
+    Interest, Promise, busy_wait, clear_interval, close, console_log, next_tick, once_ready, pipe,
     queue_microtask, set_immediate, set_interval, set_timeout, spawn_async, watch,
 };
 
@@ -189,6 +189,29 @@ pub(crate) fn interval_cleared() {
     );
     id.set(Some(timer));
 }
+
+// ANCHOR: interval_slow_callback
+pub(crate) fn interval_slow_callback() {
+    let id = std::rc::Rc::new(std::cell::Cell::new(None));
+    let mut n = 0;
+    let handle = std::rc::Rc::clone(&id);
+    let timer = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("tick {n}"));
+            busy_wait(60);
+            if n == 3
+                && let Some(timer) = handle.get()
+            {
+                clear_interval(timer);
+            }
+        },
+        100,
+    );
+    id.set(Some(timer));
+    set_timeout(|| console_log("timeout"), 380);
+}
+// ANCHOR_END: interval_slow_callback
 
 // ANCHOR: close_after_check
 pub(crate) fn close_after_check() {
