@@ -109,6 +109,8 @@ const LISTED: &[&str] = &[
     "immediate_in_immediate",
     "io_timeout_vs_immediate",
     "main_timeout_vs_immediate",
+    "main_busy_then_race",
+    "main_timer_then_busy",
     "timer_timeout_vs_immediate",
     "async_classic",
     "await_vs_then_chain",
@@ -150,6 +152,16 @@ fn io_timeout_vs_immediate() {
 #[test]
 fn main_timeout_vs_immediate() {
     check("main_timeout_vs_immediate");
+}
+
+#[test]
+fn main_busy_then_race() {
+    check("main_busy_then_race");
+}
+
+#[test]
+fn main_timer_then_busy() {
+    check("main_timer_then_busy");
 }
 
 #[test]

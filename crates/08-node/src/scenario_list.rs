@@ -4,8 +4,9 @@
 use crate::scenarios::{
     async_classic, async_return_then, async_with_timers, await_vs_then_chain, close_after_check,
     immediate_in_immediate, interval_cleared, interval_slow_callback, io_timeout_vs_immediate,
-    main_timeout_vs_immediate, microtasks_between_timers, tick_before_promise,
-    tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
+    main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
+    microtasks_between_timers, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
+    timer_timeout_vs_immediate, timers_by_deadline,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -84,6 +85,18 @@ const SCENARIOS: &[Scenario] = &[
         about: "in the main script, the 0 ms timer and the immediate race",
         node: NodeOrder::Either(&[&["immediate", "timeout"], &["timeout", "immediate"]]),
         script: main_timeout_vs_immediate,
+    },
+    Scenario {
+        name: "main_busy_then_race",
+        about: "50 ms of busy main script, then the 0 ms timer and the immediate: still a race",
+        node: NodeOrder::Either(&[&["immediate", "timeout"], &["timeout", "immediate"]]),
+        script: main_busy_then_race,
+    },
+    Scenario {
+        name: "main_timer_then_busy",
+        about: "the 0 ms timer and the immediate, then 50 ms of busy main script: timer first",
+        node: NodeOrder::Fixed,
+        script: main_timer_then_busy,
     },
     Scenario {
         name: "timer_timeout_vs_immediate",

@@ -190,6 +190,18 @@ pub(crate) fn interval_cleared() {
     id.set(Some(timer));
 }
 
+pub(crate) fn main_busy_then_race() {
+    busy_wait(50);
+    set_timeout(|| console_log("timeout"), 0);
+    set_immediate(|| console_log("immediate"));
+}
+
+pub(crate) fn main_timer_then_busy() {
+    set_timeout(|| console_log("timeout"), 0);
+    set_immediate(|| console_log("immediate"));
+    busy_wait(50);
+}
+
 // ANCHOR: interval_slow_callback
 pub(crate) fn interval_slow_callback() {
     let id = std::rc::Rc::new(std::cell::Cell::new(None));
