@@ -4,9 +4,10 @@
 //! begins or a callback runs. What it does give is public: [`current_phase`] and
 //! [`iteration`] answer from inside any callback, and [`console_log`] lines come back
 //! in the run's report. So every callback of the program below logs where it ran, and
-//! the trace is rebuilt from the log: one column per phase of every iteration (empty
-//! ones too, drawn narrow), callbacks in one lane, nextTicks and microtasks in two
-//! others. Durations are not known, so the figure draws order only.
+//! the trace is rebuilt from the log: a column for the main script and one for the
+//! timers run before the first iteration, then one column per phase of every
+//! iteration (empty ones too, drawn narrow), callbacks in one lane, nextTicks and
+//! microtasks in two others. Durations are not known, so the figure draws order only.
 
 use std::cell::Cell;
 use std::io::Write;
@@ -20,14 +21,17 @@ use oneloop_node::{
 
 use crate::{Lane, Span, TimeBase, Trace, Turn};
 
-/// The phases of one iteration, in libuv's order, with the names columns show.
+/// The phases of one iteration, in the order libuv 1.45 and later run them (Node 20
+/// ships such a libuv), with the names columns show: the timers phase ends an
+/// iteration. The timers also run once before the first iteration, a column of its
+/// own beside the main script.
 pub const PHASES: [(Phase, &str); 6] = [
-    (Phase::Timers, "timers"),
     (Phase::Pending, "pending"),
     (Phase::IdlePrepare, "idle"),
     (Phase::Poll, "poll"),
     (Phase::Check, "check"),
     (Phase::Close, "close"),
+    (Phase::Timers, "timers"),
 ];
 
 /// A Node run as a trace, with the columns grouped by iteration.
@@ -92,7 +96,8 @@ fn program() {
 pub fn node_iteration() -> Result<NodeRun, String> {
     let mut node = NodeLoop::with_virtual_clock().map_err(|e| e.to_string())?;
     let report = node.run(program).map_err(|e| e.to_string())?;
-    let mut columns: Vec<(u64, &str)> = vec![(0, "main")];
+    // Iteration 0: the main script, then the timers run before the first iteration.
+    let mut columns: Vec<(u64, &str)> = vec![(0, "main"), (0, "timers")];
     for number in 1..=report.iterations {
         columns.extend(PHASES.iter().map(|(_, name)| (number, *name)));
     }
@@ -136,9 +141,9 @@ pub fn node_iteration() -> Result<NodeRun, String> {
             end: Duration::ZERO,
         });
     }
-    let mut groups = vec![(0, 0, "main".to_string())];
+    let mut groups = vec![(0, 1, "before iteration 1".to_string())];
     for number in 1..=report.iterations {
-        let first = 1 + (number as usize - 1) * PHASES.len();
+        let first = 2 + (number as usize - 1) * PHASES.len();
         groups.push((
             first,
             first + PHASES.len() - 1,

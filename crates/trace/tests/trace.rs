@@ -147,12 +147,28 @@ fn the_node_iteration_puts_each_callback_in_its_phase() {
             .iter()
             .map(|(a, b)| ((*a).to_string(), (*b).to_string()))
             .collect();
-        // Main, then iteration 1's six phases: the timer runs in iteration 2.
-        let timer_column = trace
-            .spans()
-            .find(|(_, span)| span.label == "setTimeout 0")
-            .map(|(turn, _)| turn.number);
-        assert_eq!(timer_column, Some(1 + 6 + 1));
+        // The columns follow libuv 1.45 and later: the main script, the timers run
+        // before the first iteration, then each iteration's six phases, timers last.
+        let titles: Vec<&str> = trace.turns.iter().map(|t| t.title.as_str()).collect();
+        let iteration = ["pending", "idle", "poll", "check", "close", "timers"];
+        let mut layout = vec!["main", "timers"];
+        layout.extend(iteration);
+        layout.extend(iteration);
+        assert_eq!(titles, layout);
+        // The 1 ms timer is not due before the first iteration (virtual time has not
+        // moved); iteration 2's poll jumps the clock to it, and the timers phase that
+        // ends iteration 2, the last column, runs it.
+        let column_of = |label: &str| {
+            trace
+                .spans()
+                .find(|(_, span)| span.label == label)
+                .map(|(turn, _)| turn.number)
+        };
+        assert_eq!(column_of("setTimeout 0"), Some(2 + 6 + 6));
+        assert!(
+            trace.turns[1].handles.is_empty(),
+            "nothing is due before the first iteration"
+        );
         assert_eq!(placed, expected);
     });
 }
