@@ -120,6 +120,7 @@ const LISTED: &[&str] = &[
     "interval_slow_callback",
     "close_after_check",
     "async_return_then",
+    "async_returns_promise",
     "async_quiz",
     "timers_by_deadline",
 ];
@@ -210,6 +211,11 @@ fn close_after_check() {
 #[test]
 fn async_return_then() {
     check("async_return_then");
+}
+
+#[test]
+fn async_returns_promise() {
+    check("async_returns_promise");
 }
 
 #[test]

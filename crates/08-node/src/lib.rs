@@ -29,7 +29,9 @@
 //! reads its clock.
 //!
 //! Where Rust differs: a JavaScript value needs no `Clone`, a Rust promise's does; a
-//! `then` callback that returns a promise is not adopted; there is no rejection. Node's
+//! promise that resolves with another promise (and so adopts it) says so by name
+//! ([`Resolver::resolve_with`], [`Promise::then_promise`], [`spawn_async_promise`]),
+//! since Rust cannot ask whether a value is a promise; there is no rejection. Node's
 //! globals are free functions ([`set_timeout`], [`next_tick`], ...) that find the
 //! running loop through one thread-local, and panic outside [`NodeLoop::run`], as
 //! calling `setTimeout` with no loop has no meaning. Every ordering the book states is
@@ -84,7 +86,7 @@ pub use promise::{Await, Promise, Resolver};
 pub use queues::{Job, Queues, next_tick, queue_microtask};
 pub use quiz::{async_quiz, phases_quiz, run_quiz};
 pub use scenario_list::{NodeOrder, Scenario, run_scenario, scenario, scenarios};
-pub use task::spawn_async;
+pub use task::{spawn_async, spawn_async_promise};
 pub use timeout::poll_timeout;
 pub use timers::{TimerId, clamp_delay, clear_interval, clear_timeout, set_interval, set_timeout};
 pub use watch::{WatchId, close, once_ready, watch};

@@ -5,9 +5,14 @@
 //! reaction to a promise already fulfilled queues it at once. Nothing ever runs a
 //! reaction synchronously: that is the whole point of the microtask queue.
 //!
-//! Limits, plainly: no rejection (no `catch`, no errors), and a `then` callback that
-//! returns a promise does not adopt it (JavaScript would, with two extra microtask
-//! hops). Values are cloned for each reaction, so `T: Clone`.
+//! Resolving a promise with another promise *adopts* it, as in JavaScript: a first
+//! microtask adds a reaction to the other promise, and that reaction, a second
+//! microtask once the other promise is fulfilled, resolves this one. Rust cannot ask
+//! whether a `T` is a promise, so adoption has its own names: [`Resolver::resolve_with`],
+//! [`Promise::then_promise`] and [`spawn_async_promise`](crate::spawn_async_promise).
+//!
+//! Limits, plainly: no rejection (no `catch`, no errors), and values are cloned for
+//! each reaction, so `T: Clone`.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -110,6 +115,24 @@ impl<T: Clone + 'static> Promise<T> {
         next
     }
 
+    /// `promise.then(on_fulfilled)` where `on_fulfilled` returns a promise: the returned
+    /// promise adopts it (see [`Resolver::resolve_with`]), two microtasks later than
+    /// [`then`](Self::then) would fulfil it with a plain value.
+    ///
+    /// # Panics
+    ///
+    /// As [`then`](Self::then).
+    pub fn then_promise<U: Clone + 'static>(
+        &self,
+        on_fulfilled: impl FnOnce(T) -> Promise<U> + 'static,
+    ) -> Promise<U> {
+        let (next, resolver) = Promise::pending();
+        self.react(Box::new(move |value| {
+            resolver.resolve_with(on_fulfilled(value));
+        }));
+        next
+    }
+
     /// Adds a reaction: queued now if fulfilled, kept in order if pending.
     fn react(&self, reaction: Reaction<T>) {
         let mut state = self.0.borrow_mut();
@@ -143,6 +166,25 @@ impl<T: Clone + 'static> Resolver<T> {
         }
     }
     // ANCHOR_END: resolve
+
+    // ANCHOR: resolve_with
+    /// Resolves the promise with `other`, which it adopts: JavaScript's `resolve(p)`
+    /// with a promise `p`. As the language specification has it, one microtask (its
+    /// `NewPromiseResolveThenableJob`) adds a reaction to `other`; when `other` is
+    /// fulfilled, that reaction, a microtask of its own, fulfils this promise with the
+    /// same value, and only then are this promise's reactions queued. Two microtasks
+    /// more than [`resolve`](Self::resolve) with a plain value.
+    ///
+    /// A promise resolved with itself never settles (JavaScript rejects it with a
+    /// `TypeError`; this promise has no rejection).
+    ///
+    /// # Panics
+    ///
+    /// Outside [`NodeLoop::run`](crate::NodeLoop::run): the first step is a microtask.
+    pub fn resolve_with(self, other: Promise<T>) {
+        queue_microtask(move || other.react(Box::new(move |value| self.resolve(value))));
+    }
+    // ANCHOR_END: resolve_with
 }
 
 // ANCHOR: await

@@ -2,11 +2,12 @@
 //! `scenarios.rs`, and whether Node's order is fixed.
 
 use crate::scenarios::{
-    async_classic, async_return_then, async_with_timers, await_vs_then_chain, close_after_check,
-    immediate_in_immediate, interval_cleared, interval_slow_callback, io_timeout_vs_immediate,
-    main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
-    microtasks_between_timers, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
-    timer_timeout_vs_immediate, timers_by_deadline,
+    async_classic, async_return_then, async_returns_promise, async_with_timers,
+    await_vs_then_chain, close_after_check, immediate_in_immediate, interval_cleared,
+    interval_slow_callback, io_timeout_vs_immediate, main_busy_then_race,
+    main_timeout_vs_immediate, main_timer_then_busy, microtasks_between_timers,
+    tick_before_promise, tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate,
+    timers_by_deadline,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -151,6 +152,12 @@ const SCENARIOS: &[Scenario] = &[
         about: "an async function with no await is fulfilled when it returns",
         node: NodeOrder::Fixed,
         script: async_return_then,
+    },
+    Scenario {
+        name: "async_returns_promise",
+        about: "a promise returned by an async function or a then callback is adopted",
+        node: NodeOrder::Fixed,
+        script: async_returns_promise,
     },
     Scenario {
         name: "async_quiz",

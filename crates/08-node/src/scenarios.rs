@@ -11,7 +11,8 @@ use std::io::Write;
 
 use crate::{
     Interest, Promise, busy_wait, clear_interval, close, console_log, next_tick, once_ready, pipe,
-    queue_microtask, set_immediate, set_interval, set_timeout, spawn_async, watch,
+    queue_microtask, set_immediate, set_interval, set_timeout, spawn_async, spawn_async_promise,
+    watch,
 };
 
 // ANCHOR: tick_before_promise
@@ -254,6 +255,23 @@ pub(crate) fn async_return_then() {
     queue_microtask(|| console_log("microtask"));
     next_tick(|| console_log("tick"));
 }
+
+// ANCHOR: async_returns_promise
+pub(crate) fn async_returns_promise() {
+    async fn returns_promise() -> Promise<&'static str> {
+        Promise::resolved("v")
+    }
+    spawn_async_promise(returns_promise()).then(|v| console_log(format!("async resolved {v}")));
+    Promise::resolved(())
+        .then_promise(|()| Promise::resolved("w"))
+        .then(|w| console_log(format!("then adopted {w}")));
+    Promise::resolved(())
+        .then(|()| console_log("then 1"))
+        .then(|()| console_log("then 2"))
+        .then(|()| console_log("then 3"))
+        .then(|()| console_log("then 4"));
+}
+// ANCHOR_END: async_returns_promise
 
 pub(crate) fn timers_by_deadline() {
     console_log("main");

@@ -162,15 +162,44 @@ where
 {
     let inner = current("spawn_async");
     let (promise, resolver) = Promise::pending();
+    start(
+        &inner,
+        Box::pin(async move { resolver.resolve(future.await) }),
+    );
+    promise
+}
+// ANCHOR_END: spawn_async
+
+/// Calls an async function whose body returns a promise (`return p;` in JavaScript):
+/// runs `future` now, as [`spawn_async`] does, and when it returns a promise, the
+/// async function's own promise adopts it ([`Resolver::resolve_with`](crate::Resolver::resolve_with)): it is
+/// fulfilled two microtasks after the returned promise is.
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn spawn_async_promise<F, T>(future: F) -> Promise<T>
+where
+    F: Future<Output = Promise<T>> + 'static,
+    T: Clone + 'static,
+{
+    let inner = current("spawn_async_promise");
+    let (promise, resolver) = Promise::pending();
+    start(
+        &inner,
+        Box::pin(async move { resolver.resolve_with(future.await) }),
+    );
+    promise
+}
+
+/// Makes `body` a task and runs it up to its first suspension.
+fn start(inner: &Rc<Inner>, body: BoxedTask) {
     let id = {
         let mut tasks = inner.tasks.borrow_mut();
         let id = TaskId(tasks.next);
         tasks.next += 1;
-        let body: BoxedTask = Box::pin(async move { resolver.resolve(future.await) });
         tasks.slots.insert(id, Slot::Suspended(body));
         id
     };
     inner.resume(id);
-    promise
 }
-// ANCHOR_END: spawn_async

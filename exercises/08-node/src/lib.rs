@@ -63,7 +63,7 @@ mod timeout;
 mod timeout;
 
 pub use globals::{
-    console_log, current_phase, iteration, loop_time, queue_pending, set_immediate, stop,
+    busy_wait, console_log, current_phase, iteration, loop_time, queue_pending, set_immediate, stop,
 };
 pub use mio::Interest;
 pub use mio::net::{TcpListener, TcpStream};
@@ -76,7 +76,7 @@ pub use promise::{Await, Promise, Resolver};
 pub use queues::{Job, Queues, next_tick, queue_microtask};
 pub use quiz::{async_quiz, phases_quiz, run_quiz};
 pub use scenario_list::{NodeOrder, Scenario, run_scenario, scenario, scenarios};
-pub use task::spawn_async;
+pub use task::{spawn_async, spawn_async_promise};
 pub use timeout::poll_timeout;
 pub use timers::{TimerId, clamp_delay, clear_interval, clear_timeout, set_interval, set_timeout};
 pub use watch::{WatchId, close, once_ready, watch};

@@ -57,10 +57,27 @@ fn ex4_reactions_run_in_the_order_they_were_added_when_the_promise_settles() {
             let (promise, resolver) = Promise::pending();
             promise.then(|n: u32| console_log(format!("first {n}")));
             promise.then(|n: u32| console_log(format!("second {n}")));
-            queue_microtask(|| console_log("queued before the resolve"));
-            set_timeout(move || resolver.resolve(7), 5);
+            set_timeout(
+                move || {
+                    // Queued in the same macrotask, just before the resolve: a resolve
+                    // that ran its reactions inline would print them first.
+                    queue_microtask(|| console_log("queued before the resolve"));
+                    resolver.resolve(7);
+                    console_log("resolve returned");
+                },
+                5,
+            );
         });
-        assert_eq!(output, ["queued before the resolve", "first 7", "second 7"]);
+        assert_eq!(
+            output,
+            [
+                "resolve returned",
+                "queued before the resolve",
+                "first 7",
+                "second 7"
+            ],
+            "reactions are queued as microtasks, behind one queued before the resolve"
+        );
     });
 }
 
