@@ -165,7 +165,9 @@ pub fn set_timeout(callback: impl FnOnce() + 'static, ms: u64) -> TimerId {
 }
 
 /// Node's `setInterval(callback, ms)`: like [`set_timeout`], then again `ms` after each
-/// run, until [`clear_timeout`] (or [`clear_interval`]).
+/// run, until [`clear_timeout`] (or [`clear_interval`]). Each run is counted from the
+/// time read just before the previous one began, as in Node, so a slow callback does
+/// not push the later runs back.
 ///
 /// # Panics
 ///
