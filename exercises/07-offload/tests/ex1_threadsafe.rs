@@ -236,7 +236,11 @@ fn ex1_calls_racing_with_the_loop_closing_run_or_are_dropped_never_leaked() {
     // turns), however slowly a loaded machine runs the others.
     const ROUNDS: usize = 200;
     for round in 0..ROUNDS {
-        watchdog(LIMIT, move || close_race_round(round));
+        let outcome = std::panic::catch_unwind(|| watchdog(LIMIT, move || close_race_round(round)));
+        if let Err(failure) = outcome {
+            eprintln!("the close race failed in round {round} of {ROUNDS} (its message follows)");
+            std::panic::resume_unwind(failure);
+        }
     }
 }
 
