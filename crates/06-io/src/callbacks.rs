@@ -8,6 +8,7 @@ use std::rc::Rc;
 use oneloop_core::{CancelFlag, Label};
 
 use crate::Io;
+use crate::io::discard;
 use crate::registration::{Direction, Watcher};
 
 impl Io {
@@ -85,9 +86,9 @@ impl Io {
             cancel: CancelFlag::new(),
             label,
         };
-        let (replaced, outcome) = {
+        let (replaced, stale, outcome) = {
             let mut table = self.table.borrow_mut();
-            let index = table.slot_of(fd);
+            let (index, stale) = self.entry(&mut table, fd);
             let registration = table.get(index);
             let replaced = registration.watcher(direction).replace(watcher);
             let outcome = self.apply(index, registration, false);
@@ -96,8 +97,12 @@ impl Io {
                 registration.watcher(direction).take();
                 table.free_if_empty(index);
             }
-            (replaced, outcome)
+            (replaced, stale, outcome)
         };
+        if let Some(stale) = stale {
+            // The entry of a file closed without being removed: its callbacks go.
+            discard(stale);
+        }
         if let Some(old) = replaced {
             // asyncio cancels the handle it replaces; its captures drop here, unborrowed.
             old.cancel.cancel();
