@@ -20,6 +20,13 @@ impl Io {
     /// Level-triggered, as in asyncio: if the callback leaves data unread, it runs again
     /// in the next turn. (mio is edge-triggered; the driver re-arms the fd after each
     /// event to get this.) `fd` may be a raw fd, a std socket or a mio source.
+    ///
+    /// The registration belongs to the open file behind `fd`. oneloop's own sockets
+    /// remove theirs when dropped; for any other fd, remove the reader before closing
+    /// it, as in asyncio. One closed without that leaves a stale entry that never fires
+    /// and is dropped when the number is registered again (see the `io` module).
+    ///
+    /// Fails with [`IO_CLOSED`](crate::IO_CLOSED) once the loop is closed.
     pub fn add_reader(&self, fd: &impl AsRawFd, callback: impl Fn() + 'static) -> io::Result<()> {
         self.add_watcher(Direction::Read, fd.as_raw_fd(), None, Rc::new(callback))
     }

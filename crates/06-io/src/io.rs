@@ -6,7 +6,7 @@
 //! table of registered file descriptors, so that `add_reader` from a callback and a
 //! readiness future from a task can register while the loop runs. This file holds the
 //! table and its rules; the callbacks (`add_reader` and friends) are in `callbacks.rs`,
-//! the one-shot waits of readiness futures in `waits.rs`, who owns an entry in
+//! the one-shot waits of readiness futures in `waits.rs`, and the owner of an entry in
 //! `source.rs`.
 //!
 //! Rules the table keeps:
@@ -19,7 +19,10 @@
 //! - The table is keyed by fd number, as epoll is, so an entry belongs to the open file
 //!   it was made for. oneloop's own sockets ([`TcpStream`](crate::TcpStream),
 //!   [`TcpListener`](crate::TcpListener)) own their entry: dropping one removes
-//!   everything registered for its fd and deregisters it before the fd is closed.
+//!   everything registered for its fd and deregisters it before the fd is closed, in
+//!   the table of the loop it was made in and in that of the loop running at the drop.
+//!   (A socket made outside every loop and dropped outside every loop reaches no table;
+//!   an entry it had is stale, as below.)
 //! - A raw fd is the caller's to remove. One closed with something still registered
 //!   leaves a stale entry: epoll forgot the file when it closed, so its callbacks never
 //!   run again. When the number comes back and something registers on it, the table
@@ -204,7 +207,8 @@ impl Io {
             .ok_or_else(|| io::Error::other(NO_IO_DRIVER))
     }
 
-    /// The `Io` installed in `core`'s extensions, if any.
+    /// The `Io` installed in `core`'s extensions, if any. The first lookup also ties
+    /// the table to that loop: closing the loop empties it.
     pub fn of(core: &Core) -> Option<Rc<Io>> {
         let io = core.extensions().get::<Io>()?;
         io.attach(core);
