@@ -95,7 +95,7 @@ impl Io {
         };
         let (replaced, stale, outcome) = {
             let mut table = self.table.borrow_mut();
-            let (index, stale) = self.entry(&mut table, fd);
+            let (index, stale) = self.entry(&mut table, fd, direction);
             let registration = table.get(index);
             let replaced = registration.watcher(direction).replace(watcher);
             let outcome = self.apply(index, registration, false);

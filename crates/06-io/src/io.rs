@@ -304,28 +304,42 @@ impl Io {
     // ANCHOR_END: apply
 
     // ANCHOR: entry
-    /// The slot of `fd` for something about to be registered on it, and the stale entry
-    /// it replaced, if any (to be dropped by the caller once the table is released).
+    /// The slot of `fd` for a `direction` about to be registered on it, and the stale
+    /// entry it replaced, if any (to be dropped by the caller once the table is released).
     ///
-    /// An entry mio is said to watch is checked with epoll first: if epoll no longer
-    /// knows the fd, the file it was made for was closed without being removed and the
-    /// number now names another file. The entry is stale; a fresh one takes its place.
-    pub(crate) fn entry(&self, table: &mut Table, fd: RawFd) -> (usize, Option<Registration>) {
+    /// An entry that mio is said to watch is checked with epoll first, by giving it the
+    /// interest it is about to have (so this is the one `epoll_ctl` the registration
+    /// needs). If epoll no longer knows the fd, the file the entry was made for was closed
+    /// without being removed, and the number now names another file: the entry is stale,
+    /// and a fresh one takes its place.
+    pub(crate) fn entry(
+        &self,
+        table: &mut Table,
+        fd: RawFd,
+        direction: Direction,
+    ) -> (usize, Option<Registration>) {
         let index = table.slot_of(fd);
-        let Some(armed) = table.get(index).armed else {
+        let registration = table.get(index);
+        let Some(armed) = registration.armed else {
             return (index, None);
         };
-        let forgotten = match self.registry.borrow().as_ref() {
-            Some(registry) => registry
-                .reregister(&mut SourceFd(&fd), Token(index), armed)
-                .is_err_and(|e| e.kind() == io::ErrorKind::NotFound),
-            None => false,
+        let after = armed | direction.interest();
+        let outcome = match self.registry.borrow().as_ref() {
+            Some(registry) => registry.reregister(&mut SourceFd(&fd), Token(index), after),
+            None => return (index, None),
         };
-        if !forgotten {
-            return (index, None);
+        match outcome {
+            Ok(()) => {
+                registration.armed = Some(after);
+                (index, None)
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let stale = mem::replace(registration, Registration::new(fd));
+                (index, Some(stale))
+            }
+            // Any other failure is the registration's own to report, from `apply`.
+            Err(_) => (index, None),
         }
-        let stale = mem::replace(table.get(index), Registration::new(fd));
-        (index, Some(stale))
     }
     // ANCHOR_END: entry
 

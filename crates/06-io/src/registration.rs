@@ -26,6 +26,14 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// The mio interest of this direction.
+    pub(crate) fn interest(self) -> Interest {
+        match self {
+            Direction::Read => Interest::READABLE,
+            Direction::Write => Interest::WRITABLE,
+        }
+    }
+
     /// The word used in messages.
     pub fn name(self) -> &'static str {
         match self {

@@ -39,7 +39,7 @@ impl Io {
             // might find the stale entry of a closed fd, and `entry` replaces it.
             let (index, stale) = match parked {
                 Some(index) => (index, None),
-                None => self.entry(&mut table, fd),
+                None => self.entry(&mut table, fd, direction),
             };
             let registration = table.get(index);
             let slot = registration.waiter(direction);
