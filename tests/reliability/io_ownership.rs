@@ -266,6 +266,44 @@ fn a_reused_raw_fd_with_a_stale_writer_and_a_new_reader_runs_only_the_new_one() 
 }
 
 #[test]
+fn removing_one_side_of_a_stale_entry_registers_nothing_for_the_new_file() {
+    watchdog_default(|| {
+        use oneloop_timers::LoopTimers;
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let (old, _old_peer) = UnixStream::pair().unwrap();
+        let fd = old.as_raw_fd();
+        let stale_ran = Rc::new(Cell::new(false));
+        let flag = Rc::clone(&stale_ran);
+        io.add_reader(&old, || {}).unwrap();
+        io.add_writer(&old, move || flag.set(true)).unwrap();
+        drop(old);
+        let (new, _peer) = with_number(
+            fd,
+            || UnixStream::pair().unwrap(),
+            |(end, _)| end.as_raw_fd(),
+        );
+        // The new file is writable at once: were the stale writer given to epoll for it,
+        // it would run in the next turn.
+        assert!(io.remove_reader(&new), "the number's reader is removed");
+        let timer_ran = Rc::new(Cell::new(false));
+        let timer_flag = Rc::clone(&timer_ran);
+        event_loop
+            .timers()
+            .call_later(std::time::Duration::ZERO, move || timer_flag.set(true));
+        run_until(&mut event_loop, || timer_ran.get());
+        assert!(
+            !stale_ran.get(),
+            "the stale writer never runs for the new file"
+        );
+        // The next registration on the number replaces the stale entry.
+        io.add_writer(&new, || {}).unwrap();
+        assert!(io.remove_writer(&new));
+        assert_eq!(io.registrations(), 0);
+    });
+}
+
+#[test]
 fn close_drops_a_reader_that_holds_the_loop_and_the_loop_is_freed() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();

@@ -28,7 +28,9 @@
 //!   run again. When the number comes back and something registers on it, the table
 //!   asks epoll about the entry it holds; epoll answers `NotFound`, and the stale entry
 //!   is dropped (its callbacks cancelled, a waiting task woken to retry) before the new
-//!   registration starts clean.
+//!   registration starts clean. A `NotFound` met anywhere else (removing one side of a
+//!   stale entry, re-arming after an event) marks the entry `forgotten`: nothing is
+//!   given to epoll for the new file, and the next registration replaces the entry.
 //! - At close the whole table goes: every fd is deregistered, every callback and waker
 //!   dropped, and the registry released. Registering on a closed loop is an error.
 
@@ -289,9 +291,12 @@ impl Io {
             (Some(armed), Some(wanted)) => {
                 if armed != wanted || rearm {
                     match registry.reregister(&mut SourceFd(&fd), token, wanted) {
-                        // epoll forgot the fd (it was closed): register what is wanted.
+                        // epoll forgot the fd: the file was closed without being
+                        // removed. Register nothing for whatever file has the number now.
                         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                            registry.register(&mut SourceFd(&fd), token, wanted)?;
+                            registration.armed = None;
+                            registration.forgotten = true;
+                            return Ok(());
                         }
                         other => other?,
                     }
@@ -320,6 +325,10 @@ impl Io {
     ) -> (usize, Option<Registration>) {
         let index = table.slot_of(fd);
         let registration = table.get(index);
+        if registration.forgotten {
+            let stale = mem::replace(registration, Registration::new(fd));
+            return (index, Some(stale));
+        }
         let Some(armed) = registration.armed else {
             return (index, None);
         };
@@ -434,6 +443,7 @@ impl Io {
             // Re-arming failed (the fd was closed under us): stop watching it, and let
             // the callbacks find out from their own syscall, as they would in asyncio.
             registration.armed = None;
+            registration.forgotten = true;
         }
         fired
     }

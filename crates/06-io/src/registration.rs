@@ -101,6 +101,9 @@ pub(crate) struct Registration {
     pub(crate) write: Waiter,
     /// The interest mio holds for this fd now (`None`: not registered with mio).
     pub(crate) armed: Option<Interest>,
+    /// epoll said it no longer knows this fd: the file was closed under the entry, which
+    /// is stale and is replaced by the next registration on the number.
+    pub(crate) forgotten: bool,
 }
 
 impl Registration {
@@ -112,6 +115,7 @@ impl Registration {
             read: Waiter::Idle,
             write: Waiter::Idle,
             armed: None,
+            forgotten: false,
         }
     }
 

@@ -17,6 +17,7 @@
 //! registered again.
 
 use std::fmt;
+use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::{Rc, Weak};
 
@@ -39,10 +40,11 @@ impl<S: AsRawFd> Owned<S> {
             tables: tables.into_iter().collect(),
         }
     }
+}
 
-    /// The socket.
-    pub(crate) fn get(&self) -> &S {
-        &self.inner
+impl<S: AsRawFd> From<S> for Owned<S> {
+    fn from(inner: S) -> Self {
+        Self::new(inner)
     }
 }
 
@@ -73,6 +75,30 @@ impl<S: AsRawFd> Drop for Owned<S> {
     }
 }
 // ANCHOR_END: owned
+
+/// Reads through a shared reference, as `&mio::net::TcpStream` does.
+impl<'a, S: AsRawFd> io::Read for &'a Owned<S>
+where
+    &'a S: io::Read,
+{
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        (&self.inner).read(buf)
+    }
+}
+
+/// Writes through a shared reference, as `&mio::net::TcpStream` does.
+impl<'a, S: AsRawFd> io::Write for &'a Owned<S>
+where
+    &'a S: io::Write,
+{
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (&self.inner).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&self.inner).flush()
+    }
+}
 
 impl<S: AsRawFd> AsRawFd for Owned<S> {
     fn as_raw_fd(&self) -> RawFd {

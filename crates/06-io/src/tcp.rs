@@ -57,7 +57,7 @@ impl TcpListener {
             match mio::net::TcpListener::bind(addr) {
                 Ok(inner) => {
                     return Ok(Self {
-                        inner: Owned::new(inner),
+                        inner: inner.into(),
                     });
                 }
                 Err(e) => last = e,
@@ -70,7 +70,7 @@ impl TcpListener {
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<Self> {
         listener.set_nonblocking(true)?;
         Ok(Self {
-            inner: Owned::new(mio::net::TcpListener::from_std(listener)),
+            inner: mio::net::TcpListener::from_std(listener).into(),
         })
     }
 
@@ -88,7 +88,7 @@ impl TcpListener {
         .await?;
         Ok((
             TcpStream {
-                inner: Owned::new(inner),
+                inner: inner.into(),
             },
             addr,
         ))
@@ -138,7 +138,7 @@ impl TcpStream {
             match inner.peer_addr() {
                 Ok(_) => {
                     return Ok(TcpStream {
-                        inner: Owned::new(inner),
+                        inner: inner.into(),
                     });
                 }
                 // Not connected yet: the wake was early; wait again.
@@ -153,7 +153,7 @@ impl TcpStream {
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<Self> {
         stream.set_nonblocking(true)?;
         Ok(Self {
-            inner: Owned::new(mio::net::TcpStream::from_std(stream)),
+            inner: mio::net::TcpStream::from_std(stream).into(),
         })
     }
 
@@ -165,7 +165,7 @@ impl TcpStream {
     /// leave the kernel only in the syscall that returns them.
     pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         retry(self.inner.as_raw_fd(), Direction::Read, || {
-            self.inner.get().read(buf)
+            (&self.inner).read(buf)
         })
         .await
     }
@@ -174,7 +174,7 @@ impl TcpStream {
     /// Writes some bytes of `buf`, waiting until the kernel takes at least one.
     pub async fn write(&self, buf: &[u8]) -> io::Result<usize> {
         retry(self.inner.as_raw_fd(), Direction::Write, || {
-            self.inner.get().write(buf)
+            (&self.inner).write(buf)
         })
         .await
     }
@@ -195,12 +195,12 @@ impl TcpStream {
 
     /// One non-blocking read: `WouldBlock` if nothing is there.
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.get().read(buf)
+        (&self.inner).read(buf)
     }
 
     /// One non-blocking write: `WouldBlock` if the send buffer is full.
     pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.inner.get().write(buf)
+        (&self.inner).write(buf)
     }
 
     /// Shuts down one or both halves (`Shutdown::Write` is asyncio's `write_eof`: the
