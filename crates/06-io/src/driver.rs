@@ -133,8 +133,8 @@ impl Driver for IoDriver {
         }
         let started = Instant::now();
         if let Err(error) = self.poll.poll(&mut self.events, timeout) {
-            // A signal cut the sleep short: a turn with no events, as asyncio treats
-            // EINTR. Any other error means the epoll fd itself is broken.
+            // A signal cut the sleep short: a turn with no events. (Python's `epoll.poll`
+            // retries EINTR itself.) Any other error means the epoll fd itself is broken.
             assert!(
                 error.kind() == io::ErrorKind::Interrupted,
                 "epoll_wait failed: {error}"
