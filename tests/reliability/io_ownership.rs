@@ -13,8 +13,8 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
-use std::io::{Read, Write};
-use std::net::{TcpListener as StdListener, TcpStream as StdStream};
+use std::io::Write;
+use std::net::{TcpListener as StdListener, TcpStream as StdStream, UdpSocket};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::rc::Rc;
@@ -47,6 +47,20 @@ fn with_number<T>(fd: RawFd, mut make: impl FnMut() -> T, number: impl Fn(&T) ->
         }
     }
     panic!("fd {fd} never came back: another thread keeps it");
+}
+
+/// A non-blocking UDP socket with the fd number `fd` (one socket, one fd: writable at
+/// once, readable when a datagram comes), and a socket to send it datagrams.
+fn udp_with_number(fd: RawFd) -> (UdpSocket, UdpSocket) {
+    let socket = with_number(
+        fd,
+        || UdpSocket::bind("127.0.0.1:0").unwrap(),
+        |socket| socket.as_raw_fd(),
+    );
+    socket.set_nonblocking(true).unwrap();
+    let sender = UdpSocket::bind("127.0.0.1:0").unwrap();
+    sender.connect(socket.local_addr().unwrap()).unwrap();
+    (socket, sender)
 }
 
 /// Runs turns until `done()` holds. A turn with nothing to do parks in epoll until an
@@ -112,13 +126,7 @@ fn a_dropped_stream_takes_its_writer_with_it_and_a_reused_fd_fires() {
             // Writable at once, but the task drops it before the loop parks again.
             io.add_writer(old, || {}).unwrap();
         });
-        // `socketpair` gives its first end the lowest free number.
-        let (new, _other) = with_number(
-            fd,
-            || UnixStream::pair().unwrap(),
-            |(end, _)| end.as_raw_fd(),
-        );
-        new.set_nonblocking(true).unwrap();
+        let (new, _other) = udp_with_number(fd);
         let fired = Rc::new(Cell::new(false));
         let seen = Rc::clone(&fired);
         io.add_writer(&new, move || seen.set(true)).unwrap();
@@ -208,17 +216,12 @@ fn a_raw_fd_closed_without_remove_leaves_a_stale_entry_that_a_reused_fd_replaces
         drop(old);
         assert_eq!(io.registrations(), 1, "the stale entry stays until reused");
         assert!(!captured.dropped());
-        let (new, mut peer) = with_number(
-            fd,
-            || UnixStream::pair().unwrap(),
-            |(end, _)| end.as_raw_fd(),
-        );
-        new.set_nonblocking(true).unwrap();
+        let (new, peer) = udp_with_number(fd);
         let fired = Rc::new(Cell::new(false));
         let seen = Rc::clone(&fired);
         io.add_reader(&new, move || seen.set(true)).unwrap();
         assert!(captured.dropped(), "the stale reader was dropped on reuse");
-        peer.write_all(b"x").unwrap();
+        peer.send(b"x").unwrap();
         run_until(&mut event_loop, || fired.get());
         assert!(io.remove_reader(&new));
         assert_eq!(io.registrations(), 0);
@@ -236,22 +239,17 @@ fn a_reused_raw_fd_with_a_stale_writer_and_a_new_reader_runs_only_the_new_one() 
         let flag = Rc::clone(&stale_ran);
         io.add_writer(&old, move || flag.set(true)).unwrap();
         drop(old);
-        let (new, mut peer) = with_number(
-            fd,
-            || UnixStream::pair().unwrap(),
-            |(end, _)| end.as_raw_fd(),
-        );
-        new.set_nonblocking(true).unwrap();
+        let (new, peer) = udp_with_number(fd);
         let got = Rc::new(RefCell::new(Vec::new()));
         let (reading, into) = (new.try_clone().unwrap(), Rc::clone(&got));
         io.add_reader(&new, move || {
             let mut buf = [0; 8];
-            if let Ok(n) = (&reading).read(&mut buf) {
+            if let Ok(n) = reading.recv(&mut buf) {
                 into.borrow_mut().extend_from_slice(&buf[..n]);
             }
         })
         .unwrap();
-        peer.write_all(b"hi").unwrap();
+        peer.send(b"hi").unwrap();
         run_until(&mut event_loop, || got.borrow().len() == 2);
         assert!(io.remove_reader(&new));
         assert!(
@@ -278,11 +276,7 @@ fn removing_one_side_of_a_stale_entry_registers_nothing_for_the_new_file() {
         io.add_reader(&old, || {}).unwrap();
         io.add_writer(&old, move || flag.set(true)).unwrap();
         drop(old);
-        let (new, _peer) = with_number(
-            fd,
-            || UnixStream::pair().unwrap(),
-            |(end, _)| end.as_raw_fd(),
-        );
+        let (new, _peer) = udp_with_number(fd);
         // The new file is writable at once: were the stale writer given to epoll for it,
         // it would run in the next turn.
         assert!(io.remove_reader(&new), "the number's reader is removed");
