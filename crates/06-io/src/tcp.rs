@@ -11,6 +11,7 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
 use std::os::fd::{AsRawFd, RawFd};
 
+use crate::source::Owned;
 use crate::{Direction, Readiness, writable};
 
 // ANCHOR: retry
@@ -35,7 +36,7 @@ async fn retry<T>(
 
 /// A TCP socket listening for connections (what `asyncio.start_server` binds).
 pub struct TcpListener {
-    inner: mio::net::TcpListener,
+    inner: Owned<mio::net::TcpListener>,
 }
 
 impl fmt::Debug for TcpListener {
@@ -54,7 +55,11 @@ impl TcpListener {
         let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no address to bind");
         for addr in addr.to_socket_addrs()? {
             match mio::net::TcpListener::bind(addr) {
-                Ok(inner) => return Ok(Self { inner }),
+                Ok(inner) => {
+                    return Ok(Self {
+                        inner: inner.into(),
+                    });
+                }
                 Err(e) => last = e,
             }
         }
@@ -65,7 +70,7 @@ impl TcpListener {
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<Self> {
         listener.set_nonblocking(true)?;
         Ok(Self {
-            inner: mio::net::TcpListener::from_std(listener),
+            inner: mio::net::TcpListener::from_std(listener).into(),
         })
     }
 
@@ -81,7 +86,12 @@ impl TcpListener {
             self.inner.accept()
         })
         .await?;
-        Ok((TcpStream { inner }, addr))
+        Ok((
+            TcpStream {
+                inner: inner.into(),
+            },
+            addr,
+        ))
     }
     // ANCHOR_END: accept
 }
@@ -98,7 +108,7 @@ impl AsRawFd for TcpListener {
 /// an `Rc`). Two tasks reading at once is an error on the second one's wait, as in
 /// asyncio: there is one slot per direction.
 pub struct TcpStream {
-    inner: mio::net::TcpStream,
+    inner: Owned<mio::net::TcpStream>,
 }
 
 impl fmt::Debug for TcpStream {
@@ -126,7 +136,11 @@ impl TcpStream {
                 return Err(error);
             }
             match inner.peer_addr() {
-                Ok(_) => return Ok(TcpStream { inner }),
+                Ok(_) => {
+                    return Ok(TcpStream {
+                        inner: inner.into(),
+                    });
+                }
                 // Not connected yet: the wake was early; wait again.
                 Err(e) if e.kind() == io::ErrorKind::NotConnected => {}
                 Err(e) => return Err(e),
@@ -139,7 +153,7 @@ impl TcpStream {
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<Self> {
         stream.set_nonblocking(true)?;
         Ok(Self {
-            inner: mio::net::TcpStream::from_std(stream),
+            inner: mio::net::TcpStream::from_std(stream).into(),
         })
     }
 

@@ -32,6 +32,8 @@ mod readiness;
 mod registration;
 #[path = "../../../crates/06-io/src/serve.rs"]
 mod serve;
+#[path = "../../../crates/06-io/src/source.rs"]
+mod source;
 #[path = "../../../crates/06-io/src/stream_reader.rs"]
 mod stream_reader;
 #[path = "../../../crates/06-io/src/stream_writer.rs"]
@@ -68,7 +70,7 @@ mod echo;
 pub use channel::{Receiver, Sender, channel};
 pub use driver::{EVENTS_CAPACITY, IoDriver};
 pub use echo::echo;
-pub use io::{Io, NO_IO_DRIVER};
+pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
 pub use readiness::{Readiness, readable, writable};
 pub use registration::{Direction, WaiterId};
