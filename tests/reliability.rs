@@ -8,15 +8,15 @@
 //! (`CARGO_BIN_EXE_…` is not available for examples, so they are started from the test
 //! binaries that cargo builds beside this one), bounded in count and in time.
 
-#[path = "reliability/io_ownership.rs"]
-mod io_ownership;
 #[path = "reliability/io_fairness.rs"]
 mod io_fairness;
-#[path = "reliability/shutdown.rs"]
-mod shutdown;
+#[path = "reliability/io_ownership.rs"]
+mod io_ownership;
 #[path = "reliability/node_interval.rs"]
 mod node_interval;
 #[path = "reliability/offload.rs"]
 mod offload;
+#[path = "reliability/shutdown.rs"]
+mod shutdown;
 #[path = "reliability/timer_model.rs"]
 mod timer_model;
