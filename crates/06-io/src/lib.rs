@@ -30,6 +30,10 @@
 //!   is reported again in the next turn.
 //! - A readiness future parks the task's waker, not a callback: the event wakes the
 //!   task, whose step is queued at once, in the poller's order.
+//! - asyncio's transports read in a callback, once per readiness event; here a task
+//!   reads. So [`TcpStream::read`] keeps asyncio's pace itself: one successful read per
+//!   stream per turn, yielding to the loop before a second. A peer that always has data
+//!   cannot hold the loop.
 //! - Rust cancels by dropping. Each future here says what a drop half-way loses
 //!   (nothing, for the reader's and writer's methods).
 //!
