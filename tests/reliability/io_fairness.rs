@@ -23,18 +23,20 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener as StdListener, TcpStream as StdStream};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use oneloop_core::with_current;
+use oneloop_core::{spawn, with_current};
 use oneloop_io::{
     ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, AsyncRead, ChatRoom, SLOW_MEMBER_DISCONNECTED,
     StreamReader, StreamWriter, TcpListener, TcpStream, WELCOME, echo, echo_connection,
     new_event_loop, serve, serve_room,
 };
 use oneloop_testkit::watchdog;
-use oneloop_timers::call_later;
+use oneloop_timers::{call_later, sleep};
 
 /// What the fairness test logs, each with the turn it happened in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -563,5 +565,57 @@ fn a_chat_member_that_never_reads_is_disconnected_at_its_queue_limit() {
         slow.read_to_end(&mut rest)
             .expect("end of file, not an error");
         sender.get_mut().shutdown(Shutdown::Both).expect("shutdown");
+    });
+}
+
+#[test]
+fn a_chat_rooms_queues_never_pass_its_limit() {
+    watchdog(Duration::from_secs(10), || {
+        let listener = StdListener::bind("127.0.0.1:0").expect("bind loopback");
+        let addr = listener.local_addr().expect("an address");
+        let gave_up = Arc::new(AtomicBool::new(false));
+        let gave_up_in_loop = Arc::clone(&gave_up);
+        // The room runs in-process, on a loop thread, so that the test can read what
+        // the room itself counted.
+        let server = thread::spawn(move || {
+            let mut event_loop = new_event_loop().expect("epoll");
+            let room = ChatRoom::with_limit(CHAT_LIMIT);
+            let in_loop = Rc::clone(&room);
+            event_loop
+                .run_until_complete(async move {
+                    let listener = TcpListener::from_std(listener).expect("non-blocking");
+                    drop(spawn(serve_room(listener, Rc::clone(&in_loop))));
+                    // A bounded poll: the room's count, or the sender giving up.
+                    while in_loop.disconnected() == 0 && !gave_up_in_loop.load(Ordering::SeqCst) {
+                        sleep(Duration::from_millis(5)).await;
+                    }
+                })
+                .expect("the loop runs");
+            (room.peak_queued(), room.disconnected(), room.len())
+        });
+        let slow = member(addr);
+        let reader = member(addr);
+        let reading = thread::spawn(move || {
+            let mut reader = reader;
+            let mut sink = vec![0; 64 * 1024];
+            while matches!(reader.get_mut().read(&mut sink), Ok(n) if n > 0) {}
+        });
+        let mut sender = member(addr);
+        let mut line = vec![b'z'; CHAT_LINE];
+        line[CHAT_LINE - 1] = b'\n';
+        let mut sent = 0;
+        // Until the room closes the sockets (it stops after the first disconnect).
+        while sent < CHAT_MOST && sender.get_mut().write_all(&line).is_ok() {
+            sent += CHAT_LINE;
+        }
+        gave_up.store(true, Ordering::SeqCst);
+        let (peak, disconnected, _) = server.join().expect("the loop thread");
+        assert_eq!(disconnected, 1, "{sent} bytes sent");
+        assert!(
+            peak <= CHAT_LIMIT && peak + CHAT_LINE > CHAT_LIMIT,
+            "the room's largest queue was {peak} bytes, limit {CHAT_LIMIT}"
+        );
+        drop((slow, sender));
+        reading.join().expect("the reader");
     });
 }
