@@ -619,3 +619,23 @@ fn a_chat_rooms_queues_never_pass_its_limit() {
         reading.join().expect("the reader");
     });
 }
+
+#[test]
+fn a_chat_server_out_of_fds_keeps_its_members_talking() {
+    watchdog(Duration::from_secs(10), || {
+        let limit = [(CHAT_LIMIT_ENV, CHAT_LIMIT.to_string())];
+        let mut server = ServerChild::start("chat", &limit, Some(NOFILE));
+        let mut speaker = member(server.addr);
+        let mut listener = member(server.addr);
+        let flood: Vec<_> = (0..FLOOD).map(|_| line_client(server.addr)).collect();
+        let report = server.next_line_with(ACCEPT_OUT_OF_RESOURCES, Duration::from_secs(5));
+        assert!(report.contains("Too many open files"), "{report}");
+        // Out of fds, the room goes on.
+        speaker.get_mut().write_all(b"during\n").expect("send");
+        let mut heard = String::new();
+        listener.read_line(&mut heard).expect("the line");
+        assert_eq!(heard, "during\n");
+        server.assert_alive();
+        drop(flood);
+    });
+}
