@@ -163,9 +163,10 @@ impl TcpStream {
     /// `Ok(0)`) is there.
     ///
     /// Fair: a stream gives at most one successful read per turn. A read that follows
-    /// another in the same turn first yields to the loop, which then polls the selector
-    /// and runs every other ready handle before this one reads again. asyncio's
-    /// transports read the same way: one `recv` per readiness event, one event per turn.
+    /// another in the same turn first yields to the loop, so a busy stream is read once
+    /// per turn, and every turn also polls the selector and runs what it made ready.
+    /// asyncio's transports read the same way: one `recv` per readiness event, one
+    /// event per turn.
     ///
     /// Cancel-safe: dropping the future before it completes loses no data, since bytes
     /// leave the kernel only in the syscall that returns them.
