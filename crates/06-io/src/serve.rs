@@ -61,6 +61,8 @@ fn out_of_resources(error: &io::Error) -> bool {
 ///   sleeps nothing waits on the listener, so the loop does not spin on it.
 /// - A connection aborted before it was accepted is skipped.
 /// - Any other accept error ends the server with that error.
+///
+/// The back-off sleeps on the loop's timers, which every [`IoLoop`](crate::IoLoop) has.
 pub async fn serve<H, F>(listener: TcpListener, mut handler: H) -> io::Result<()>
 where
     H: FnMut(TcpStream, SocketAddr) -> F,
