@@ -28,9 +28,9 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use oneloop_core::{
-    ANOTHER_LOOP_RUNNING, Core, DROP_PANICKED, EventLoop, ExceptionReport, Handle, Label,
-    LoopError, OBSERVER_PANICKED, Observer, ParkReport, Runner, ThreadParker, run, spawn,
-    with_current, yield_now,
+    ANOTHER_LOOP_RUNNING, CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, Core, DROP_PANICKED, EventLoop,
+    ExceptionReport, Handle, Label, LoopError, NEVER_RETRIEVED, OBSERVER_PANICKED, Observer,
+    ParkReport, Runner, ThreadParker, run, spawn, with_current, yield_now,
 };
 use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 use oneloop_timers::{LoopTimers, TimerDriver, Timers, sleep, virtual_time_loop};
@@ -101,13 +101,14 @@ fn a_panic_in_a_drop_at_close_is_reported_and_every_close_hook_still_runs() {
         event_loop.run_once().unwrap(); // both tasks are now pending
         let queued = PanicOnDrop("callback drop broke");
         event_loop.call_soon_named("queued", move || drop(queued));
-        for _ in 0..2 {
-            let seen = Rc::clone(&hooks);
-            event_loop.add_close_hook("hook", move || seen.set(seen.get() + 1));
-        }
+        let seen = Rc::clone(&hooks);
+        event_loop.add_close_hook("hook", move || seen.set(seen.get() + 1));
+        event_loop.add_close_hook("broken hook", || panic!("hook broke"));
+        let seen = Rc::clone(&hooks);
+        event_loop.add_close_hook("hook", move || seen.set(seen.get() + 1));
         let dropped = panic::catch_unwind(AssertUnwindSafe(move || drop(event_loop)));
         assert!(dropped.is_ok(), "a panic escaped drop(loop)");
-        assert_eq!(hooks.get(), 2, "every close hook ran");
+        assert_eq!(hooks.get(), 2, "every other close hook ran");
         assert_eq!(other.drops(), 1, "the other leftover task was dropped once");
         assert_eq!(
             summary(&reports),
@@ -122,7 +123,33 @@ fn a_panic_in_a_drop_at_close_is_reported_and_every_close_hook_still_runs() {
                     "queued".to_owned(),
                     "callback drop broke".to_owned()
                 ),
+                (
+                    CLOSE_HOOK_PANICKED.to_owned(),
+                    "broken hook".to_owned(),
+                    "hook broke".to_owned()
+                ),
             ]
+        );
+    });
+}
+
+#[test]
+fn the_exception_handler_outlives_close() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let reports = record_reports(&event_loop);
+        let late = event_loop.spawn_named("late", async { panic!("late broke") });
+        event_loop.run_once().unwrap();
+        drop(event_loop);
+        assert!(reports.borrow().is_empty());
+        drop(late); // holding a panic it never returned
+        assert_eq!(
+            summary(&reports),
+            [(
+                NEVER_RETRIEVED.to_owned(),
+                "late".to_owned(),
+                "late broke".to_owned()
+            )]
         );
     });
 }
@@ -166,7 +193,10 @@ fn dropping_a_loop_while_a_panic_unwinds_does_not_abort_the_process() {
             "the child aborted (SIGABRT):\n{stderr}"
         );
         assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
-        assert!(stdout.contains("CHILD-DONE"), "the child test ran:\n{stdout}");
+        assert!(
+            stdout.contains("CHILD-DONE"),
+            "the child test ran:\n{stdout}"
+        );
     });
 }
 
@@ -186,7 +216,7 @@ fn running_a_loop_inside_another_loops_turn_fails_at_once() {
                 let mut inner = EventLoop::new();
                 // Before the rule, this parked for ever: the outer task can only run
                 // when this call returns.
-                let nested = inner.run_until_complete(async move { outer_task.await });
+                let nested = inner.run_until_complete(outer_task);
                 let inner_tasks = inner.live_tasks();
                 let from_run = run(async { 1 });
                 let from_once = inner.run_once();
@@ -228,7 +258,10 @@ fn loops_one_after_another_or_taking_turns_on_one_thread_still_work() {
             drop(inner);
             with_current(|core| core.turn())
         });
-        assert!(dropped.unwrap().is_some(), "the outer loop is current again");
+        assert!(
+            dropped.unwrap().is_some(),
+            "the outer loop is current again"
+        );
     });
 }
 
@@ -310,7 +343,10 @@ fn a_panicking_exception_handler_is_caught_and_the_default_handler_writes_both()
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
-        assert!(stdout.contains("CHILD-DONE"), "the child test ran:\n{stdout}");
+        assert!(
+            stdout.contains("CHILD-DONE"),
+            "the child test ran:\n{stdout}"
+        );
         for line in [
             "oneloop: unhandled error in exception handler (bad): handler broke",
             "oneloop: exception in callback (bad): callback broke",
@@ -373,7 +409,11 @@ fn a_panicking_observer_is_reported_and_the_task_it_was_told_about_still_runs() 
         let turns = event_loop.turn() as usize;
         assert!(counting.0.get() > 0, "the other observer was told");
         let reports = summary(&reports);
-        assert!(reports.iter().all(|(message, _, _)| message == OBSERVER_PANICKED));
+        assert!(
+            reports
+                .iter()
+                .all(|(message, _, _)| message == OBSERVER_PANICKED)
+        );
         for broke in ["turn_started", "turn_ended"] {
             let seen = reports
                 .iter()
@@ -428,12 +468,16 @@ fn a_panicking_joiner_waker_does_not_leak_the_finished_tasks_slot() {
         event_loop.call_soon(move || seen.set(true));
         event_loop.run_once().unwrap();
         assert!(after.get(), "the loop went on");
-        assert_eq!(event_loop.live_tasks(), 0, "the finished task's slot is free");
+        assert_eq!(
+            event_loop.live_tasks(),
+            0,
+            "the finished task's slot is free"
+        );
         assert_eq!(child.try_take(), Some(Ok(1)), "the result was kept");
         assert_eq!(
             summary(&reports),
             [(
-                oneloop_core::CALLBACK_PANICKED.to_owned(),
+                CALLBACK_PANICKED.to_owned(),
                 "child".to_owned(),
                 "waker broke".to_owned()
             )]
@@ -461,7 +505,12 @@ impl Ledger {
     /// Every guard was dropped exactly once.
     fn assert_each_dropped_once(&self, path: &str) {
         for (what, flag) in &self.flags {
-            assert_eq!(flag.drops(), 1, "{path}: `{what}` dropped {} times", flag.drops());
+            assert_eq!(
+                flag.drops(),
+                1,
+                "{path}: `{what}` dropped {} times",
+                flag.drops()
+            );
         }
     }
 }
@@ -506,7 +555,10 @@ fn weak_parts(core: &Rc<Core>) -> (Weak<Core>, Weak<Timers>) {
 
 fn assert_gone(path: &str, (core, timers): (Weak<Core>, Weak<Timers>)) {
     assert!(core.upgrade().is_none(), "{path}: the core is still alive");
-    assert!(timers.upgrade().is_none(), "{path}: the timers are still alive");
+    assert!(
+        timers.upgrade().is_none(),
+        "{path}: the timers are still alive"
+    );
 }
 
 #[test]
@@ -662,9 +714,17 @@ fn a_socket_and_an_offloaded_job_left_behind_are_dropped_once_with_no_cycle() {
             (Rc::downgrade(&core), addr)
         })
         .expect("main finishes");
-        assert_eq!(task.drops(), 1, "the task awaiting the job was dropped once");
+        assert_eq!(
+            task.drops(),
+            1,
+            "the task awaiting the job was dropped once"
+        );
         assert_eq!(listening.drops(), 1, "the accepting task was dropped once");
-        assert_eq!(job.drops(), 1, "the job ran and was dropped once, before close returned");
+        assert_eq!(
+            job.drops(),
+            1,
+            "the job ran and was dropped once, before close returned"
+        );
         assert!(weak.upgrade().is_none(), "the core is gone");
         assert!(
             std::net::TcpStream::connect(addr).is_err(),

@@ -266,8 +266,9 @@ impl Core {
     pub(crate) fn begin_turn(&self) -> u64 {
         let turn = self.turn.get() + 1;
         self.turn.set(turn);
-        self.observers
-            .each(&self.sink, &TURN_LABEL, |observer| observer.turn_started(turn));
+        self.observers.each(&self.sink, &TURN_LABEL, |observer| {
+            observer.turn_started(turn)
+        });
         turn
     }
 

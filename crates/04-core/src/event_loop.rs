@@ -148,7 +148,8 @@ impl<D: Driver> EventLoop<D> {
     /// Runs turns until [`stop`](Core::stop) is called (asyncio's `run_forever`): the
     /// turn in which `stop` was called finishes its batch, then this returns. Whatever
     /// the outcome, the stop request is cleared, as asyncio's `finally:
-    /// self._stopping = False` clears it, so the loop can run again.
+    /// self._stopping = False` clears it, so the loop can run again. Inside another
+    /// loop's turn it runs no turn and returns [`LoopError::AnotherLoopRunning`].
     pub fn run_forever(&mut self) -> Result<(), LoopError> {
         let outcome = loop {
             if let Err(error) = self.run_once() {
@@ -176,8 +177,10 @@ impl<D: Driver> EventLoop<D> {
     }
 
     /// Closes the loop: leftover tasks are dropped (cancelled), queued handles dropped,
-    /// close hooks run. Later runs return [`LoopError::Closed`]. Idempotent; dropping
-    /// the loop closes it too.
+    /// close hooks run (a layer's hook lets go of what it holds, such as pending
+    /// timers), observers dropped. A panic in any of these is reported to the exception
+    /// handler and the shutdown goes on. Later runs return [`LoopError::Closed`].
+    /// Idempotent; dropping the loop closes it too.
     pub fn close(&mut self) {
         let _current = enter(&self.core);
         self.core.close();

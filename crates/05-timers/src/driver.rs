@@ -91,13 +91,10 @@ impl<D: Driver> Driver for TimerDriver<D> {
     fn install(&mut self, ext: &Extensions) {
         ext.insert(Rc::clone(&self.timers));
         // At close, let go of every pending callback (one may hold the loop itself).
-        // Close hooks run with the closing loop current.
         let timers = Rc::downgrade(&self.timers);
         ext.add_close_hook("timers", move || {
             if let Some(timers) = timers.upgrade() {
-                if with_current(|core| timers.close(Some(core.as_ref()))).is_none() {
-                    timers.close(None);
-                }
+                timers.close();
             }
         });
         self.inner.install(ext);

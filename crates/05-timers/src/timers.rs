@@ -176,12 +176,14 @@ impl Timers {
     /// callback is dropped after the heap's borrow is released, through the core's
     /// `drop_caught` (a panic in a drop is reported, and the next is dropped), so a
     /// callback that holds the loop's `Rc<Core>` no longer keeps the loop alive.
-    pub(crate) fn close(&self, core: Option<&Core>) {
+    pub(crate) fn close(&self) {
         self.closed.set(true);
         let gone = self.heap.borrow_mut().clear();
+        // Close hooks run with the closing loop current: its handler hears of a panic.
+        let core = with_current(Rc::clone);
         for timer in gone {
             let callback = timer.entry.callback.borrow_mut().take();
-            match core {
+            match &core {
                 Some(core) => core.drop_caught(timer.label(), callback),
                 None => drop(callback),
             }
