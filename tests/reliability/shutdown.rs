@@ -160,25 +160,27 @@ fn child_drops_a_loop_while_unwinding() {
     if !is_child() {
         return;
     }
-    let mut event_loop = EventLoop::new();
-    let reports = record_reports(&event_loop);
-    let bomb = PanicOnDrop("task drop broke");
-    event_loop.spawn_named("bomb", async move {
-        let _bomb = bomb;
-        pending::<()>().await;
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let reports = record_reports(&event_loop);
+        let bomb = PanicOnDrop("task drop broke");
+        event_loop.spawn_named("bomb", async move {
+            let _bomb = bomb;
+            pending::<()>().await;
+        });
+        event_loop.run_once().unwrap();
+        let hook_ran = Rc::new(Cell::new(false));
+        let seen = Rc::clone(&hook_ran);
+        event_loop.add_close_hook("hook", move || seen.set(true));
+        let unwound = panic::catch_unwind(AssertUnwindSafe(move || {
+            let _dropped_while_unwinding = event_loop;
+            panic!("the test body broke");
+        }));
+        assert!(unwound.is_err());
+        assert!(hook_ran.get(), "the close hook ran during the unwind");
+        assert_eq!(reports.borrow().len(), 1);
+        println!("CHILD-DONE");
     });
-    event_loop.run_once().unwrap();
-    let hook_ran = Rc::new(Cell::new(false));
-    let seen = Rc::clone(&hook_ran);
-    event_loop.add_close_hook("hook", move || seen.set(true));
-    let unwound = panic::catch_unwind(AssertUnwindSafe(move || {
-        let _dropped_while_unwinding = event_loop;
-        panic!("the test body broke");
-    }));
-    assert!(unwound.is_err());
-    assert!(hook_ran.get(), "the close hook ran during the unwind");
-    assert_eq!(reports.borrow().len(), 1);
-    println!("CHILD-DONE");
 }
 
 #[test]
@@ -321,19 +323,21 @@ fn child_runs_with_a_panicking_exception_handler() {
     if !is_child() {
         return;
     }
-    let mut event_loop = EventLoop::new();
-    event_loop.set_exception_handler(|_| panic!("handler broke"));
-    event_loop.call_soon_named("bad", || panic!("callback broke"));
-    let after = Rc::new(Cell::new(false));
-    let seen = Rc::clone(&after);
-    event_loop.call_soon_named("next", move || seen.set(true));
-    let out = event_loop.run_until_complete(async {
-        yield_now().await;
-        5
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        event_loop.set_exception_handler(|_| panic!("handler broke"));
+        event_loop.call_soon_named("bad", || panic!("callback broke"));
+        let after = Rc::new(Cell::new(false));
+        let seen = Rc::clone(&after);
+        event_loop.call_soon_named("next", move || seen.set(true));
+        let out = event_loop.run_until_complete(async {
+            yield_now().await;
+            5
+        });
+        assert_eq!(out, Ok(5), "the loop went on");
+        assert!(after.get(), "the next callback ran");
+        println!("CHILD-DONE");
     });
-    assert_eq!(out, Ok(5), "the loop went on");
-    assert!(after.get(), "the next callback ran");
-    println!("CHILD-DONE");
 }
 
 #[test]
