@@ -13,8 +13,8 @@
 //!   exactly once, and no `Rc` cycle left (weak references that must die).
 //!
 //! Tests that need a fresh process (an abort to observe, the default handler's stderr)
-//! run this test binary again as a child, with a filter naming one helper test and an
-//! environment variable that makes the helper do its work.
+//! run this test binary again as a child, with a filter naming one child test and an
+//! environment variable that makes that test do its work.
 
 use std::cell::{Cell, RefCell};
 use std::future::{Future, pending};
@@ -64,7 +64,7 @@ fn summary(reports: &RefCell<Vec<ExceptionReport>>) -> Vec<(String, String, Stri
         .collect()
 }
 
-/// Runs the helper test `name` of this binary in a child process with `CHILD` set.
+/// Runs the child test `name` of this binary in a child process with `CHILD` set.
 fn run_child(name: &str) -> Output {
     let exe = std::env::current_exe().expect("the test binary's path");
     Command::new(exe)
