@@ -163,8 +163,8 @@ pub(crate) fn async_with_timers() {
         console_log(format!("{name} done"));
     }
     console_log("main start");
-    set_timeout(|| console_log("plain timer"), 50);
-    spawn_async(worker("a", 100));
+    set_timeout(|| console_log("plain timer"), 300);
+    spawn_async(worker("a", 600));
     spawn_async(worker("b", 1));
     console_log("main end");
 }
