@@ -27,12 +27,20 @@ pub struct ExerciseState {
     pub failed: usize,
     /// The first failing test and its message, if any.
     pub first_failure: Option<(String, String)>,
+    /// Exercises this one needs (`needs` in `course.toml`) that are not solved yet.
+    /// While one is listed, a failure here says nothing about this exercise's code.
+    pub waiting_for: Vec<u32>,
 }
 
 impl ExerciseState {
     /// Every test passed, and there was at least one.
     pub fn is_solved(&self) -> bool {
         self.failed == 0 && self.passed > 0
+    }
+
+    /// Not solved, but only because an exercise it needs is not solved either.
+    pub fn is_waiting(&self) -> bool {
+        !self.is_solved() && !self.waiting_for.is_empty()
     }
 }
 
@@ -70,6 +78,26 @@ pub fn declared_tests(crate_dir: &Path) -> Vec<String> {
 
 /// Each exercise's state from `run`; `declared` are the test names the crate declares.
 pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<ExerciseState> {
+    let mut states = own_states(stage, run, declared);
+    let solved: Vec<u32> = states
+        .iter()
+        .filter(|s| s.is_solved())
+        .map(|s| s.id)
+        .collect();
+    for (state, exercise) in states.iter_mut().zip(&stage.exercises) {
+        if !state.is_solved() {
+            state.waiting_for = exercise
+                .needs
+                .iter()
+                .copied()
+                .filter(|need| !solved.contains(need))
+                .collect();
+        }
+    }
+    states
+}
+
+fn own_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<ExerciseState> {
     stage
         .exercises
         .iter()
@@ -79,6 +107,7 @@ pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec
                 passed: 0,
                 failed: 0,
                 first_failure: None,
+                waiting_for: Vec::new(),
             };
             for result in run
                 .results
@@ -140,6 +169,8 @@ mod tests {
             solution: PathBuf::from("s.rs"),
             section: "1.1".into(),
             chapter: PathBuf::from("c.md"),
+            hole: None,
+            needs: Vec::new(),
         };
         Stage {
             number: 1,
@@ -150,6 +181,29 @@ mod tests {
             package: "ex01-x".into(),
             exercises: vec![exercise(1), exercise(2), exercise(3)],
         }
+    }
+
+    #[test]
+    fn an_exercise_whose_needed_exercise_fails_is_waiting() {
+        let mut stage = stage();
+        stage.exercises[0].needs = vec![2];
+        stage.exercises[2].needs = vec![1];
+        let run = parse(
+            "test ex1_a ... FAILED\ntest ex2_a ... FAILED\ntest ex3_a ... FAILED\n\
+             test result: FAILED. 0 passed; 3 failed; 0 ignored\n",
+        );
+        let states = exercise_states(&stage, &run, &[]);
+        assert_eq!(states[0].waiting_for, vec![2]);
+        assert!(states[0].is_waiting());
+        assert!(!states[1].is_waiting());
+        assert_eq!(states[2].waiting_for, vec![1], "waits on its own need only");
+
+        let run = parse("test ex1_a ... FAILED\ntest ex2_a ... ok\n");
+        let states = exercise_states(&stage, &run, &[]);
+        assert!(
+            !states[0].is_waiting(),
+            "exercise 2 passes: 1 fails on its own"
+        );
     }
 
     #[test]
@@ -168,6 +222,7 @@ mod tests {
             Some(("ex2_b".to_string(), "boom".to_string()))
         );
         assert_eq!(states[2].failed, 1);
+        assert!(!states[1].is_waiting(), "exercise 2 needs nothing");
         assert!(
             states[2]
                 .first_failure

@@ -12,31 +12,45 @@ pub(crate) fn states(course: &Course, stage: &Stage, run: &TestRun) -> Vec<Exerc
     progress::exercise_states(stage, run, &declared)
 }
 
-/// The first exercise of `stage` not yet solved.
+/// The first exercise of `stage` to work on: the first unsolved one that is not waiting
+/// for another (an exercise whose tests need exercise 2 comes after exercise 2).
 pub(crate) fn first_unsolved<'s>(
     stage: &'s Stage,
     states: &[ExerciseState],
 ) -> Option<&'s Exercise> {
     states
         .iter()
-        .find(|s| !s.is_solved())
+        .find(|s| !s.is_solved() && !s.is_waiting())
+        .or_else(|| states.iter().find(|s| !s.is_solved()))
         .and_then(|s| stage.exercise(s.id))
+}
+
+/// "exercise 2", "exercises 2 and 3".
+pub(crate) fn exercises(ids: &[u32]) -> String {
+    let names: Vec<String> = ids.iter().map(u32::to_string).collect();
+    match names.as_slice() {
+        [one] => format!("exercise {one}"),
+        [rest @ .., last] => format!("exercises {} and {last}", rest.join(", ")),
+        [] => "no exercise".to_string(),
+    }
 }
 
 /// The "Next:" block: what to edit, what to read, what to run.
 pub(crate) fn print_next(stage: &Stage, exercise: &Exercise) {
-    println!(
+    outln!(
         "Next: stage {}, exercise {} — {}",
-        stage.number, exercise.id, exercise.title
+        stage.number,
+        exercise.id,
+        exercise.title
     );
-    println!("  edit   {}", exercise.file.display());
-    println!(
+    outln!("  edit   {}", exercise.file.display());
+    outln!(
         "  read   section {} ({})",
         exercise.section,
         exercise.chapter.display()
     );
-    println!("  run    cargo course test {}", stage.number);
-    println!("  stuck? cargo course hint {}", stage.number);
+    outln!("  run    cargo course test {}", stage.number);
+    outln!("  stuck? cargo course hint {}", stage.number);
 }
 
 /// `text` indented by `prefix`, cut to `max_lines` lines.
