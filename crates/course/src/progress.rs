@@ -27,9 +27,13 @@ pub struct ExerciseState {
     pub failed: usize,
     /// The first failing test and its message, if any.
     pub first_failure: Option<(String, String)>,
-    /// Exercises this one needs (`needs` in `course.toml`) that are not solved yet.
-    /// While one is listed, a failure here says nothing about this exercise's code.
+    /// Exercises this one needs that are not solved yet: those its `course.toml` entry
+    /// declares (`needs = [2]`), and those whose unfinished hole (`todo!("stage N,
+    /// exercise M…")`) one of its failing tests ran into. While one is listed, a failure
+    /// here says nothing about this exercise's own code.
     pub waiting_for: Vec<u32>,
+    /// Other exercises of the stage whose unfinished hole a failing test here reached.
+    pub holes_reached: Vec<u32>,
 }
 
 impl ExerciseState {
@@ -86,12 +90,16 @@ pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec
         .collect();
     for (state, exercise) in states.iter_mut().zip(&stage.exercises) {
         if !state.is_solved() {
-            state.waiting_for = exercise
+            let mut waiting: Vec<u32> = exercise
                 .needs
                 .iter()
+                .chain(&state.holes_reached)
                 .copied()
                 .filter(|need| !solved.contains(need))
                 .collect();
+            waiting.sort_unstable();
+            waiting.dedup();
+            state.waiting_for = waiting;
         }
     }
     states
@@ -108,6 +116,7 @@ fn own_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<Exercise
                 failed: 0,
                 first_failure: None,
                 waiting_for: Vec::new(),
+                holes_reached: Vec::new(),
             };
             for result in run
                 .results
@@ -119,12 +128,15 @@ fn own_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<Exercise
                     Outcome::Ignored => {}
                     Outcome::Failed => {
                         state.failed += 1;
+                        let message = run.failure_message(&result.name).unwrap_or("(no message)");
+                        if let Some(other) = hole_reached(message, stage.number)
+                            && other != exercise.id
+                            && !state.holes_reached.contains(&other)
+                        {
+                            state.holes_reached.push(other);
+                        }
                         if state.first_failure.is_none() {
-                            let message = run
-                                .failure_message(&result.name)
-                                .unwrap_or("(no message)")
-                                .to_string();
-                            state.first_failure = Some((result.name.clone(), message));
+                            state.first_failure = Some((result.name.clone(), message.to_string()));
                         }
                     }
                 }
@@ -152,6 +164,15 @@ fn own_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<Exercise
             state
         })
         .collect()
+}
+
+/// The exercise of stage `stage` whose unfinished hole panicked with `message`, if any.
+fn hole_reached(message: &str, stage: u32) -> Option<u32> {
+    let rest = message
+        .strip_prefix("not yet implemented: ")?
+        .strip_prefix(&format!("stage {stage}, exercise "))?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 #[cfg(test)]
@@ -203,6 +224,28 @@ mod tests {
         assert!(
             !states[0].is_waiting(),
             "exercise 2 passes: 1 fails on its own"
+        );
+    }
+
+    #[test]
+    fn a_test_that_reaches_another_exercises_hole_is_waiting_for_it() {
+        let run = parse(
+            "test ex2_a ... FAILED\ntest ex3_a ... FAILED\n\n\
+             ---- ex2_a stdout ----\nthread 'x' panicked at src/wake.rs:1:1:\n\
+             not yet implemented: stage 1, exercise 1: push once — see chapter 1.1\n\n\
+             ---- ex3_a stdout ----\nthread 'x' panicked at src/c.rs:1:1:\n\
+             not yet implemented: stage 1, exercise 3: gather — see chapter 1.3\n\n\
+             failures:\n    ex2_a\n    ex3_a\n",
+        );
+        let states = exercise_states(&stage(), &run, &[]);
+        assert_eq!(
+            states[1].waiting_for,
+            vec![1],
+            "exercise 2 reached exercise 1's hole"
+        );
+        assert!(
+            states[2].waiting_for.is_empty(),
+            "its own hole is not a wait"
         );
     }
 

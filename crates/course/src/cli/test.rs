@@ -36,10 +36,10 @@ pub(crate) fn run(course: &Course, stage: &Stage) -> Result<ExitCode, CliError> 
         if state.is_waiting() {
             // Its tests run code of an exercise not done yet: a failure here is not its own.
             outln!(
-                "  wait  exercise {}  {:width$}  waiting for {} (its tests run that code)",
+                "  wait  exercise {}  {:width$}  {}",
                 exercise.id,
                 exercise.title,
-                report::exercises(&state.waiting_for)
+                report::waiting_words(state, &states)
             );
             continue;
         }
