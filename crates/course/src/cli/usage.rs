@@ -17,6 +17,6 @@ USAGE:
 
 A stage is a folder exercises/NN-name/. An exercise whose tests run the code of another
 exercise not yet passed shows as waiting for it rather than failing. Results are cached
-under <target>/course/ and re-run as soon as a file of the stage changes. The target dir is $CARGO_TARGET_DIR if
-set, else <workspace>/target.
+under <target>/course/ and re-run as soon as a file of the stage changes. The target
+dir is $CARGO_TARGET_DIR if set, else <workspace>/target.
 ";
