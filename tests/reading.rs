@@ -38,7 +38,7 @@
 //!   `def` line as line 1 (as `inspect.getsourcelines` numbers them). This suite runs
 //!   `python3` and checks each range against the source: in order, not overlapping,
 //!   each range holding the call or name that makes the region what it is.
-
+//!
 //! Chapter 6 has not yet been reread to this standard: [`NOT_YET_REREAD`] names it, and
 //! the first three checks skip its pages until it has (the term check still reads them).
 
@@ -65,7 +65,10 @@ fn reread(page: &str) -> bool {
 #[test]
 fn the_chapters_not_yet_reread_exist() {
     for prefix in NOT_YET_REREAD {
-        assert!(root().join("book/src").join(prefix).is_dir(), "{prefix} is no chapter");
+        assert!(
+            root().join("book/src").join(prefix).is_dir(),
+            "{prefix} is no chapter"
+        );
     }
 }
 
@@ -230,7 +233,10 @@ fn no_paragraph_is_over_120_words() {
     let (order, _) = reading_order(&root);
     let mut found = Vec::new();
     for page in order.iter().filter(|p| reread(p)) {
-        found.extend(long_paragraphs(page, &read(&root.join("book/src").join(page))));
+        found.extend(long_paragraphs(
+            page,
+            &read(&root.join("book/src").join(page)),
+        ));
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
@@ -255,9 +261,17 @@ fn the_paragraph_check_counts_prose_and_skips_the_rest() {
     let quoted = format!("> [!NOTE]\n> {long}\n\n```text\n{long}\n```\n\n| {long} |\n");
     assert!(long_paragraphs("p.md", &quoted).is_empty());
     // An HTML block ends a paragraph; an inline tag does not.
-    let html = format!("{}\n<details>\n{}\n", "word ".repeat(100), "word ".repeat(100));
+    let html = format!(
+        "{}\n<details>\n{}\n",
+        "word ".repeat(100),
+        "word ".repeat(100)
+    );
     assert!(long_paragraphs("p.md", &html).is_empty());
-    let inline = format!("{}\n<dfn>x</dfn> {}\n", "word ".repeat(100), "word ".repeat(100));
+    let inline = format!(
+        "{}\n<dfn>x</dfn> {}\n",
+        "word ".repeat(100),
+        "word ".repeat(100)
+    );
     assert_eq!(long_paragraphs("p.md", &inline).len(), 1);
 }
 
@@ -348,7 +362,10 @@ fn uncollapsed_recaps(page: &str, text: &str, solutions: &BTreeMap<String, u32>)
 fn every_recap_of_a_solution_is_collapsed() {
     let root = root();
     let solutions = solutions(&root);
-    assert!(solutions.len() > 10, "the course.toml files name their solutions");
+    assert!(
+        solutions.len() > 10,
+        "the course.toml files name their solutions"
+    );
     let (order, _) = reading_order(&root);
     let mut found = Vec::new();
     for page in order.iter().filter(|p| reread(p)) {
@@ -363,18 +380,31 @@ fn the_recap_check_sees_an_open_solution() {
     let solutions = BTreeMap::from([("crates/03-task/src/step.rs".to_string(), 3)]);
     let include = "{{#include ../../../crates/03-task/src/step.rs:step}}";
     let open = format!("## Recap\n\n```rust\n{include}\n```\n\n## Next\n");
-    assert_eq!(uncollapsed_recaps("ch04-core/index.md", &open, &solutions).len(), 2);
+    assert_eq!(
+        uncollapsed_recaps("ch04-core/index.md", &open, &solutions).len(),
+        2
+    );
     let wrong = format!(
         "<details>\n<summary>Stage 2's step</summary>\n\n```rust\n{include}\n```\n\n</details>\n"
     );
-    assert_eq!(uncollapsed_recaps("ch04-core/index.md", &wrong, &solutions).len(), 1);
+    assert_eq!(
+        uncollapsed_recaps("ch04-core/index.md", &wrong, &solutions).len(),
+        1
+    );
     let closed = format!(
         "## Recap\n\n<details>\n<summary>The step (open after you have solved stage 3)\
          </summary>\n\n```rust\n{include}\n```\n\n</details>\n\n## Next\n"
     );
     assert!(uncollapsed_recaps("ch04-core/index.md", &closed, &solutions).is_empty());
     // In its own chapter a solution is not a recap.
-    assert!(uncollapsed_recaps("ch03-task/step.md", &open.replace("## Recap", "## Step"), &solutions).is_empty());
+    assert!(
+        uncollapsed_recaps(
+            "ch03-task/step.md",
+            &open.replace("## Recap", "## Step"),
+            &solutions
+        )
+        .is_empty()
+    );
 }
 
 /// The "run this now" steps of a page: the command lines of each.
@@ -411,8 +441,16 @@ fn run_steps(text: &str) -> Vec<Vec<String>> {
 
 fn examples(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
-    for krate in fs::read_dir(root.join("crates")).into_iter().flatten().flatten() {
-        for example in fs::read_dir(krate.path().join("examples")).into_iter().flatten().flatten() {
+    for krate in fs::read_dir(root.join("crates"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for example in fs::read_dir(krate.path().join("examples"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let name = example.file_name().to_string_lossy().to_string();
             if let Some(stem) = name.strip_suffix(".rs") {
                 out.push(stem.to_string());
@@ -486,9 +524,17 @@ fn the_run_step_check_wants_a_command_in_the_middle() {
     assert_eq!(missing_run_steps(&chapter, &at_end, &examples).len(), 1);
     let in_middle = vec![String::new(), step.to_string(), String::new()];
     assert!(missing_run_steps(&chapter, &in_middle, &examples).is_empty());
-    let no_example = vec![String::new(), step.replace("pulse", "nothing"), String::new()];
+    let no_example = vec![
+        String::new(),
+        step.replace("pulse", "nothing"),
+        String::new(),
+    ];
     assert_eq!(missing_run_steps(&chapter, &no_example, &examples).len(), 1);
-    let untitled = vec![String::new(), step.replace("**Run this now.**", ""), String::new()];
+    let untitled = vec![
+        String::new(),
+        step.replace("**Run this now.**", ""),
+        String::new(),
+    ];
     assert_eq!(missing_run_steps(&chapter, &untitled, &examples).len(), 1);
 }
 
@@ -513,7 +559,9 @@ fn searchable(text: &str) -> String {
         }
         let mut line = line.clone();
         while let Some(start) = line.find("](") {
-            let end = line[start..].find(')').map_or(line.len(), |e| start + e + 1);
+            let end = line[start..]
+                .find(')')
+                .map_or(line.len(), |e| start + e + 1);
             line.replace_range(start + 1..end, "");
         }
         out.push_str(&line);
@@ -571,25 +619,23 @@ fn undefined_uses(terms: &[String], pages: &[(String, String)]) -> Vec<String> {
         for (page, text) in pages {
             let text = searchable(text);
             let lower = text.to_lowercase();
-            let mut masked: Vec<(usize, usize)> = longer
-                .iter()
-                .flat_map(|t| uses(&text, t, &[]))
-                .collect();
+            let mut masked: Vec<(usize, usize)> =
+                longer.iter().flat_map(|t| uses(&text, t, &[])).collect();
             let first_marker = lower.find(&marker);
             if let Some(at) = first_marker {
                 masked.push((at, at + marker.len()));
             }
             let first_use = uses(&text, term, &masked).first().map(|u| u.0);
-            if !defined && !reported {
-                if let Some(at) = first_use {
-                    if first_marker.is_none_or(|m| m > at) {
-                        let line = text[..at].matches('\n').count() + 1;
-                        found.push(format!(
-                            "{page}:{line}: \"{term}\" is used before its <dfn> marker"
-                        ));
-                        reported = true;
-                    }
-                }
+            if !defined
+                && !reported
+                && let Some(at) = first_use
+                && first_marker.is_none_or(|m| m > at)
+            {
+                let line = text[..at].matches('\n').count() + 1;
+                found.push(format!(
+                    "{page}:{line}: \"{term}\" is used before its <dfn> marker"
+                ));
+                reported = true;
             }
             defined |= first_marker.is_some();
         }
@@ -616,7 +662,11 @@ fn every_glossary_term_is_defined_before_its_first_use() {
 
 #[test]
 fn the_term_check_sees_a_use_before_the_definition() {
-    let terms = vec!["park".to_string(), "handle".to_string(), "join handle".to_string()];
+    let terms = vec![
+        "park".to_string(),
+        "handle".to_string(),
+        "join handle".to_string(),
+    ];
     let page = |t: &str| ("p.md".to_string(), t.to_string());
     let early = [
         page("The loop parks here. A join handle waits."),
@@ -632,7 +682,11 @@ fn the_term_check_sees_a_use_before_the_definition() {
         "# Parks\n\n[x](park.md) <!-- park --> parkour\n\n```\npark\n```\n\
          To <dfn>park</dfn>: parking. A <dfn>join handle</dfn>. A join handle. A <dfn>handle</dfn>.\n",
     )];
-    assert!(undefined_uses(&terms, &fine).is_empty(), "{:?}", undefined_uses(&terms, &fine));
+    assert!(
+        undefined_uses(&terms, &fine).is_empty(),
+        "{:?}",
+        undefined_uses(&terms, &fine)
+    );
     assert_eq!(undefined_uses(&terms, &[page("no markers")]).len(), 3);
 }
 
@@ -675,23 +729,31 @@ fn outline_problems(regions: &[(u32, usize, usize)], source: &[&str]) -> Vec<Str
     let mut found = Vec::new();
     let steps: Vec<u32> = regions.iter().map(|r| r.0).collect();
     if steps != [1, 2, 3, 4, 5, 6] {
-        found.push(format!("the outline gives steps {steps:?}, not 1 to 6 in order"));
+        found.push(format!(
+            "the outline gives steps {steps:?}, not 1 to 6 in order"
+        ));
         return found;
     }
     let mut previous = 0;
     for &(step, first, last) in regions {
         if first <= previous || last < first || last > source.len() {
-            found.push(format!("step {step}: lines {first}–{last} are out of order or range"));
+            found.push(format!(
+                "step {step}: lines {first}–{last} are out of order or range"
+            ));
             continue;
         }
         previous = last;
         let body = source[first - 1..last].join("\n");
         let mark = REGION_MARKS[step as usize - 1].1;
         if !body.contains(mark) {
-            found.push(format!("step {step}: lines {first}–{last} do not hold `{mark}`"));
+            found.push(format!(
+                "step {step}: lines {first}–{last} do not hold `{mark}`"
+            ));
         }
         if source[first - 1].trim().is_empty() || source[last - 1].trim().is_empty() {
-            found.push(format!("step {step}: lines {first}–{last} begin or end on a blank line"));
+            found.push(format!(
+                "step {step}: lines {first}–{last} begin or end on a blank line"
+            ));
         }
     }
     found
@@ -709,7 +771,11 @@ fn chapter_4_outlines_run_once_with_its_real_line_ranges() {
         .args(["-c", script])
         .output()
         .expect("python3 is required for this suite (see README.md)");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("(3, 11)"),
         "the outline is of CPython 3.11's source"
@@ -723,8 +789,13 @@ fn chapter_4_outlines_run_once_with_its_real_line_ranges() {
 #[test]
 fn the_outline_check_sees_a_wrong_range() {
     let source = [
-        "def f():", "  x._timer_cancelled_count", "  timeout = 1", "  x._selector.select(t)",
-        "  x._process_events(e)", "  end_time = 2", "  ntodo = 3",
+        "def f():",
+        "  x._timer_cancelled_count",
+        "  timeout = 1",
+        "  x._selector.select(t)",
+        "  x._process_events(e)",
+        "  end_time = 2",
+        "  ntodo = 3",
     ];
     let table = "| step 1 | 2 | a |\n| step 2 | 3 | b |\n| step 3 | 4 | c |\n\
                  | step 4 | 5 | d |\n| step 5 | 6 | e |\n| step 6 | 7 | f |\n";
@@ -733,5 +804,8 @@ fn the_outline_check_sees_a_wrong_range() {
     assert_eq!(outline_problems(&outline(&shifted), &source).len(), 1);
     let wrong = table.replace("| step 3 | 4 |", "| step 3 | 3–4 |");
     assert!(!outline_problems(&outline(&wrong), &source).is_empty());
-    assert_eq!(outline_problems(&outline("| step 1 | 2 | a |"), &source).len(), 1);
+    assert_eq!(
+        outline_problems(&outline("| step 1 | 2 | a |"), &source).len(),
+        1
+    );
 }
