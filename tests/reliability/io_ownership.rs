@@ -686,3 +686,55 @@ fn a_socket_dropped_after_its_loop_closed_or_went_touches_nothing() {
         drop(kept_client);
     });
 }
+
+#[test]
+fn a_raw_fd_closed_while_a_duplicate_keeps_its_file_open_never_runs_its_stale_reader() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let (old, mut peer) = UnixStream::pair().unwrap();
+        let fd = old.as_raw_fd();
+        // epoll forgets a file only when its last fd closes: the duplicate keeps the
+        // file, and its registration under the old number, alive.
+        let duplicate = old.try_clone().unwrap();
+        let reading = old.try_clone().unwrap();
+        reading.set_nonblocking(true).unwrap();
+        let stale_runs = Rc::new(Cell::new(0));
+        let counted = Rc::clone(&stale_runs);
+        io.add_reader(&old, move || counted.set(counted.get() + 1))
+            .unwrap();
+        drop(old);
+        // A reader on the duplicate: the same file, so each write reports both numbers
+        // in the same park, and this reader drains what came.
+        let drained = Rc::new(Cell::new(0));
+        let into = Rc::clone(&drained);
+        io.add_reader(&duplicate, move || {
+            let mut buf = [0; 8];
+            if let Ok(n) = std::io::Read::read(&mut &reading, &mut buf) {
+                into.set(into.get() + n);
+            }
+        })
+        .unwrap();
+        for round in 1..=3 {
+            peer.write_all(b"x").unwrap();
+            run_until(&mut event_loop, || drained.get() == round);
+        }
+        assert_eq!(
+            stale_runs.get(),
+            0,
+            "the stale reader of a closed fd never ran"
+        );
+        assert!(io.remove_reader(&duplicate));
+        drop(duplicate);
+        // The number comes back: the stale entry is replaced, and the new reader fires.
+        let (new, sender) = udp_with_number(fd);
+        let fired = Rc::new(Cell::new(false));
+        let seen = Rc::clone(&fired);
+        io.add_reader(&new, move || seen.set(true)).unwrap();
+        sender.send(b"y").unwrap();
+        run_until(&mut event_loop, || fired.get());
+        assert_eq!(stale_runs.get(), 0);
+        assert!(io.remove_reader(&new));
+        assert_eq!(io.registrations(), 0);
+    });
+}
