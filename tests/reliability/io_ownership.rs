@@ -14,10 +14,12 @@
 //! The tests at the end attack the ownership rule itself: a socket dropped by a callback
 //! while its own reader is queued in the same turn, a task left waiting on a socket that
 //! goes, a socket made in one loop and dropped while another runs, one registered in a
-//! loop that neither made it nor runs at the drop, a cancelled accept, a drop after close.
+//! loop that neither made it nor runs at the drop, a cancelled accept, a drop after close,
+//! a reader holding its own stream when close empties the table.
 //! Each passed when written; each fails if the rule it leans on is taken out (the queued
 //! handle not cancelled, the waiting task not woken, either table not released, the
-//! staleness check skipped).
+//! staleness check skipped, the table borrowed while close drops the callbacks). The one
+//! with a duplicate fd failed before its fix: the stale reader ran on every event.
 
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
@@ -736,5 +738,39 @@ fn a_raw_fd_closed_while_a_duplicate_keeps_its_file_open_never_runs_its_stale_re
         assert_eq!(stale_runs.get(), 0);
         assert!(io.remove_reader(&new));
         assert_eq!(io.registrations(), 0);
+    });
+}
+
+#[test]
+fn close_frees_a_reader_that_holds_its_own_stream_and_the_stream_closes() {
+    watchdog_default(|| {
+        use std::io::Read;
+        let mut event_loop = new_event_loop().unwrap();
+        let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
+        let into = Rc::clone(&reports);
+        event_loop.set_exception_handler(move |report| into.borrow_mut().push(report.clone()));
+        let io = Io::of(&event_loop).unwrap();
+        let (mut client, stream) = pair();
+        let stream = Rc::new(stream);
+        let captured = DropFlag::new();
+        let guard = captured.guard();
+        // A cycle through the table: the entry holds the reader, the reader the stream.
+        let own = Rc::clone(&stream);
+        io.add_reader(&*stream, move || {
+            let _ = (&own, &guard);
+        })
+        .unwrap();
+        drop(stream);
+        // Close drops the reader while it empties the table; the stream's own drop then
+        // releases its fd in that same table, and must find it free to borrow.
+        event_loop.close();
+        assert!(captured.dropped(), "close dropped the reader");
+        assert!(reports.borrow().is_empty(), "{:?}", reports.borrow());
+        let mut rest = Vec::new();
+        client.read_to_end(&mut rest).unwrap();
+        assert!(
+            rest.is_empty(),
+            "the stream was closed: the peer reads end of file"
+        );
     });
 }
