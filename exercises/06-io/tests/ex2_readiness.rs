@@ -302,6 +302,25 @@ fn ex2_two_tasks_waiting_for_the_same_direction_is_an_error_for_the_second() {
 }
 
 #[test]
+fn ex2_a_readiness_future_polled_after_ready_is_an_error_not_a_panic() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (_client, server) = pair();
+        let again = event_loop
+            .run_until_complete(async move {
+                let mut ready = Box::pin(writable(&server));
+                (&mut ready).await.expect("a fresh socket is writable");
+                poll_fn(|cx| Poll::Ready(ready.as_mut().poll(cx))).await
+            })
+            .expect("polling after Ready does not panic");
+        assert!(
+            matches!(again, Poll::Ready(Err(_))),
+            "polled after Ready: {again:?}"
+        );
+    });
+}
+
+#[test]
 fn ex2_a_readiness_future_outside_a_loop_is_an_error_not_a_panic() {
     watchdog_default(|| {
         let (_client, server) = std_pair();
