@@ -15,7 +15,8 @@
 //! while its own reader is queued in the same turn, a task left waiting on a socket that
 //! goes, a socket made in one loop and dropped while another runs, one registered in a
 //! loop that neither made it nor runs at the drop, a cancelled accept, a drop after close,
-//! a reader holding its own stream when close empties the table.
+//! a reader holding its own stream when close empties the table, a waker that panics
+//! when a socket's drop wakes it.
 //! Each passed when written; each fails if the rule it leans on is taken out (the queued
 //! handle not cancelled, the waiting task not woken, either table not released, the
 //! staleness check skipped, the table borrowed while close drops the callbacks). The one
@@ -771,6 +772,37 @@ fn close_frees_a_reader_that_holds_its_own_stream_and_the_stream_closes() {
         assert!(
             rest.is_empty(),
             "the stream was closed: the peer reads end of file"
+        );
+    });
+}
+
+#[test]
+fn a_waker_that_panics_when_a_dropped_socket_wakes_it_is_reported_and_the_drop_completes() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
+        let into = Rc::clone(&reports);
+        event_loop.set_exception_handler(move |report| into.borrow_mut().push(report.clone()));
+        let (_client, stream) = pair();
+        let mut wait = readable(&stream);
+        let _waiting = event_loop.spawn(poll_fn(move |cx: &mut Context<'_>| {
+            let breaking = Waker::from(Arc::new(WakesThenPanics(cx.waker().clone())));
+            std::pin::Pin::new(&mut wait).poll(&mut Context::from_waker(&breaking))
+        }));
+        let dropped = event_loop
+            .run_until_complete(async move {
+                oneloop_core::yield_now().await;
+                // Releasing the entry wakes the waiting task through its breaking waker.
+                drop(stream);
+                true
+            })
+            .expect("the panic did not escape the socket's drop");
+        assert!(dropped);
+        let reports = reports.borrow();
+        assert_eq!(reports.len(), 1, "{reports:?}");
+        assert!(
+            reports[0].panic.contains("this waker breaks"),
+            "{reports:?}"
         );
     });
 }
