@@ -19,8 +19,10 @@
 //! when a socket's drop wakes it.
 //! Each passed when written; each fails if the rule it leans on is taken out (the queued
 //! handle not cancelled, the waiting task not woken, either table not released, the
-//! staleness check skipped, the table borrowed while close drops the callbacks). The one
-//! with a duplicate fd failed before its fix: the stale reader ran on every event.
+//! staleness check skipped, the table borrowed while close drops the callbacks). Two
+//! failed before their fix: with a duplicate fd the stale reader ran on every event, and
+//! a refused `add_reader` dropped its callback under the table's borrow, so a stream it
+//! owned panicked with "already borrowed" when its drop released its fd.
 
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
@@ -804,5 +806,32 @@ fn a_waker_that_panics_when_a_dropped_socket_wakes_it_is_reported_and_the_drop_c
             reports[0].panic.contains("this waker breaks"),
             "{reports:?}"
         );
+    });
+}
+
+#[test]
+fn a_refused_registration_drops_its_callback_after_the_table_is_released() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let (_client, stream) = event_loop
+            .run_until_complete(async {
+                let listener = TcpListener::bind("127.0.0.1:0")?;
+                let client = StdStream::connect(listener.local_addr()?)?;
+                let (stream, _) = listener.accept().await?;
+                std::io::Result::Ok((client, stream))
+            })
+            .unwrap()
+            .unwrap();
+        let (_other_client, other) = pair();
+        event_loop.close();
+        // The callback owns a stream of this loop: dropping it releases the stream's fd
+        // in this table, so it must not be dropped while the table is borrowed.
+        let error = io
+            .add_reader(&other, move || {
+                let _ = &stream;
+            })
+            .unwrap_err();
+        assert_eq!(error.to_string(), oneloop_io::IO_CLOSED);
     });
 }
