@@ -835,3 +835,31 @@ fn a_refused_registration_drops_its_callback_after_the_table_is_released() {
         assert_eq!(error.to_string(), oneloop_io::IO_CLOSED);
     });
 }
+
+/// Whether `T` is `Send`, answered at compile time and returned as a value: the
+/// inherent method exists only when `T: Send` and wins over the trait's blanket one.
+struct SendProbe<T>(std::marker::PhantomData<T>);
+
+trait NotSend {
+    fn is_send(&self) -> bool {
+        false
+    }
+}
+
+impl<T> NotSend for SendProbe<T> {}
+
+impl<T: Send> SendProbe<T> {
+    fn is_send(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn sockets_of_the_loop_are_not_send_while_std_sockets_are() {
+    // The probe itself tells the two apart: std's stream is Send.
+    assert!(SendProbe::<StdStream>(std::marker::PhantomData).is_send());
+    assert!(SendProbe::<StdListener>(std::marker::PhantomData).is_send());
+    // A oneloop socket's drop edits its loop's single-threaded I/O table.
+    assert!(!SendProbe::<TcpStream>(std::marker::PhantomData).is_send());
+    assert!(!SendProbe::<TcpListener>(std::marker::PhantomData).is_send());
+}
