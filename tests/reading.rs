@@ -809,3 +809,83 @@ fn the_outline_check_sees_a_wrong_range() {
         1
     );
 }
+
+/// The asyncio names the book writes in code type: every backticked span that begins
+/// with `asyncio.`, `loop.` or `BaseEventLoop.`, cut at the end of its dotted name.
+fn asyncio_names(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (index, span) in text.split('`').enumerate() {
+        if index % 2 == 0 {
+            continue;
+        }
+        if !["asyncio.", "loop.", "BaseEventLoop."]
+            .iter()
+            .any(|p| span.starts_with(p))
+        {
+            continue;
+        }
+        let name: String = span
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+            .collect();
+        out.push(name.trim_end_matches('.').to_string());
+    }
+    out
+}
+
+/// The names the table of `names.md` gives in its first column.
+fn table_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split('|').nth(1))
+        .map(|c| c.trim().trim_matches('`').to_string())
+        .collect()
+}
+
+fn names_missing_from_table(pages: &[(String, String)], table: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (page, text) in pages {
+        for name in asyncio_names(&strip_comments(text)) {
+            let line = format!("{page}: `{name}` is not in names.md's table");
+            if !table.contains(&name) && !found.contains(&line) {
+                found.push(line);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_asyncio_name_in_the_book_is_in_the_name_table() {
+    let root = root();
+    let src = root.join("book/src");
+    let table = table_names(&read(&src.join("names.md")));
+    assert!(table.len() >= 20, "names.md has its table: {table:?}");
+    let mut pages = Vec::new();
+    let mut dirs = vec![src.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).expect("a readable book dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                let name = path.strip_prefix(&src).unwrap().display().to_string();
+                pages.push((name, read(&path)));
+            }
+        }
+    }
+    pages.sort();
+    let found = names_missing_from_table(&pages, &table);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn the_name_check_sees_a_name_missing_from_the_table() {
+    let table = table_names("| asyncio | oneloop |\n|---|---|\n| `asyncio.run` | `run` |\n");
+    assert_eq!(table, ["asyncio.run"]);
+    let page = |t: &str| vec![("p.md".to_string(), t.to_string())];
+    let fine = page("`asyncio.run(main())` and `inspect.getsource(asyncio.sleep)`.");
+    assert!(names_missing_from_table(&fine, &table).is_empty());
+    let bad = page("`asyncio.run` then `loop.call_soon(f)`, then `asyncio.gather`.");
+    assert_eq!(names_missing_from_table(&bad, &table).len(), 2);
+}
