@@ -85,14 +85,16 @@
       var data = window.ONELOOP_RECORDINGS && window.ONELOOP_RECORDINGS[name];
       if (!data) {
         console.error("oneloop stepper: " + name + ".js assigned no recording");
-        return;
       }
       loading[name].forEach(function (callback) {
-        callback(data);
+        callback(data || null);
       });
     };
     script.onerror = function () {
       console.error("oneloop stepper: could not load the recording " + name);
+      loading[name].forEach(function (callback) {
+        callback(null);
+      });
     };
     document.head.appendChild(script);
   }
@@ -253,6 +255,17 @@
     Object.keys(this.panels).forEach(function (key) {
       self.panels[key].hidden = key !== view;
     });
+    this.centreColumn();
+  };
+
+  // Scrolls the recorded run so that the current turn's column is in sight.
+  Stepper.prototype.centreColumn = function () {
+    var column = this.columns && this.columns[this.turn];
+    if (this.view !== "run" || !column) {
+      return;
+    }
+    var strip = column.parentNode;
+    strip.scrollLeft = Math.max(0, column.offsetLeft - strip.offsetLeft - strip.clientWidth / 2);
   };
 
   // The recorded run: one column per turn, its handles stacked in their lanes'
@@ -474,13 +487,14 @@
 
     // What ran, in order, each in its lane's colour.
     this.ran.textContent = "";
+    this.ran.classList.toggle("ol-many", n > 8);
     if (n === 0) {
       this.ran.appendChild(el("li", { class: "ol-empty", text: "nothing" }));
     }
     turn.handles.forEach(function (handle, index) {
       var lane = data.lanes[handle.lane];
       var whose = handle.task ? handle.kind + " step, " + handle.task : lane.name === "callbacks" ? handle.kind : lane.name;
-      var took = data.durations ? ", " + human(handle.end_us - handle.start_us) : "";
+      var took = data.durations ? ", took " + human(handle.end_us - handle.start_us) : "";
       var state = self.sub < 0 ? "" : index < self.sub ? " ol-done" : index === self.sub ? " ol-current" : " ol-pending";
       var item = el("li", { class: "ol-handle" + state, "data-label": handle.label }, [
         chip(data, handle.lane, handle.label),
@@ -512,6 +526,7 @@
         column.removeAttribute("aria-current");
       }
     });
+    this.centreColumn();
     if (this.parts) {
       this.showParts(turn);
     }
@@ -602,6 +617,13 @@
   }
 
   function openFromHash() {
+    if (/[?&]open=responsiveness(&|$)/.test(window.location.search) && pulses.length) {
+      var top = document.querySelector("main");
+      if (/[?&]alone(&|$)/.test(window.location.search) && top) {
+        top.insertBefore(pulses[0], top.firstChild);
+      }
+      return true;
+    }
     // The fragment, or `?open=<demo>/turn-<n>` (the same, for tools that drop fragments).
     var query = /[?&]open=([^&#]*)/.exec(window.location.search);
     var wanted = window.location.hash || (query ? "#" + decodeURIComponent(query[1]) : "");
@@ -615,16 +637,18 @@
     if (!found) {
       return false;
     }
+    var main = document.querySelector("main");
+    var alone = /[?&]alone(&|$)/.test(window.location.search) && main;
+    if (alone) {
+      // Moved to the top of the page instead of scrolled to (headless screenshots
+      // capture the top of the page only). Moving it first keeps its scrolling.
+      main.insertBefore(found.host, main.firstChild);
+    }
     found.go(parseInt(match[2], 10) - 1, -1);
     if (match[3] && found.panels[match[3]]) {
       found.selectView(match[3]);
     }
-    var main = document.querySelector("main");
-    if (/[?&]alone(&|$)/.test(window.location.search) && main) {
-      // Moved to the top of the page instead of scrolled to (headless screenshots
-      // capture the top of the page only).
-      main.insertBefore(found.host, main.firstChild);
-    } else {
+    if (!alone) {
       found.host.scrollIntoView();
     }
     return true;
@@ -771,7 +795,9 @@
     }
     hosts.forEach(function (host) {
       load(host.getAttribute("data-demo"), function (data) {
-        steppers.push(new Stepper(host, data));
+        if (data) {
+          steppers.push(new Stepper(host, data));
+        }
         finished();
       });
     });
@@ -780,7 +806,7 @@
       var got = [];
       names.forEach(function (name) {
         load(name, function (data) {
-          got.push(data);
+          got.push(data || { name: name, title: name + " (not loaded)", lanes: [], turns: [] });
           if (got.length === names.length) {
             got.sort(function (a, b) {
               return names.indexOf(a.name) - names.indexOf(b.name);
