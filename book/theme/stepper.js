@@ -298,11 +298,39 @@
       strip.appendChild(column);
       return column;
     });
+    // The SVG figure beside the stepper, when it draws these same turns: the current
+    // turn is marked on it, and a click on a column steps there.
+    this.hits = [];
+    if (data.figure) {
+      var figure = el("div", { class: "ol-figure" });
+      figure.appendChild(el("img", { class: "ol-figure-img", src: root + data.figure.file, alt: "the recorded run as a timeline: " + data.title }));
+      this.marker = el("div", { class: "ol-figure-marker" });
+      figure.appendChild(this.marker);
+      var width = data.figure.width;
+      data.figure.columns.forEach(function (column, index) {
+        var hit = el("button", {
+          type: "button",
+          class: "ol-figure-hit",
+          tabindex: "-1",
+          "data-turn": String(index + 1),
+          "aria-label": self.unit + " " + data.turns[index].title
+        });
+        hit.style.left = (column[0] / width) * 100 + "%";
+        hit.style.width = ((column[1] - column[0]) / width) * 100 + "%";
+        hit.addEventListener("click", function () {
+          self.go(index, -1);
+          self.host.focus();
+        });
+        figure.appendChild(hit);
+        self.hits.push(hit);
+      });
+      this.panels.run.appendChild(figure);
+    }
     var legend = el("div", { class: "ol-legend" });
     data.lanes.forEach(function (lane, index) {
       legend.appendChild(chip(data, index, lane.name));
     });
-    this.panels.run.appendChild(el("p", { class: "ol-caption", text: "every " + this.unit + " of the run; the hatched mark is a park, each block a handle. Click a column to step there." }));
+    this.panels.run.appendChild(el("p", { class: "ol-caption", text: "every " + this.unit + " of the run, marked where the stepper is; below, one column per " + this.unit + " (hatched: a park; each block: a handle). Click a column to step there." }));
     this.panels.run.appendChild(strip);
     this.panels.run.appendChild(legend);
   };
@@ -526,6 +554,11 @@
         column.removeAttribute("aria-current");
       }
     });
+    if (this.marker) {
+      var column = data.figure.columns[this.turn];
+      this.marker.style.left = (column[0] / data.figure.width) * 100 + "%";
+      this.marker.style.width = ((column[1] - column[0]) / data.figure.width) * 100 + "%";
+    }
     this.centreColumn();
     if (this.parts) {
       this.showParts(turn);
@@ -725,6 +758,14 @@
       var middle = Math.floor(count / 2);
       stepper.columns[middle].click();
       matches(stepper, middle, name + " after clicking column " + (middle + 1));
+      // So does a column of the figure, and the figure marks the turn shown.
+      if (data.figure) {
+        check(stepper.hits.length === count, name + ": the figure has " + stepper.hits.length + " columns for " + count + " turns");
+        var last = count - 1;
+        stepper.hits[last].click();
+        matches(stepper, last, name + " after clicking the figure's column " + count);
+        check(stepper.marker.style.left === stepper.hits[last].style.left, name + ": the figure's mark is on column " + count);
+      }
       // Handle by handle: one step per handle of the busiest turn, then the next turn.
       if (data.loop !== "node") {
         var busiest = 0;

@@ -68,8 +68,8 @@ pub use layout::WIDTH;
 pub use model::{Lane, LaneInfo, Span, TimeBase, Trace, Turn};
 pub use recorder::Recorder;
 pub use recording::{
-    Held, RECORDING_SCHEMA, RECORDINGS_GLOBAL, Recording, parse_recording_js, record, recordings,
-    turn_structure, write_recordings,
+    FigureColumns, Held, RECORDING_SCHEMA, RECORDINGS_GLOBAL, Recording, parse_recording_js,
+    record, recordings, turn_structure, write_recordings,
 };
 pub use scenario_list::{Kind, Scenario, scenario, scenario_names, scenarios};
 pub use session::{MAX_TURNS, Session, run_to_end, spawn_named, start};

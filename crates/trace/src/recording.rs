@@ -29,6 +29,9 @@
 //!     { "key": "task 1.0", "name": "sleep 0.3 s", "task": "task 1.0" | null,
 //!       "colour": "#E69F00" }           the colour the SVG figure draws the lane in
 //!   ],
+//!   "figure": null | {                  the SVG beside it, when it draws these turns
+//!     "file": "figures/gather_sleeps.svg", "width": 750, "height": 300,
+//!     "columns": [[116.0, 150.2], ..] },  each turn's left and right edge, SVG units
 //!   "turns": [
 //!     { "number": 1, "title": "1",      the turn's number; a Node phase's name
 //!       "group": null | "iteration 1",  Node: the iteration the phase belongs to
@@ -58,9 +61,13 @@ use std::time::Duration;
 
 use oneloop_core::Snapshot;
 
+use crate::figures::figure_with_options;
+use crate::layout::layout;
 use crate::session::MAX_TURNS;
 use crate::svg::lane_colour;
-use crate::{Json, Kind, Lane, Scenario, TimeBase, Trace, json_string, parse_json, scenarios};
+use crate::{
+    Json, Kind, Lane, Scenario, TimeBase, Trace, check_xml, json_string, parse_json, scenarios,
+};
 
 /// The schema's name and version, written in every recording.
 pub const RECORDING_SCHEMA: &str = "oneloop-recording/1";
@@ -108,6 +115,54 @@ pub struct Recording {
     pub held: Vec<(Held, Held)>,
     /// Per turn: the iteration a Node phase belongs to (empty for asyncio runs).
     pub groups: Vec<String>,
+    /// The figure drawn beside it, if it draws these same turns.
+    pub figure: Option<FigureColumns>,
+}
+
+/// Where the turns are drawn in the scenario's SVG figure, in the SVG's own units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureColumns {
+    /// The figure's file, from the book's root: `figures/<name>.svg`.
+    pub file: String,
+    /// The SVG's width and height.
+    pub size: (f64, f64),
+    /// Each turn's column: its left and right edge.
+    pub columns: Vec<(f64, f64)>,
+}
+
+/// The columns of `scenario`'s figure, when the figure draws the same turns (the same
+/// handles in each) as `trace`; a figure of another run on a real clock does not.
+fn figure_columns(scenario: &Scenario, trace: &Trace) -> Result<Option<FigureColumns>, String> {
+    if !scenario.reproducible {
+        return Ok(None);
+    }
+    let (figure, options) = figure_with_options(scenario)?;
+    let labels = |trace: &Trace| -> Vec<Vec<String>> {
+        trace
+            .turns
+            .iter()
+            .map(|turn| turn.handles.iter().map(|span| span.label.clone()).collect())
+            .collect()
+    };
+    if labels(&figure.trace) != labels(trace) {
+        return Ok(None);
+    }
+    let elements = check_xml(&figure.svg)?;
+    let number = |name: &str| -> Result<f64, String> {
+        elements[0]
+            .attribute(name)
+            .and_then(|value| value.parse().ok())
+            .ok_or_else(|| format!("the figure's <svg> has no {name}"))
+    };
+    let columns = layout(&figure.trace.turns, &options)
+        .iter()
+        .map(|placed| (placed.left, placed.right))
+        .collect();
+    Ok(Some(FigureColumns {
+        file: format!("figures/{}.svg", scenario.name),
+        size: (number("width")?, number("height")?),
+        columns,
+    }))
 }
 
 // ANCHOR: record
@@ -131,11 +186,13 @@ pub fn record(scenario: &'static Scenario) -> Result<Recording, String> {
             }
             let mut trace = session.recorder().trace();
             scenario.name_lanes(&mut trace);
+            let figure = figure_columns(scenario, &trace)?;
             Ok(Recording {
                 scenario,
                 trace,
                 held,
                 groups: Vec::new(),
+                figure,
             })
         }
         Kind::Node(run) => {
@@ -148,11 +205,13 @@ pub fn record(scenario: &'static Scenario) -> Result<Recording, String> {
                         .map_or_else(String::new, |(_, _, name)| name.clone())
                 })
                 .collect();
+            let figure = figure_columns(scenario, &run.trace)?;
             Ok(Recording {
                 scenario,
                 trace: run.trace,
                 held: Vec::new(),
                 groups,
+                figure,
             })
         }
     }
@@ -233,7 +292,26 @@ impl Recording {
             })
             .collect();
         out.push_str(&lane_items.join(","));
-        out.push_str("],\n\"turns\":[\n");
+        out.push_str("],\n\"figure\":");
+        match &self.figure {
+            None => out.push_str("null"),
+            Some(figure) => {
+                let columns: Vec<String> = figure
+                    .columns
+                    .iter()
+                    .map(|(left, right)| format!("[{left:.1},{right:.1}]"))
+                    .collect();
+                let _ = write!(
+                    out,
+                    r#"{{"file":{},"width":{},"height":{},"columns":[{}]}}"#,
+                    json_string(&figure.file),
+                    figure.size.0,
+                    figure.size.1,
+                    columns.join(",")
+                );
+            }
+        }
+        out.push_str(",\n\"turns\":[\n");
         let turns: Vec<String> = self
             .trace
             .turns

@@ -99,3 +99,26 @@ fn the_node_recording_groups_its_phases_by_iteration_and_has_no_snapshots() {
         assert_eq!(json.get("loop").and_then(Json::as_str), Some("node"));
     });
 }
+
+#[test]
+fn a_recording_knows_the_columns_of_the_figure_that_draws_its_turns() {
+    watchdog_default(|| {
+        let recording = recording("gather_sleeps");
+        let figure = recording
+            .figure
+            .expect("the virtual-time figure draws these turns");
+        assert_eq!(figure.file, "figures/gather_sleeps.svg");
+        assert_eq!(figure.columns.len(), recording.trace.turns.len());
+        let width = figure.size.0;
+        for pair in figure.columns.windows(2) {
+            assert!(pair[0].0 < pair[0].1, "a column has a width: {pair:?}");
+            assert!(
+                pair[0].1 <= pair[1].0 + 1e-9,
+                "columns do not overlap: {pair:?}"
+            );
+        }
+        assert!(figure.columns.last().expect("columns").1 <= width);
+        // The figure of the thread run is another sample run: no columns to mark.
+        assert!(offloaded.figure.is_none());
+    });
+}
