@@ -103,6 +103,7 @@ fn the_node_recording_groups_its_phases_by_iteration_and_has_no_snapshots() {
 #[test]
 fn a_recording_knows_the_columns_of_the_figure_that_draws_its_turns() {
     watchdog_default(|| {
+        let offloaded = recording("ticker_offloaded");
         let recording = recording("gather_sleeps");
         let figure = recording
             .figure
