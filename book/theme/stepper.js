@@ -10,7 +10,9 @@
 // play or pause, Home first, End last. A link such as #gather_sleeps/turn-6 opens
 // the stepper of that demo at turn 6 (#gather_sleeps/turn-6/run: in the recorded run
 // view; /parts: in what it is made of); `?open=gather_sleeps/turn-6` does the same,
-// and `&alone` moves that stepper to the top of the page. `?selftest` in the address checks every
+// `&alone` moves that stepper to the top of the page, and `&predict` opens the
+// question about the next turn. Predict mode asks, before each turn with a choice,
+// which handle will run first, and keeps the score. `?selftest` in the address checks every
 // stepper on the page against its recording and writes the result into the page.
 (function () {
   "use strict";
@@ -139,6 +141,10 @@
     this.subMode = false;
     this.timer = null;
     this.labels = laneOfLabel(data);
+    // Predict mode: the question asked before a turn is shown, and the score so far.
+    this.predict = false;
+    this.asking = null;
+    this.score = { right: 0, asked: 0 };
     this.build();
     this.show();
   }
@@ -170,6 +176,10 @@
     this.subBox = el("input", { type: "checkbox", class: "ol-sub" });
     this.subBox.addEventListener("change", function () {
       self.setSubMode(self.subBox.checked);
+    });
+    this.predictBox = el("input", { type: "checkbox", class: "ol-predict" });
+    this.predictBox.addEventListener("change", function () {
+      self.setPredict(self.predictBox.checked);
     });
     this.position = el("span", { class: "ol-position" });
     this.link = el("a", { class: "ol-link", text: "link to this " + unit });
@@ -210,6 +220,7 @@
         self.go(data.turns.length - 1, -1);
       }),
       data.loop === "node" ? null : el("label", { class: "ol-sub-label" }, [this.subBox, document.createTextNode(" handle by handle")]),
+      el("label", { class: "ol-predict-label" }, [this.predictBox, document.createTextNode(" predict")]),
       this.position,
       this.link
     ]);
@@ -218,6 +229,10 @@
     this.phases = el("ol", { class: "ol-phases" });
     this.ran = el("ol", { class: "ol-handles" });
     this.held = el("div", { class: "ol-held" });
+    this.question = el("div", { class: "ol-question", role: "group", "aria-label": "predict the next " + unit });
+    this.question.hidden = true;
+    this.scoreText = el("span", { class: "ol-score" });
+    this.panels.step.appendChild(this.question);
     this.panels.step.appendChild(this.phases);
     this.panels.step.appendChild(el("div", { class: "ol-caption", text: "ran, in order:" }));
     this.panels.step.appendChild(this.ran);
@@ -410,7 +425,92 @@
     this.go(this.turn, -1);
   };
 
+  Stepper.prototype.setPredict = function (on) {
+    this.predict = on;
+    this.predictBox.checked = on;
+    this.score = { right: 0, asked: 0 };
+    this.closeQuestion();
+    this.show();
+  };
+
+  // The labels a reader may pick from: what is queued entering the next turn, and
+  // what runs in it.
+  Stepper.prototype.candidates = function (index) {
+    var seen = {};
+    var out = [];
+    var add = function (label) {
+      if (!seen[label]) {
+        seen[label] = true;
+        out.push(label);
+      }
+    };
+    var previous = this.data.turns[index - 1];
+    if (previous && previous.after) {
+      previous.after.ready.forEach(add);
+    }
+    this.data.turns[index].handles.forEach(function (handle) {
+      add(handle.label);
+    });
+    return out.sort();
+  };
+
+  // Asks which handle runs first in turn `index`; true if a question is now open.
+  Stepper.prototype.ask = function (index) {
+    var self = this;
+    var turn = this.data.turns[index];
+    var choices = turn.handles.length ? this.candidates(index) : [];
+    if (choices.length < 2) {
+      return false;
+    }
+    var answer = turn.handles[0].label;
+    this.asking = index;
+    this.question.textContent = "";
+    this.question.appendChild(el("p", { text: "Which handle runs first in " + this.unit + " " + turn.title + "?" }));
+    var buttons = el("div", { class: "ol-choices" });
+    choices.forEach(function (label) {
+      var lane = self.labels[label];
+      var button = el("button", { type: "button", class: "ol-button ol-choice", "data-label": label }, [
+        lane === undefined ? el("span", { text: label }) : chip(self.data, lane, label)
+      ]);
+      button.addEventListener("click", function () {
+        self.answer(label, answer, index);
+      });
+      buttons.appendChild(button);
+    });
+    this.question.appendChild(buttons);
+    this.question.hidden = false;
+    this.live.textContent = "Predict: which handle runs first in " + this.unit + " " + turn.title + "? Choices: " + choices.join(", ") + ".";
+    buttons.firstChild.focus();
+    return true;
+  };
+
+  Stepper.prototype.answer = function (picked, answer, index) {
+    this.score.asked += 1;
+    var right = picked === answer;
+    if (right) {
+      this.score.right += 1;
+    }
+    this.closeQuestion();
+    this.verdict = (right ? "Right: " : "Wrong: ") + answer + " ran first. ";
+    this.go(index, -1);
+    this.verdict = "";
+    this.host.focus();
+  };
+
+  Stepper.prototype.closeQuestion = function () {
+    this.asking = null;
+    this.question.hidden = true;
+    this.question.textContent = "";
+  };
+
   Stepper.prototype.next = function () {
+    if (this.asking !== null) {
+      return false;
+    }
+    if (this.predict && !this.subMode && this.turn < this.data.turns.length - 1 && this.ask(this.turn + 1)) {
+      this.stop();
+      return false;
+    }
     var count = this.data.turns[this.turn].handles.length;
     if (this.subMode && this.sub < count - 1) {
       this.go(this.turn, this.sub + 1);
@@ -424,6 +524,11 @@
   };
 
   Stepper.prototype.prev = function () {
+    if (this.asking !== null) {
+      this.closeQuestion();
+      this.show();
+      return;
+    }
     if (this.subMode && this.sub >= 0) {
       this.go(this.turn, this.sub - 1);
     } else if (this.turn > 0) {
@@ -458,6 +563,7 @@
   };
 
   Stepper.prototype.go = function (turn, sub) {
+    this.closeQuestion();
     var last = this.data.turns.length - 1;
     this.turn = Math.max(0, Math.min(last, turn));
     this.sub = this.subMode ? sub : -1;
@@ -489,6 +595,10 @@
     this.position.textContent = group + unit + " " + turn.title + " (" + (this.turn + 1) + " of " + data.turns.length + ")" +
       (data.durations && data.loop !== "node" ? ", clock " + human(turn.start_us) + " → " + human(turn.end_us) : "");
     this.link.href = "#" + data.name + "/turn-" + (this.turn + 1);
+    this.scoreText.textContent = this.predict ? "predicted right: " + this.score.right + " of " + this.score.asked : "";
+    if (this.predict && !this.scoreText.parentNode) {
+      this.controls.appendChild(this.scoreText);
+    }
 
     // The phases of the turn, in _run_once's order.
     this.phases.textContent = "";
@@ -563,7 +673,7 @@
     if (this.parts) {
       this.showParts(turn);
     }
-    this.live.textContent = this.describe(turn);
+    this.live.textContent = (this.verdict || "") + this.describe(turn);
   };
 
   Stepper.prototype.showParts = function (turn) {
@@ -681,6 +791,10 @@
     if (match[3] && found.panels[match[3]]) {
       found.selectView(match[3]);
     }
+    if (/[?&]predict(&|$)/.test(window.location.search)) {
+      found.setPredict(true);
+      found.next();
+    }
     if (!alone) {
       found.host.scrollIntoView();
     }
@@ -788,6 +902,41 @@
         stepper.subBox.checked = false;
         stepper.subBox.dispatchEvent(new Event("change"));
       }
+      // Predict mode: answer right on even questions and wrong on odd ones (where a
+      // wrong choice exists); the score must count exactly that.
+      stepper.predictBox.checked = true;
+      stepper.predictBox.dispatchEvent(new Event("change"));
+      press(stepper, "Home");
+      var asked = 0;
+      var right = 0;
+      for (var q = 0; q < 2 * count + 2 && shown(stepper).turn < count; q++) {
+        press(stepper, "ArrowRight");
+        if (stepper.question.hidden) {
+          continue;
+        }
+        var index = shown(stepper).turn;
+        var answer = data.turns[index].handles[0].label;
+        var choices = Array.prototype.slice.call(stepper.question.querySelectorAll(".ol-choice"));
+        var wrong = choices.filter(function (choice) {
+          return choice.getAttribute("data-label") !== answer;
+        });
+        var pick = asked % 2 === 0 || wrong.length === 0 ? choices.filter(function (choice) {
+          return choice.getAttribute("data-label") === answer;
+        })[0] : wrong[0];
+        if (!check(pick, name + " predict: the answer " + answer + " is among the choices")) {
+          break;
+        }
+        right += pick.getAttribute("data-label") === answer ? 1 : 0;
+        asked += 1;
+        pick.click();
+        matches(stepper, index, name + " predict: after answering for turn " + (index + 1));
+      }
+      check(stepper.scoreText.textContent === "predicted right: " + right + " of " + asked, name + " predict: the score says '" + stepper.scoreText.textContent + "', expected " + right + " of " + asked);
+      if (asked > 0) {
+        lines.push("INFO " + name + " predict: " + right + " of " + asked + " right, as answered");
+      }
+      stepper.predictBox.checked = false;
+      stepper.predictBox.dispatchEvent(new Event("change"));
       // Space plays and pauses.
       press(stepper, " ");
       check(stepper.timer !== null, name + ": space starts playing");
