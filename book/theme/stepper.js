@@ -688,12 +688,16 @@
       return handle.task;
     }).length;
     light("ready", turn.handles.length > 0, turn.handles.length + " handle(s) taken; " + turn.after.ready.length + " queued after");
-    light("timers", turn.timers_moved > 0, turn.timers_moved + " moved; " + turn.after.timers.length + " left at the head");
+    light("timers", turn.timers_moved > 0, turn.timers_moved + " moved; heap head after: " + turn.after.timers.length + " timer(s)");
     light("io", turn.io_events > 0, turn.io_events + " readiness event(s)");
-    var inbox = turn.before.registrations.filter(function (entry) {
-      return entry.layer === "offload";
-    });
-    light("offload", false, inbox.length ? inbox[0].lines.join("; ") : "");
+    var offload = function (held) {
+      var entry = held.registrations.filter(function (layer) {
+        return layer.layer === "offload";
+      })[0];
+      return entry ? entry.lines.join("; ") : "";
+    };
+    // Lit when the inbox or the pool changed during the turn.
+    light("offload", offload(turn.before) !== offload(turn.after), "after: " + offload(turn.after));
     light("tasks", tasks > 0, tasks + " task step(s) run");
   };
 
