@@ -391,6 +391,11 @@
     if (event.altKey || event.ctrlKey || event.metaKey) {
       return;
     }
+    var control = event.target !== this.host && /^(BUTTON|INPUT)$/.test(event.target.tagName);
+    if (control && (event.key === " " || event.key === "Spacebar")) {
+      // Space on a button or a checkbox presses it, as everywhere else.
+      return;
+    }
     var handled = true;
     switch (event.key) {
       case "ArrowRight":
