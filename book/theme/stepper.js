@@ -608,7 +608,17 @@
     // The phases of the turn, in _run_once's order.
     this.phases.textContent = "";
     if (data.loop === "node") {
-      this.phases.appendChild(el("li", { class: "ol-phase ol-on", text: "phase " + turn.title + (turn.group ? " of " + turn.group : "") + ": " + n + " callback(s), each followed by the nextTick queue and then the microtasks" }));
+      var counts = {};
+      turn.handles.forEach(function (handle) {
+        counts[handle.kind] = (counts[handle.kind] || 0) + 1;
+      });
+      var kinds = Object.keys(counts).map(function (kind) {
+        return counts[kind] + " " + kind + "(s)";
+      });
+      this.phases.appendChild(el("li", { class: "ol-phase" + (n > 0 ? " ol-on" : "") }, [
+        el("strong", { text: "phase " + turn.title + (turn.group ? " of " + turn.group : "") }),
+        el("span", { text: n === 0 ? "nothing ran" : kinds.join(", ") + " ran, in the order below" })
+      ]));
     } else {
       var slept = data.durations ? ", slept " + human(turn.parked_us) : "";
       var park = el("li", { class: "ol-phase ol-park" + (turn.parked_us > 0 || turn.timeout_us === null ? " ol-on" : "") }, [
