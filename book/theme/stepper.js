@@ -616,7 +616,7 @@
         return counts[kind] + " " + kind + "(s)";
       });
       this.phases.appendChild(el("li", { class: "ol-phase" + (n > 0 ? " ol-on" : "") }, [
-        el("strong", { text: "phase " + turn.title + (turn.group ? " of " + turn.group : "") }),
+        el("strong", { text: "phase " + turn.title + (turn.group ? " (" + turn.group + ")" : "") }),
         el("span", { text: n === 0 ? "nothing ran" : kinds.join(", ") + " ran, in the order below" })
       ]));
     } else {
