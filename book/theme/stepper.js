@@ -647,11 +647,15 @@
     turn.handles.forEach(function (handle, index) {
       var lane = data.lanes[handle.lane];
       var whose = handle.task ? handle.kind + " step, " + handle.task : lane.name === "callbacks" ? handle.kind : lane.name;
-      var took = data.durations ? ", took " + human(handle.end_us - handle.start_us) : "";
+      var length = handle.end_us - handle.start_us;
+      var took = data.durations ? ", took " + human(length) : "";
+      // The figures' threshold, asyncio's slow-callback duration: 100 ms.
+      var blocked = data.durations && length >= 100000;
       var state = self.sub < 0 ? "" : index < self.sub ? " ol-done" : index === self.sub ? " ol-current" : " ol-pending";
-      var item = el("li", { class: "ol-handle" + state, "data-label": handle.label }, [
+      var item = el("li", { class: "ol-handle" + state + (blocked ? " ol-blocked" : ""), "data-label": handle.label }, [
         chip(data, handle.lane, handle.label),
-        el("span", { class: "ol-whose", text: " (" + whose + took + ")" })
+        el("span", { class: "ol-whose", text: " (" + whose + took + ")" }),
+        blocked ? el("strong", { class: "ol-blocked-note", text: " blocked the loop" }) : null
       ]);
       if (index === self.sub) {
         item.setAttribute("aria-current", "step");
