@@ -385,6 +385,9 @@
     });
     this.panels.parts.appendChild(el("p", { class: "ol-caption", text: "what moves where: a due timer's handle and a readiness event go into the ready queue; a waker pushes a task's step there; the run phase takes the handles queued when it began." }));
     this.panels.parts.appendChild(box);
+    this.moves = el("ul", { class: "ol-moves" });
+    this.panels.parts.appendChild(el("div", { class: "ol-caption", text: "what moved in this turn:" }));
+    this.panels.parts.appendChild(this.moves);
   };
 
   Stepper.prototype.key = function (event) {
@@ -718,6 +721,28 @@
     // Lit when the inbox or the pool changed during the turn.
     light("offload", offload(turn.before) !== offload(turn.after), "after: " + offload(turn.after));
     light("tasks", tasks > 0, tasks + " task step(s) run");
+    // The arrows of the turn, in the order they happen, counted from the recording.
+    var moves = [];
+    if (turn.io_events > 0) {
+      moves.push("selector → ready queue: " + turn.io_events + " readiness event(s)");
+    }
+    if (turn.timers_moved > 0) {
+      moves.push("timer heap → ready queue: " + turn.timers_moved + " due timer handle(s)");
+    }
+    if (turn.handles.length > 0) {
+      moves.push("ready queue → run: the " + turn.handles.length + " handle(s) queued when the run began");
+    }
+    if (tasks > 0) {
+      moves.push("run → task slab: " + tasks + " task future(s) polled");
+    }
+    if (turn.after.ready.length > 0) {
+      moves.push("run → ready queue: " + turn.after.ready.length + " handle(s) queued for the next turn (wakes and call_soon)");
+    }
+    var self = this;
+    this.moves.textContent = "";
+    (moves.length ? moves : ["nothing moved"]).forEach(function (move) {
+      self.moves.appendChild(el("li", { text: move }));
+    });
   };
 
   Stepper.prototype.describe = function (turn) {
@@ -863,6 +888,11 @@
         ok = check(now.timeout.indexOf("timeout " + timeoutText(turn)) === 0, where + ": park shows '" + now.timeout + "', recorded timeout " + timeoutText(turn)) && ok;
       }
       ok = check(now.live.indexOf(stepper.unit + " " + turn.title + " of " + data.turns.length) >= 0, where + ": the live region says '" + now.live + "'") && ok;
+      if (stepper.moves) {
+        var moved = stepper.moves.textContent;
+        ok = check((moved.indexOf("timer heap → ready queue: " + turn.timers_moved + " ") >= 0) === turn.timers_moved > 0, where + ": the parts view says '" + moved + "' for " + turn.timers_moved + " timer(s) moved") && ok;
+        ok = check((moved.indexOf("selector → ready queue: " + turn.io_events + " ") >= 0) === turn.io_events > 0, where + ": the parts view says '" + moved + "' for " + turn.io_events + " I/O event(s)") && ok;
+      }
       return ok;
     };
     steppers.forEach(function (stepper) {
