@@ -4,9 +4,13 @@
 //! hammered by real clients on 127.0.0.1. Each test failed before its fix.
 //!
 //! The tests are grouped by the layer they attack; each module says which failure each
-//! test keeps fixed. Server attacks run the example servers as child processes
-//! (`CARGO_BIN_EXE_…` is not available for examples, so they are started from the test
-//! binaries that cargo builds beside this one), bounded in count and in time.
+//! test keeps fixed. Server attacks run the servers of the examples (the same functions:
+//! `serve` with `echo_connection`, `serve_room`) in a child process: this test binary
+//! starts itself again, running only a server test that an environment variable turns
+//! on (through `sh -c 'ulimit -n N && exec …'` when the attack needs a lower fd limit).
+//! The child binds 127.0.0.1:0 and prints its address; a guard kills it when the test
+//! ends, passed or failed, and the child also exits when its stdin closes. Every attack
+//! is bounded in connections, in bytes and, by a watchdog, in time.
 
 #[path = "reliability/io_fairness.rs"]
 mod io_fairness;

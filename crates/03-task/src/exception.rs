@@ -9,15 +9,25 @@
 //! The handler is settable. The default one writes one line to stderr, deliberately:
 //! it is the last resort for an error no code asked for, as asyncio's default handler
 //! logs. Tests install one that records the reports.
+//!
+//! A handler is user code, and user code may panic. asyncio's `call_exception_handler`
+//! catches whatever a custom handler raises and hands both the new error and the
+//! original report to the default handler. oneloop does the same: a panicking handler
+//! never unwinds into the loop; the default handler writes the handler's panic
+//! ([`HANDLER_PANICKED`]) and then the report it was given.
 
 use std::cell::RefCell;
 use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 
-use crate::Label;
+use crate::{Label, panic_message};
 
 /// The message given with a task's panic that nobody retrieved.
 pub const NEVER_RETRIEVED: &str = "exception was never retrieved";
+
+/// The message given with a panic of the exception handler itself.
+pub const HANDLER_PANICKED: &str = "unhandled error in exception handler";
 
 /// One failure that no code handled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,14 +82,30 @@ impl ExceptionSink {
     }
 
     /// Hands `report` to the handler. The handler is user code, so it runs with no
-    /// borrow held: it may even replace itself.
+    /// borrow held: it may even replace itself. If it panics, the panic is caught and
+    /// the default handler writes it ([`HANDLER_PANICKED`], with the report's label),
+    /// then the original report: nothing unwinds out of here.
     pub fn report(&self, report: &ExceptionReport) {
         let handler = Rc::clone(&self.handler.borrow());
-        handler(report);
+        let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| handler(report))) else {
+            return;
+        };
+        write_to_stderr(&ExceptionReport {
+            message: HANDLER_PANICKED.to_owned(),
+            label: report.label.clone(),
+            panic: panic_message(&*payload),
+        });
+        write_to_stderr(report);
     }
 }
 
-/// The default handler: the report on one line of stderr.
+/// The default handler: the report on one line of stderr, as [`default_line`] writes it.
 pub fn write_to_stderr(report: &ExceptionReport) {
-    eprintln!("oneloop: {report}");
+    eprintln!("{}", default_line(report));
+}
+
+/// The line the default handler writes for `report`: `oneloop: message (label): panic`.
+/// Every report has this one form, whatever layer made it.
+pub fn default_line(report: &ExceptionReport) -> String {
+    format!("oneloop: {report}")
 }

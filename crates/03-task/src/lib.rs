@@ -48,7 +48,8 @@ mod step_outcome;
 mod waker;
 
 pub use exception::{
-    ExceptionHandler, ExceptionReport, ExceptionSink, NEVER_RETRIEVED, write_to_stderr,
+    ExceptionHandler, ExceptionReport, ExceptionSink, HANDLER_PANICKED, NEVER_RETRIEVED,
+    default_line, write_to_stderr,
 };
 pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
 pub use id::{Label, TaskId};

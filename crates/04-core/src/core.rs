@@ -9,7 +9,6 @@
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::future::Future;
-use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -17,7 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use oneloop_task::{
-    ExceptionReport, ExceptionSink, JoinHandle, Label, Tasks, panic_message, spawn_into, step,
+    ExceptionReport, ExceptionSink, JoinHandle, Label, TaskId, Tasks, panic_message, spawn_into,
+    step,
 };
 
 use crate::{
@@ -31,13 +31,25 @@ pub const CALLBACK_PANICKED: &str = "exception in callback";
 /// The message given with a panic caught in a close hook.
 pub const CLOSE_HOOK_PANICKED: &str = "exception in close hook";
 
-/// A hook run once at close, with the label its failure is reported under.
-type CloseHook = (Label, Box<dyn FnOnce()>);
+/// The message given with a panic caught in an observer.
+pub const OBSERVER_PANICKED: &str = "exception in observer";
+
+/// The message given with a panic caught while close drops a leftover task, a queued
+/// handle or something a layer let go of.
+pub const DROP_PANICKED: &str = "exception in drop at close";
+
+/// The label of a report from an observer told of a turn.
+const TURN_LABEL: Label = Label::Static("turn");
+
+/// The label of a report from an observer dropped at close.
+const OBSERVER_LABEL: Label = Label::Static("observer");
 
 static NEXT_LOOP_ID: AtomicU64 = AtomicU64::new(1);
 
 // ANCHOR: core
 /// The non-generic heart of a loop, shared by `Rc` with whatever needs to reach it.
+/// (Its close hooks live in its [`Extensions`], where a layer can add one when it is
+/// installed.)
 pub struct Core {
     id: LoopId,
     pub(crate) ready: ReadyQueue,
@@ -49,7 +61,6 @@ pub struct Core {
     closed: Cell<bool>,
     extensions: Extensions,
     observers: Observers,
-    close_hooks: RefCell<Vec<CloseHook>>,
 }
 // ANCHOR_END: core
 
@@ -80,7 +91,6 @@ impl Core {
             closed: Cell::new(false),
             extensions: Extensions::new(),
             observers: Observers::new(),
-            close_hooks: RefCell::new(Vec::new()),
         })
     }
 
@@ -216,10 +226,9 @@ impl Core {
     }
 
     /// Adds a hook run once when the loop closes (after leftover tasks are dropped).
+    /// The same list as [`Extensions::add_close_hook`], where layers add theirs.
     pub fn add_close_hook(&self, label: impl Into<Label>, hook: impl FnOnce() + 'static) {
-        self.close_hooks
-            .borrow_mut()
-            .push((label.into(), Box::new(hook)));
+        self.extensions.add_close_hook(label, hook);
     }
 
     /// Replaces the exception handler (the default writes one line to stderr).
@@ -230,6 +239,19 @@ impl Core {
     /// Hands a report to the exception handler (for layers that catch failures).
     pub fn report(&self, report: &ExceptionReport) {
         self.sink.report(report);
+    }
+
+    /// Drops `value` — user code: a future, a callback and what it captured — with no
+    /// borrow held, catching a panic and reporting it as [`DROP_PANICKED`] under
+    /// `label`. Close drops every leftover this way; a layer's close hook may too.
+    pub fn drop_caught<T>(&self, label: &Label, value: T) {
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(move || drop(value))) {
+            self.sink.report(&ExceptionReport {
+                message: DROP_PANICKED.to_owned(),
+                label: label.clone(),
+                panic: panic_message(&*payload),
+            });
+        }
     }
 
     pub(crate) fn take_foreign_wake(&self) -> Result<(), LoopError> {
@@ -244,34 +266,49 @@ impl Core {
     pub(crate) fn begin_turn(&self) -> u64 {
         let turn = self.turn.get() + 1;
         self.turn.set(turn);
-        self.observers.each(|observer| observer.turn_started(turn));
+        self.observers.each(&self.sink, &TURN_LABEL, |observer| {
+            observer.turn_started(turn)
+        });
         turn
     }
 
     /// Ends a turn: tells the observers.
     pub(crate) fn end_turn(&self, turn: u64, park: &ParkReport, handles: usize) {
-        self.observers
-            .each(|observer| observer.turn_ended(turn, park, handles));
+        self.observers.each(&self.sink, &TURN_LABEL, |observer| {
+            observer.turn_ended(turn, park, handles);
+        });
     }
 
     // ANCHOR: run_handle
     /// Runs one handle: skipped if cancelled; a panic is caught and reported with the
     /// handle's label, and the loop goes on. No borrow is held while it runs.
+    ///
+    /// A panic can escape a step only after the task's own future finished (its
+    /// panics are caught inside the task): a joiner's waker that panics, or an output
+    /// whose drop panics. The future is then gone with the unwind, but its slot still
+    /// says a step holds it, so the slot is freed here: no task's slot is leaked.
     pub(crate) fn run_handle(&self, turn: u64, handle: Handle) {
         if handle.is_cancelled() {
             return;
         }
-        self.observers
-            .each(|observer| observer.handle_started(turn, &handle));
+        self.observers.each(&self.sink, &handle.label, |observer| {
+            observer.handle_started(turn, &handle);
+        });
         let Handle {
             callback, label, ..
         } = handle;
         // Read the clock only when someone is watching.
         let started = self.observers.active().then(Instant::now);
         let outcome = match callback {
-            Callback::Step(id) => panic::catch_unwind(AssertUnwindSafe(|| {
-                step(&self.tasks, id);
-            })),
+            Callback::Step(id) => {
+                let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                    step(&self.tasks, id);
+                }));
+                if outcome.is_err() {
+                    self.free_orphaned_slot(id);
+                }
+                outcome
+            }
             Callback::Once(callback) => panic::catch_unwind(AssertUnwindSafe(callback)),
             Callback::Shared(callback) => panic::catch_unwind(AssertUnwindSafe(|| callback())),
         };
@@ -284,34 +321,68 @@ impl Core {
         }
         if let Some(started) = started {
             let elapsed = started.elapsed();
-            self.observers
-                .each(|observer| observer.handle_ran(turn, &label, elapsed));
+            self.observers.each(&self.sink, &label, |observer| {
+                observer.handle_ran(turn, &label, elapsed);
+            });
         }
     }
     // ANCHOR_END: run_handle
 
+    /// Frees the slot of a task whose step unwound: its future was dropped by the
+    /// unwind, and the slot still says a step holds it.
+    fn free_orphaned_slot(&self, id: TaskId) {
+        let orphaned = {
+            let mut tasks = self.tasks.borrow_mut();
+            match tasks.get(id) {
+                Some(task) if task.is_running() => tasks.remove(id),
+                _ => None,
+            }
+        };
+        drop(orphaned);
+    }
+
     // ANCHOR: close
     /// Closes the loop: drops every leftover task (Rust's cancellation), drops queued
-    /// handles, then runs the close hooks in the order they were added. Idempotent.
+    /// handles, then runs the close hooks in the order they were added, then lets go
+    /// of the observers. Idempotent.
+    ///
+    /// Every drop is user code and may panic: each is caught and reported
+    /// ([`DROP_PANICKED`], [`CLOSE_HOOK_PANICKED`]), and the shutdown goes on, so every
+    /// hook runs and nothing unwinds out of `close` (nor out of `drop(loop)`, where an
+    /// unwind that is already under way would abort the process).
     pub(crate) fn close(&self) {
         if self.closed.replace(true) {
             return;
         }
         // Closed first: wakes caused by the drops below find a closed loop and stop.
         let leftovers = self.tasks.borrow_mut().drain();
-        drop(leftovers);
-        let queued = self.ready.drain();
-        drop(queued);
-        let hooks = mem::take(&mut *self.close_hooks.borrow_mut());
-        for (label, hook) in hooks {
-            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(hook)) {
-                self.sink.report(&ExceptionReport {
-                    message: CLOSE_HOOK_PANICKED.to_owned(),
-                    label,
-                    panic: panic_message(&*payload),
-                });
+        for task in leftovers {
+            let label = task.label().clone();
+            self.drop_caught(&label, task);
+        }
+        for handle in self.ready.drain() {
+            let label = handle.label().clone();
+            self.drop_caught(&label, handle);
+        }
+        // A hook may add a hook; run until none is left.
+        loop {
+            let hooks = self.extensions.take_close_hooks();
+            if hooks.is_empty() {
+                break;
+            }
+            for (label, hook) in hooks {
+                if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(hook)) {
+                    self.sink.report(&ExceptionReport {
+                        message: CLOSE_HOOK_PANICKED.to_owned(),
+                        label,
+                        panic: panic_message(&*payload),
+                    });
+                }
             }
         }
+        // A closed loop runs no turn: nothing is left to tell the observers.
+        let observers = self.observers.take();
+        self.drop_caught(&OBSERVER_LABEL, observers);
     }
     // ANCHOR_END: close
 }

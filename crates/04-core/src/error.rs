@@ -9,6 +9,10 @@ use oneloop_task::JoinError;
 pub const FOREIGN_WAKE: &str = "woken from another thread; cross-thread wakeups arrive in \
 stage 7 (call_soon_threadsafe)";
 
+/// The message of [`LoopError::AnotherLoopRunning`].
+pub const ANOTHER_LOOP_RUNNING: &str = "cannot run this loop while another loop is running \
+a turn on this thread";
+
 /// Why `run_until_complete`, `run_forever` or a turn stopped without a result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoopError {
@@ -24,6 +28,10 @@ pub enum LoopError {
     StoppedBeforeComplete,
     /// The loop was closed.
     Closed,
+    /// The loop was asked to run from inside a turn of another loop on the same thread
+    /// (asyncio's "Cannot run the event loop while another loop is running"). Nothing
+    /// was spawned and no turn ran.
+    AnotherLoopRunning,
 }
 
 impl fmt::Display for LoopError {
@@ -39,6 +47,7 @@ impl fmt::Display for LoopError {
                 f.write_str("the loop was stopped before the future completed")
             }
             LoopError::Closed => f.write_str("the loop is closed"),
+            LoopError::AnotherLoopRunning => f.write_str(ANOTHER_LOOP_RUNNING),
         }
     }
 }

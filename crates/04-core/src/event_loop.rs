@@ -5,7 +5,7 @@ use std::ops::Deref;
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::registry::{enter, register, unregister};
+use crate::registry::{enter, enter_turn, register, running, unregister};
 use crate::{Core, Driver, LayerSnapshot, LoopError, ParkReport, ThreadParker};
 
 // ANCHOR: event_loop
@@ -88,15 +88,37 @@ impl<D: Driver> EventLoop<D> {
 
     // ANCHOR: run_once
     /// Runs one turn (asyncio's `_run_once`), with this loop as the current one.
+    ///
+    /// Refuses at once, as [`check_runnable`](Self::check_runnable) says, when the loop
+    /// is closed or another loop is running a turn on this thread.
     pub fn run_once(&mut self) -> Result<(), LoopError> {
-        if self.core.is_closed() {
-            return Err(LoopError::Closed);
-        }
-        let _current = enter(&self.core);
+        self.check_runnable()?;
+        let _current = enter_turn(&self.core);
         self.core.take_foreign_wake()?;
         self.one_turn()
     }
     // ANCHOR_END: run_once
+
+    // ANCHOR: check_runnable
+    /// Whether this loop may run now: [`LoopError::Closed`] if it was closed, and
+    /// [`LoopError::AnotherLoopRunning`] if this is called from inside a turn of
+    /// another loop on this thread — from one of its callbacks or tasks.
+    ///
+    /// A loop run inside another's turn would hold that loop's thread: every task of
+    /// the outer loop waits until the inner one returns, so an inner main that awaits
+    /// an outer task would wait for ever. asyncio refuses the same way ("Cannot run
+    /// the event loop while another loop is running"). Loops that run one after the
+    /// other on one thread, or take turns there, are fine.
+    pub fn check_runnable(&self) -> Result<(), LoopError> {
+        if self.core.is_closed() {
+            return Err(LoopError::Closed);
+        }
+        match running() {
+            Some(other) if other != self.core.id() => Err(LoopError::AnotherLoopRunning),
+            _ => Ok(()),
+        }
+    }
+    // ANCHOR_END: check_runnable
 
     // ANCHOR: park
     /// Parks the driver for one turn. Before waiting with no timeout, checks that
@@ -126,7 +148,8 @@ impl<D: Driver> EventLoop<D> {
     /// Runs turns until [`stop`](Core::stop) is called (asyncio's `run_forever`): the
     /// turn in which `stop` was called finishes its batch, then this returns. Whatever
     /// the outcome, the stop request is cleared, as asyncio's `finally:
-    /// self._stopping = False` clears it, so the loop can run again.
+    /// self._stopping = False` clears it, so the loop can run again. Inside another
+    /// loop's turn it runs no turn and returns [`LoopError::AnotherLoopRunning`].
     pub fn run_forever(&mut self) -> Result<(), LoopError> {
         let outcome = loop {
             if let Err(error) = self.run_once() {
@@ -154,8 +177,10 @@ impl<D: Driver> EventLoop<D> {
     }
 
     /// Closes the loop: leftover tasks are dropped (cancelled), queued handles dropped,
-    /// close hooks run. Later runs return [`LoopError::Closed`]. Idempotent; dropping
-    /// the loop closes it too.
+    /// close hooks run (a layer's hook lets go of what it holds, such as pending
+    /// timers), observers dropped. A panic in any of these is reported to the exception
+    /// handler and the shutdown goes on. Later runs return [`LoopError::Closed`].
+    /// Idempotent; dropping the loop closes it too.
     pub fn close(&mut self) {
         let _current = enter(&self.core);
         self.core.close();

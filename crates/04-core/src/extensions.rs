@@ -6,18 +6,30 @@
 //! is an `Rc<Something>` put here when the driver is installed. A future finds it on
 //! its first poll through [`with_current`](crate::with_current), by type. There is one
 //! type map per loop, so two loops on one thread each have their own.
+//!
+//! The extensions also keep the loop's close hooks. A layer sees only this map when it
+//! is installed, and a layer that holds user callbacks (the timer heap, the I/O table)
+//! must let go of them when the loop closes: it adds its close hook here, from
+//! [`Driver::install`](crate::Driver::install).
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
+use std::mem;
 use std::rc::Rc;
+
+use oneloop_task::Label;
+
+/// A hook run once at close, with the label its failure is reported under.
+pub(crate) type CloseHook = (Label, Box<dyn FnOnce()>);
 
 // ANCHOR: extensions
 /// A map from a type to one shared value of that type.
 #[derive(Default)]
 pub struct Extensions {
     map: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
+    close_hooks: RefCell<Vec<CloseHook>>,
 }
 
 impl Extensions {
@@ -42,6 +54,21 @@ impl Extensions {
         Self::default()
     }
 
+    /// Adds a hook run once when the loop closes, after its leftover tasks and queued
+    /// handles are dropped; hooks run in the order they were added. The same list as
+    /// [`Core::add_close_hook`](crate::Core::add_close_hook): a layer calls this one
+    /// from `Driver::install`, before the core exists.
+    pub fn add_close_hook(&self, label: impl Into<Label>, hook: impl FnOnce() + 'static) {
+        self.close_hooks
+            .borrow_mut()
+            .push((label.into(), Box::new(hook)));
+    }
+
+    /// Takes the close hooks added so far (the core runs them at close).
+    pub(crate) fn take_close_hooks(&self) -> Vec<CloseHook> {
+        mem::take(&mut *self.close_hooks.borrow_mut())
+    }
+
     /// Whether a value of type `T` is stored.
     pub fn contains<T: 'static>(&self) -> bool {
         self.map.borrow().contains_key(&TypeId::of::<T>())
@@ -62,6 +89,7 @@ impl fmt::Debug for Extensions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Extensions")
             .field("len", &self.len())
+            .field("close_hooks", &self.close_hooks.borrow().len())
             .finish()
     }
 }

@@ -75,9 +75,11 @@ mod turn;
 mod until_complete;
 mod wake;
 
-pub use crate::core::{CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, Core};
+pub use crate::core::{
+    CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, Core, DROP_PANICKED, OBSERVER_PANICKED,
+};
 pub use driver::{Driver, LayerSnapshot, ParkReport, ThreadParker, Unpark, Unparker};
-pub use error::{FOREIGN_WAKE, LoopError};
+pub use error::{ANOTHER_LOOP_RUNNING, FOREIGN_WAKE, LoopError};
 pub use event_loop::{EventLoop, Snapshot};
 pub use extensions::Extensions;
 pub use gather::Gather;
@@ -87,7 +89,9 @@ pub use main_task::RUN_UNTIL_COMPLETE_CB;
 pub use observer::Observer;
 pub(crate) use observer::Observers;
 pub use oneloop_coroutine::{YieldNow, yield_now};
-pub use oneloop_task::{ExceptionReport, JoinError, JoinHandle, Label, NEVER_RETRIEVED, TaskId};
+pub use oneloop_task::{
+    ExceptionReport, HANDLER_PANICKED, JoinError, JoinHandle, Label, NEVER_RETRIEVED, TaskId,
+};
 pub use ready::ReadyQueue;
 pub use registry::{LoopId, LoopWaker, RemoteWake, spawn, with_current};
 pub use runner::{Runner, run, run_with};

@@ -7,15 +7,21 @@
 //!
 //! Zero cost when none is set: the loop checks one `Cell<bool>` before reading the
 //! clock, so with no observer a handle runs without a single `Instant::now`.
+//!
+//! An observer is user code. One that panics is caught and reported to the exception
+//! handler ([`OBSERVER_PANICKED`](crate::OBSERVER_PANICKED)); the other observers are
+//! still told, and the handle it was told about still runs.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::mem;
+use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_task::Label;
+use oneloop_task::{ExceptionReport, ExceptionSink, Label, panic_message};
 
-use crate::{Handle, ParkReport};
+use crate::{Handle, OBSERVER_PANICKED, ParkReport};
 
 // ANCHOR: observer
 /// Told of each turn's start and end, and of every handle the loop runs.
@@ -85,14 +91,28 @@ impl Observers {
         self.active.get()
     }
 
-    /// Calls `tell` for every observer, with no borrow held.
-    pub(crate) fn each(&self, tell: impl Fn(&dyn Observer)) {
+    /// Calls `tell` for every observer, with no borrow held. A panic in one observer
+    /// is caught and reported to `sink` under `label`; the next observer is told.
+    pub(crate) fn each(&self, sink: &ExceptionSink, label: &Label, tell: impl Fn(&dyn Observer)) {
         if !self.active.get() {
             return;
         }
         let list = Rc::clone(&self.list.borrow());
         for observer in list.iter() {
-            tell(&**observer);
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| tell(&**observer))) {
+                sink.report(&ExceptionReport {
+                    message: OBSERVER_PANICKED.to_owned(),
+                    label: label.clone(),
+                    panic: panic_message(&*payload),
+                });
+            }
         }
+    }
+
+    /// Takes every observer out (at close: a closed loop runs no turn to tell them
+    /// of). The caller drops them with no borrow held.
+    pub(crate) fn take(&self) -> Rc<[Rc<dyn Observer>]> {
+        self.active.set(false);
+        mem::replace(&mut *self.list.borrow_mut(), Rc::from(Vec::new()))
     }
 }

@@ -17,9 +17,11 @@
 //!   received.
 //!
 //! The registry also holds the one thread-local futures use to find the running loop
-//! (for its extensions, or to spawn): [`with_current`].
+//! (for its extensions, or to spawn): [`with_current`], and the id of the loop that
+//! is running a turn on this thread, so that running a second loop inside it is
+//! refused ([`LoopError::AnotherLoopRunning`]).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::future::Future;
 use std::rc::{Rc, Weak};
@@ -44,8 +46,11 @@ impl fmt::Display for LoopId {
 thread_local! {
     /// The live loops of this thread.
     static LOOPS: RefCell<Vec<(LoopId, Weak<Core>)>> = const { RefCell::new(Vec::new()) };
-    /// The loop running a turn on this thread right now, if any.
+    /// The loop running a turn (or closing) on this thread right now, if any.
     static CURRENT: RefCell<Option<Rc<Core>>> = const { RefCell::new(None) };
+    /// The loop running a turn on this thread right now, if any (a loop that is only
+    /// closing is current, but not running).
+    static RUNNING: Cell<Option<LoopId>> = const { Cell::new(None) };
 }
 
 pub(crate) fn register(core: &Rc<Core>) {
@@ -213,18 +218,40 @@ impl Core {
 }
 
 /// Makes `core` the current loop until the guard is dropped (then the previous one is
-/// current again, so a loop run from inside another's callback nests correctly).
+/// current again, so a loop closed from inside another's callback finds its own
+/// extensions, and then the other's again).
 pub(crate) fn enter(core: &Rc<Core>) -> Enter {
     let previous = CURRENT.with(|current| current.borrow_mut().replace(Rc::clone(core)));
-    Enter { previous }
+    Enter {
+        previous,
+        running: None,
+    }
+}
+
+/// Like [`enter`], for a turn: `core` is also the running loop until the guard is
+/// dropped.
+pub(crate) fn enter_turn(core: &Rc<Core>) -> Enter {
+    let mut entered = enter(core);
+    entered.running = Some(RUNNING.with(|running| running.replace(Some(core.id()))));
+    entered
+}
+
+/// The loop running a turn on this thread, if any.
+pub(crate) fn running() -> Option<LoopId> {
+    RUNNING.with(Cell::get)
 }
 
 pub(crate) struct Enter {
     previous: Option<Rc<Core>>,
+    /// For a turn: the running loop before it (`Some(None)`: none was running).
+    running: Option<Option<LoopId>>,
 }
 
 impl Drop for Enter {
     fn drop(&mut self) {
+        if let Some(previous) = self.running.take() {
+            let _ = RUNNING.try_with(|running| running.set(previous));
+        }
         let previous = self.previous.take();
         let _ = CURRENT.try_with(|current| *current.borrow_mut() = previous);
     }

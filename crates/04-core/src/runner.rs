@@ -26,7 +26,9 @@ impl<D: Driver> Runner<D> {
         }
     }
 
-    /// Runs `future` to completion on this runner's loop.
+    /// Runs `future` to completion on this runner's loop (see
+    /// [`EventLoop::run_until_complete`]; inside another loop's turn it refuses with
+    /// [`LoopError::AnotherLoopRunning`]).
     pub fn run<F: Future + 'static>(&mut self, future: F) -> Result<F::Output, LoopError> {
         self.event_loop.run_until_complete(future)
     }
@@ -71,6 +73,10 @@ impl fmt::Debug for Runner<ThreadParker> {
 /// hooks. asyncio's shutdown also finalizes async generators and joins the default
 /// executor, each in turns of its own; oneloop has no async generators, and its thread
 /// pool (stage 7) shuts down from a close hook, so shutting down costs no turn.
+///
+/// Called inside a turn of another loop on this thread (from one of its tasks or
+/// callbacks), it returns [`LoopError::AnotherLoopRunning`] at once and `future` is
+/// dropped unpolled, as `asyncio.run` refuses to run from a running loop.
 pub fn run<F: Future + 'static>(future: F) -> Result<F::Output, LoopError> {
     run_with(|_| {}, future)
 }

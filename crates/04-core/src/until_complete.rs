@@ -10,7 +10,10 @@ impl<D: Driver> EventLoop<D> {
     /// Spawns `future` as the main task, runs the loop until it stops, and returns
     /// main's result (asyncio's `run_until_complete`).
     ///
-    /// - A closed loop refuses at once with [`LoopError::Closed`].
+    /// - A loop that may not run refuses at once, before main is spawned:
+    ///   [`check_runnable`](Self::check_runnable) gives [`LoopError::Closed`] for a
+    ///   closed loop and [`LoopError::AnotherLoopRunning`] inside a turn of another
+    ///   loop on this thread.
     /// - Main is spawned with `spawn_main`, whose guard queues the callback that stops
     ///   the loop when main finishes: main done in turn *T* stops the loop after turn
     ///   *T + 1*, as in CPython.
@@ -25,9 +28,7 @@ impl<D: Driver> EventLoop<D> {
         &mut self,
         future: F,
     ) -> Result<F::Output, LoopError> {
-        if self.core.is_closed() {
-            return Err(LoopError::Closed);
-        }
+        self.check_runnable()?;
         let main = spawn_main(&self.core, future);
         self.run_forever()?;
         match main.try_take() {

@@ -90,6 +90,13 @@ impl<D: Driver> TimerDriver<D> {
 impl<D: Driver> Driver for TimerDriver<D> {
     fn install(&mut self, ext: &Extensions) {
         ext.insert(Rc::clone(&self.timers));
+        // At close, let go of every pending callback (one may hold the loop itself).
+        let timers = Rc::downgrade(&self.timers);
+        ext.add_close_hook("timers", move || {
+            if let Some(timers) = timers.upgrade() {
+                timers.close();
+            }
+        });
         self.inner.install(ext);
     }
 

@@ -13,6 +13,7 @@ use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::fmt;
+use std::mem;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -169,6 +170,37 @@ impl TimerHeap {
     /// The earliest deadline, if any timer is in the heap.
     pub fn earliest(&self) -> Option<Duration> {
         self.peek().map(Scheduled::when)
+    }
+
+    /// Takes every timer out (at close: asyncio's `close` clears `_scheduled`). Each is
+    /// marked as no longer scheduled, and the cancelled count starts again at zero.
+    /// The caller drops them (and their callbacks) with no borrow held.
+    pub fn clear(&mut self) -> Vec<Scheduled> {
+        let gone = mem::take(&mut self.entries).into_vec();
+        for timer in &gone {
+            timer.unschedule();
+        }
+        self.cancelled.set(0);
+        gone
+    }
+
+    /// A handle for a timer that will never run (asked for on a closed loop): not in
+    /// the heap, already cancelled, with no callback.
+    pub(crate) fn refused(&mut self, when: Duration, label: Label) -> TimerHandle {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let cancel = CancelFlag::new();
+        cancel.cancel();
+        let entry = Rc::new(TimerEntry {
+            id: TimerId(seq),
+            when,
+            label,
+            cancel,
+            scheduled: Cell::new(false),
+            cancelled_count: Rc::clone(&self.cancelled),
+            callback: RefCell::new(None),
+        });
+        TimerHandle { entry }
     }
 
     pub(crate) fn uncount(&self, removed: usize) {

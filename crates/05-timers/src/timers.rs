@@ -28,6 +28,8 @@ pub struct Timers {
     heap: RefCell<TimerHeap>,
     debug: Cell<bool>,
     slow_callback_duration: Cell<Duration>,
+    /// Set by the layer's close hook: the heap was emptied and takes no new timer.
+    closed: Cell<bool>,
 }
 // ANCHOR_END: timers
 
@@ -50,6 +52,7 @@ impl Timers {
             heap: RefCell::new(TimerHeap::new()),
             debug: Cell::new(debug_from_env()),
             slow_callback_duration: Cell::new(DEFAULT_SLOW_CALLBACK_DURATION),
+            closed: Cell::new(false),
         }
     }
 
@@ -88,12 +91,19 @@ impl Timers {
 
     // ANCHOR: call_at
     /// Runs `callback` once the clock reaches `when` (asyncio's `call_at`).
+    ///
+    /// After the loop closed, where asyncio raises "Event loop is closed", the callback
+    /// is dropped at once and the handle returned is already cancelled.
     pub fn call_at_named(
         &self,
         when: Duration,
         label: impl Into<Label>,
         callback: impl FnOnce() + 'static,
     ) -> TimerHandle {
+        if self.closed.get() {
+            drop(callback);
+            return self.heap.borrow_mut().refused(when, label.into());
+        }
         self.heap
             .borrow_mut()
             .push(when, label.into(), Box::new(callback))
@@ -160,6 +170,31 @@ impl Timers {
     pub fn slow_callback_duration(&self) -> Duration {
         self.slow_callback_duration.get()
     }
+
+    // ANCHOR: close
+    /// The timer layer's close hook: empties the heap and refuses later timers. Each
+    /// callback is dropped after the heap's borrow is released, through the core's
+    /// `drop_caught` (a panic in a drop is reported, and the next is dropped), so a
+    /// callback that holds the loop's `Rc<Core>` no longer keeps the loop alive.
+    pub(crate) fn close(&self) {
+        self.closed.set(true);
+        let gone = self.heap.borrow_mut().clear();
+        // Close hooks run with the closing loop current: its handler hears of a panic.
+        let core = with_current(Rc::clone);
+        for timer in gone {
+            let callback = timer.entry.callback.borrow_mut().take();
+            match &core {
+                Some(core) => core.drop_caught(timer.label(), callback),
+                None => drop(callback),
+            }
+        }
+    }
+
+    /// Whether the loop closed: the heap is empty for good.
+    pub fn is_closed(&self) -> bool {
+        self.closed.get()
+    }
+    // ANCHOR_END: close
 
     // ANCHOR: sweep_call
     /// Step 1 of a turn: the sweep, with the removed timers dropped after the borrow.

@@ -6,6 +6,9 @@
 //!
 //! Binds 127.0.0.1 on `port` (0 by default), prints the address, and serves until
 //! interrupted. Connect two or more `nc 127.0.0.1 <port>` and type.
+//!
+//! A member that stops reading is disconnected once 1 MiB of lines waits for it
+//! (`MEMBER_QUEUE_LIMIT`); the disconnect is reported on stderr.
 
 use std::env;
 use std::io;

@@ -7,6 +7,9 @@
 //! Binds 127.0.0.1 on `port` (0, the default, lets the kernel choose), prints the
 //! address, and serves until interrupted. Try it with `nc 127.0.0.1 <port>`, or with
 //! `cargo run -p oneloop-io --example echo_client 127.0.0.1:<port>`.
+//!
+//! Out of file descriptors (try `ulimit -n 32` first), it reports each failed accept on
+//! stderr, goes on serving the clients it has, and accepts again a second later.
 
 use std::env;
 use std::process::ExitCode;

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use oneloop_core::{CancelFlag, Label};
 
 use crate::Io;
+use crate::io::discard;
 use crate::registration::{Direction, Watcher};
 
 impl Io {
@@ -19,6 +20,13 @@ impl Io {
     /// Level-triggered, as in asyncio: if the callback leaves data unread, it runs again
     /// in the next turn. (mio is edge-triggered; the driver re-arms the fd after each
     /// event to get this.) `fd` may be a raw fd, a std socket or a mio source.
+    ///
+    /// The registration belongs to the open file behind `fd`. oneloop's own sockets
+    /// remove theirs when dropped; for any other fd, remove the reader before closing
+    /// it, as in asyncio. One closed without that leaves a stale entry that never fires
+    /// and is dropped when the number is registered again (see the `io` module).
+    ///
+    /// Fails with [`IO_CLOSED`](crate::IO_CLOSED) once the loop is closed.
     pub fn add_reader(&self, fd: &impl AsRawFd, callback: impl Fn() + 'static) -> io::Result<()> {
         self.add_watcher(Direction::Read, fd.as_raw_fd(), None, Rc::new(callback))
     }
@@ -85,9 +93,9 @@ impl Io {
             cancel: CancelFlag::new(),
             label,
         };
-        let (replaced, outcome) = {
+        let (replaced, stale, outcome) = {
             let mut table = self.table.borrow_mut();
-            let index = table.slot_of(fd);
+            let (index, stale) = self.entry(&mut table, fd, direction);
             let registration = table.get(index);
             let replaced = registration.watcher(direction).replace(watcher);
             let outcome = self.apply(index, registration, false);
@@ -96,8 +104,12 @@ impl Io {
                 registration.watcher(direction).take();
                 table.free_if_empty(index);
             }
-            (replaced, outcome)
+            (replaced, stale, outcome)
         };
+        if let Some(stale) = stale {
+            // The entry of a file closed without being removed: its callbacks go.
+            discard(stale);
+        }
         if let Some(old) = replaced {
             // asyncio cancels the handle it replaces; its captures drop here, unborrowed.
             old.cancel.cancel();

@@ -1,9 +1,9 @@
 //! A single-threaded channel: a queue and one waker (a small `asyncio.Queue`).
 //!
 //! Unbounded: `send` never waits. That suits the chat server, where a line is fanned
-//! out to every member; the flow control that matters there is each member's
-//! [`StreamWriter`](crate::StreamWriter). A member that never reads lets its queue
-//! grow; a real server would bound it and drop slow members.
+//! out to every member and a sender must never wait for the slowest of them. The bound
+//! is the sender's business: the [`ChatRoom`](crate::ChatRoom) counts the bytes queued
+//! for each member and disconnects a member before its queue passes the room's limit.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

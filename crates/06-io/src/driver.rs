@@ -21,7 +21,9 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use mio::{Events, Poll, Token, Waker};
-use oneloop_core::{Driver, Extensions, LayerSnapshot, ParkReport, ReadyQueue, Unpark, Unparker};
+use oneloop_core::{
+    Driver, Extensions, LayerSnapshot, ParkReport, ReadyQueue, Unpark, Unparker, with_current,
+};
 
 use crate::Io;
 use crate::process_events::process_events;
@@ -71,6 +73,7 @@ pub struct IoDriver {
     events: Events,
     io: Rc<Io>,
     unparker: Unparker,
+    attached: bool,
 }
 // ANCHOR_END: io_driver
 
@@ -91,6 +94,7 @@ impl IoDriver {
             events: Events::with_capacity(EVENTS_CAPACITY),
             io: Rc::new(Io::new(registry)),
             unparker,
+            attached: false,
         })
     }
 
@@ -106,6 +110,14 @@ impl IoDriver {
     }
 }
 
+impl Drop for IoDriver {
+    /// A loop that was never run has no close hook on it: the table is emptied here,
+    /// so that callbacks holding the loop cannot keep it alive. (Idempotent.)
+    fn drop(&mut self) {
+        self.io.close();
+    }
+}
+
 // ANCHOR: driver_impl
 impl Driver for IoDriver {
     fn install(&mut self, ext: &Extensions) {
@@ -114,10 +126,15 @@ impl Driver for IoDriver {
     }
 
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
+        if !self.attached {
+            // The loop is current while it parks: tie the table to it, so that closing
+            // the loop empties the table (see `Io::attach`).
+            self.attached = with_current(|core| self.io.attach(core)).is_some();
+        }
         let started = Instant::now();
         if let Err(error) = self.poll.poll(&mut self.events, timeout) {
-            // A signal cut the sleep short: a turn with no events, as asyncio treats
-            // EINTR. Any other error means the epoll fd itself is broken.
+            // A signal cut the sleep short: a turn with no events. (Python's `epoll.poll`
+            // retries EINTR itself.) Any other error means the epoll fd itself is broken.
             assert!(
                 error.kind() == io::ErrorKind::Interrupted,
                 "epoll_wait failed: {error}"

@@ -6,36 +6,105 @@
 //! table of registered file descriptors, so that `add_reader` from a callback and a
 //! readiness future from a task can register while the loop runs. This file holds the
 //! table and its rules; the callbacks (`add_reader` and friends) are in `callbacks.rs`,
-//! the one-shot waits of readiness futures in `waits.rs`.
+//! the one-shot waits of readiness futures in `waits.rs`, and the owner of an entry in
+//! `source.rs`.
 //!
-//! Rules the three keep:
+//! Rules the table keeps:
 //!
 //! - mio's interest for an fd is always recomputed from the table (see
 //!   `Registration::wanted`), and given to mio with `register`, `reregister` or
 //!   `deregister` at once.
 //! - No user code runs while the table is borrowed: a replaced callback or waker is
 //!   carried out of the borrow and dropped after it.
-//! - An fd closed without being removed is forgotten by epoll on its own; if its number
-//!   comes back for a new socket, `reregister` fails with `NotFound` and the fd is simply
-//!   registered again.
+//! - The table is keyed by fd number, as epoll is, so an entry belongs to the open file
+//!   it was made for. oneloop's own sockets ([`TcpStream`](crate::TcpStream),
+//!   [`TcpListener`](crate::TcpListener)) own their entry: dropping one removes
+//!   everything registered for its fd and deregisters it before the fd is closed, in
+//!   the table of the loop it was made in and in that of the loop running at the drop.
+//!   (A socket made outside every loop and dropped outside every loop reaches no table;
+//!   an entry it had is stale, as below.)
+//! - A raw fd is the caller's to remove. One closed with something still registered
+//!   leaves a stale entry: epoll forgot the file when it closed, so its callbacks never
+//!   run again. When the number comes back and something registers on it, the table
+//!   asks epoll about the entry it holds; epoll answers `NotFound`, and the stale entry
+//!   is dropped (its callbacks cancelled, a waiting task woken to retry) before the new
+//!   registration starts clean. A `NotFound` met anywhere else (removing one side of a
+//!   stale entry, re-arming after an event) marks the entry `forgotten`: nothing is
+//!   given to epoll for the new file, and the next registration replaces the entry.
+//! - At close the whole table goes: every fd is deregistered, every callback and waker
+//!   dropped, and the registry released. Registering on a closed loop is an error.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
 use std::io;
+use std::mem;
 use std::os::fd::RawFd;
-use std::rc::Rc;
+use std::panic::{self, AssertUnwindSafe};
+use std::rc::{Rc, Weak};
 use std::task::Waker;
 
 use mio::unix::SourceFd;
 use mio::{Registry, Token};
-use oneloop_core::{Core, with_current};
+use oneloop_core::{CALLBACK_PANICKED, Core, ExceptionReport, Label, with_current};
+use oneloop_task::panic_message;
 
-use crate::registration::{Registration, Watcher};
+use crate::registration::{Direction, Registration, Waiter, Watcher};
 
 /// The message of the error a readiness future gives outside a loop with an I/O driver.
 pub const NO_IO_DRIVER: &str = "no I/O driver: this future must run on an event loop whose \
 driver stack has an IoDriver (stage 6)";
+
+/// The message of the error registering on a closed loop gives (asyncio raises
+/// "Event loop is closed").
+pub const IO_CLOSED: &str = "the event loop is closed: its I/O table takes no registration";
+
+/// The label of the close hook that empties the I/O table.
+const CLOSE_LABEL: &str = "io: release the table";
+
+// ANCHOR: io_wake
+/// The waker of a task that waits on an fd, taken out of the table by an event.
+///
+/// Waking is user code: a waker may be any `Waker`, and one that panics must not unwind
+/// out of the loop's park. [`wake`](Self::wake) catches the panic and hands it to the
+/// loop's exception handler, as the core does for a panicking callback, and the events
+/// after it are processed as usual.
+pub(crate) struct IoWake {
+    waker: Waker,
+    fd: RawFd,
+    direction: Direction,
+}
+
+impl IoWake {
+    pub(crate) fn new(waker: Waker, fd: RawFd, direction: Direction) -> Self {
+        Self {
+            waker,
+            fd,
+            direction,
+        }
+    }
+
+    /// Wakes the task; a panic is reported, never propagated.
+    pub(crate) fn wake(self) {
+        let Self {
+            waker,
+            fd,
+            direction,
+        } = self;
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| waker.wake())) {
+            let report = ExceptionReport {
+                message: CALLBACK_PANICKED.to_owned(),
+                label: Label::from(format!("waker of fd {fd} ({})", direction.name())),
+                panic: panic_message(&*payload),
+            };
+            // Events are processed inside a turn, with the loop current.
+            if with_current(|core| core.report(&report)).is_none() {
+                drop(report);
+            }
+        }
+    }
+}
+// ANCHOR_END: io_wake
 
 // ANCHOR: fired
 /// What one event made ready, taken out of the table so it can be queued with no
@@ -43,9 +112,9 @@ driver stack has an IoDriver (stage 6)";
 #[derive(Default)]
 pub(crate) struct Fired {
     pub(crate) reader: Option<Watcher>,
-    pub(crate) read_waker: Option<Waker>,
+    pub(crate) read_waker: Option<IoWake>,
     pub(crate) writer: Option<Watcher>,
-    pub(crate) write_waker: Option<Waker>,
+    pub(crate) write_waker: Option<IoWake>,
 }
 // ANCHOR_END: fired
 
@@ -85,19 +154,29 @@ impl Table {
         let empty = self.slots[index]
             .as_ref()
             .is_some_and(Registration::is_empty);
-        if empty && let Some(registration) = self.slots[index].take() {
-            self.by_fd.remove(&registration.fd);
-            self.free.push(index);
+        if empty {
+            drop(self.take(index));
         }
+    }
+
+    /// Takes the entry of `index` out and frees its slot, whatever it holds.
+    fn take(&mut self, index: usize) -> Option<Registration> {
+        let registration = self.slots[index].take()?;
+        self.by_fd.remove(&registration.fd);
+        self.free.push(index);
+        Some(registration)
     }
 }
 
 // ANCHOR: io
 /// The shared half of the I/O layer: mio's registry and the table of watched fds.
 pub struct Io {
-    registry: Registry,
+    /// `None` once the loop closed.
+    registry: RefCell<Option<Registry>>,
     pub(crate) table: RefCell<Table>,
     pub(crate) next_waiter: Cell<u64>,
+    /// Whether the close hook that empties the table is set on the loop.
+    attached: Cell<bool>,
 }
 // ANCHOR_END: io
 
@@ -105,6 +184,7 @@ impl fmt::Debug for Io {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Io")
             .field("registrations", &self.registrations())
+            .field("closed", &self.is_closed())
             .finish_non_exhaustive()
     }
 }
@@ -112,9 +192,10 @@ impl fmt::Debug for Io {
 impl Io {
     pub(crate) fn new(registry: Registry) -> Self {
         Self {
-            registry,
+            registry: RefCell::new(Some(registry)),
             table: RefCell::new(Table::default()),
             next_waiter: Cell::new(1),
+            attached: Cell::new(false),
         }
     }
 
@@ -128,14 +209,38 @@ impl Io {
             .ok_or_else(|| io::Error::other(NO_IO_DRIVER))
     }
 
-    /// The `Io` installed in `core`'s extensions, if any.
+    /// The `Io` installed in `core`'s extensions, if any. The first lookup also ties
+    /// the table to that loop: closing the loop empties it.
     pub fn of(core: &Core) -> Option<Rc<Io>> {
-        core.extensions().get::<Io>()
+        let io = core.extensions().get::<Io>()?;
+        io.attach(core);
+        Some(io)
     }
+
+    // ANCHOR: attach
+    /// Ties the table to its loop, once: closing the loop empties it. The hook holds
+    /// the table weakly, so it keeps nothing alive.
+    pub(crate) fn attach(self: &Rc<Self>, core: &Core) {
+        if self.attached.replace(true) {
+            return;
+        }
+        let table = Rc::downgrade(self);
+        core.add_close_hook(CLOSE_LABEL, move || {
+            if let Some(io) = Weak::upgrade(&table) {
+                io.close();
+            }
+        });
+    }
+    // ANCHOR_END: attach
 
     /// How many file descriptors have something registered.
     pub fn registrations(&self) -> usize {
         self.table.borrow().by_fd.len()
+    }
+
+    /// Whether the loop closed (nothing can register any more).
+    pub fn is_closed(&self) -> bool {
+        self.registry.borrow().is_none()
     }
 
     /// One line per registered fd, for a stepper's snapshot.
@@ -162,25 +267,36 @@ impl Io {
     ) -> io::Result<()> {
         let fd = registration.fd;
         let token = Token(index);
+        let registry = self.registry.borrow();
+        let Some(registry) = registry.as_ref() else {
+            registration.armed = None;
+            return match registration.wanted() {
+                None => Ok(()),
+                Some(_) => Err(io::Error::other(IO_CLOSED)),
+            };
+        };
         match (registration.armed, registration.wanted()) {
             (None, None) => Ok(()),
             (Some(_), None) => {
                 registration.armed = None;
                 // The fd may be closed already (epoll then forgot it): nothing to undo.
-                let _ = self.registry.deregister(&mut SourceFd(&fd));
+                let _ = registry.deregister(&mut SourceFd(&fd));
                 Ok(())
             }
             (None, Some(wanted)) => {
-                self.registry.register(&mut SourceFd(&fd), token, wanted)?;
+                registry.register(&mut SourceFd(&fd), token, wanted)?;
                 registration.armed = Some(wanted);
                 Ok(())
             }
             (Some(armed), Some(wanted)) => {
                 if armed != wanted || rearm {
-                    match self.registry.reregister(&mut SourceFd(&fd), token, wanted) {
-                        // Closed and reused without being removed: register it afresh.
+                    match registry.reregister(&mut SourceFd(&fd), token, wanted) {
+                        // epoll forgot the fd: the file was closed without being
+                        // removed. Register nothing for whatever file has the number now.
                         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                            self.registry.register(&mut SourceFd(&fd), token, wanted)?;
+                            registration.armed = None;
+                            registration.forgotten = true;
+                            return Ok(());
                         }
                         other => other?,
                     }
@@ -191,6 +307,107 @@ impl Io {
         }
     }
     // ANCHOR_END: apply
+
+    // ANCHOR: entry
+    /// The slot of `fd` for a `direction` about to be registered on it, and the stale
+    /// entry it replaced, if any (to be dropped by the caller once the table is released).
+    ///
+    /// An entry that mio is said to watch is checked with epoll first, by giving it the
+    /// interest it is about to have (so this is the one `epoll_ctl` the registration
+    /// needs). If epoll no longer knows the fd, the file the entry was made for was closed
+    /// without being removed, and the number now names another file: the entry is stale,
+    /// and a fresh one takes its place.
+    pub(crate) fn entry(
+        &self,
+        table: &mut Table,
+        fd: RawFd,
+        direction: Direction,
+    ) -> (usize, Option<Registration>) {
+        let index = table.slot_of(fd);
+        let registration = table.get(index);
+        if registration.forgotten {
+            let stale = mem::replace(registration, Registration::new(fd));
+            return (index, Some(stale));
+        }
+        let Some(armed) = registration.armed else {
+            return (index, None);
+        };
+        let after = armed | direction.interest();
+        let outcome = match self.registry.borrow().as_ref() {
+            Some(registry) => registry.reregister(&mut SourceFd(&fd), Token(index), after),
+            None => return (index, None),
+        };
+        match outcome {
+            Ok(()) => {
+                registration.armed = Some(after);
+                (index, None)
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let stale = mem::replace(registration, Registration::new(fd));
+                (index, Some(stale))
+            }
+            // Any other failure is the registration's own to report, from `apply`.
+            Err(_) => (index, None),
+        }
+    }
+    // ANCHOR_END: entry
+
+    // ANCHOR: release
+    /// Drops everything registered for `fd` and deregisters it, while the fd is still
+    /// open. Called by the owner of the fd when it is dropped (see `source.rs`).
+    pub(crate) fn release(&self, fd: RawFd) {
+        let removed = {
+            let mut table = self.table.borrow_mut();
+            let Some(&index) = table.by_fd.get(&fd) else {
+                return;
+            };
+            let mut removed = table.take(index);
+            if let Some(registration) = removed.as_mut()
+                && registration.armed.take().is_some()
+                && let Some(registry) = self.registry.borrow().as_ref()
+            {
+                // The owner calls this before closing the fd, so epoll still knows it.
+                let _ = registry.deregister(&mut SourceFd(&fd));
+            }
+            removed
+        };
+        if let Some(registration) = removed {
+            discard(registration);
+        }
+    }
+    // ANCHOR_END: release
+
+    // ANCHOR: close
+    /// Empties the table at close: every fd is deregistered, every callback and waker
+    /// dropped (after the borrow ends), and the registry released. Idempotent.
+    pub(crate) fn close(&self) {
+        let Some(registry) = self.registry.borrow_mut().take() else {
+            return;
+        };
+        let table = mem::take(&mut *self.table.borrow_mut());
+        for registration in table.slots.iter().flatten() {
+            if registration.armed.is_some() {
+                // Some of these fds may be closed already: epoll forgot those.
+                let _ = registry.deregister(&mut SourceFd(&registration.fd));
+            }
+        }
+        drop(registry);
+        for registration in table.slots.into_iter().flatten() {
+            // A callback's captures are user code: one that panics when dropped is
+            // reported, and the others are still dropped.
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(registration))) {
+                let report = ExceptionReport {
+                    message: oneloop_core::CLOSE_HOOK_PANICKED.to_owned(),
+                    label: Label::Static(CLOSE_LABEL),
+                    panic: panic_message(&*payload),
+                };
+                if with_current(|core| core.report(&report)).is_none() {
+                    drop(report);
+                }
+            }
+        }
+    }
+    // ANCHOR_END: close
 
     // ANCHOR: take_event
     /// Takes what one event made ready out of the table, and re-arms the fd.
@@ -207,20 +424,51 @@ impl Io {
             // An event for a slot freed since: nothing waits for it.
             return fired;
         };
+        let fd = registration.fd;
         if read {
             fired.reader = registration.reader.clone();
-            fired.read_waker = registration.read.fire();
+            fired.read_waker = registration
+                .read
+                .fire()
+                .map(|waker| IoWake::new(waker, fd, Direction::Read));
         }
         if write {
             fired.writer = registration.writer.clone();
-            fired.write_waker = registration.write.fire();
+            fired.write_waker = registration
+                .write
+                .fire()
+                .map(|waker| IoWake::new(waker, fd, Direction::Write));
         }
         if self.apply(index, registration, true).is_err() {
             // Re-arming failed (the fd was closed under us): stop watching it, and let
             // the callbacks find out from their own syscall, as they would in asyncio.
             registration.armed = None;
+            registration.forgotten = true;
         }
         fired
     }
     // ANCHOR_END: take_event
+}
+
+/// Disposes of an entry taken out of the table (stale, or released by its owner), with
+/// no borrow held: its queued handles are cancelled, and a task still waiting on it is
+/// woken so that it retries its syscall instead of waiting for an event that cannot
+/// come.
+pub(crate) fn discard(registration: Registration) {
+    let Registration {
+        fd,
+        reader,
+        writer,
+        read,
+        write,
+        ..
+    } = registration;
+    for watcher in [reader, writer].into_iter().flatten() {
+        watcher.cancel.cancel();
+    }
+    for (waiter, direction) in [(read, Direction::Read), (write, Direction::Write)] {
+        if let Waiter::Waiting { waker, .. } = waiter {
+            IoWake::new(waker, fd, direction).wake();
+        }
+    }
 }

@@ -30,6 +30,10 @@
 //!   is reported again in the next turn.
 //! - A readiness future parks the task's waker, not a callback: the event wakes the
 //!   task, whose step is queued at once, in the poller's order.
+//! - asyncio's transports read in a callback, once per readiness event; here a task
+//!   reads. So [`TcpStream::read`] keeps asyncio's pace itself: one successful read per
+//!   stream per turn, yielding to the loop before a second. A peer that always has data
+//!   cannot hold the loop.
 //! - Rust cancels by dropping. Each future here says what a drop half-way loses
 //!   (nothing, for the reader's and writer's methods).
 //!
@@ -69,6 +73,7 @@ mod readiness;
 mod readiness_poll;
 mod registration;
 mod serve;
+mod source;
 mod stream_reader;
 mod stream_writer;
 mod tcp;
@@ -77,11 +82,14 @@ mod waits;
 pub use channel::{Receiver, Sender, channel};
 pub use driver::{EVENTS_CAPACITY, IoDriver};
 pub use echo::echo;
-pub use io::{Io, NO_IO_DRIVER};
+pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
 pub use readiness::{Readiness, readable, writable};
 pub use registration::{Direction, WaiterId};
-pub use serve::{ChatRoom, WELCOME, chat_member, echo_connection, serve, serve_chat};
+pub use serve::{
+    ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, ChatRoom, MEMBER_QUEUE_LIMIT,
+    SLOW_MEMBER_DISCONNECTED, WELCOME, chat_member, echo_connection, serve, serve_chat, serve_room,
+};
 pub use stream_reader::{AsyncRead, DEFAULT_LIMIT, StreamError, StreamReader};
 pub use stream_writer::{DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER, StreamWriter, open_connection};
 pub use tcp::{TcpListener, TcpStream};

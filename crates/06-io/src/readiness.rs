@@ -1,10 +1,11 @@
 //! Readiness futures: "wake me when this fd is readable (or writable)", once.
 //!
-//! This is the bridge between the selector and `async fn`. asyncio's `sock_recv`
-//! does the same dance by hand: try `recv`; on `BlockingIOError`, `add_reader` with a
-//! callback that completes a future, await it, remove the reader, try again. Here the
-//! future parks the task's waker in the fd's slot in [`Io`]; the driver's event turns
-//! the slot to ready and wakes the task; the next poll takes the readiness.
+//! This is the bridge between the selector and `async fn`. asyncio's `sock_recv` waits
+//! with a callback instead: after one `recv` that raises `BlockingIOError`, it adds a
+//! reader that does the `recv` itself on each event and completes a future, and a done
+//! callback on that future removes the reader. Here the future parks the task's waker in
+//! the fd's slot in [`Io`]; the driver's event turns the slot to ready and wakes the
+//! task; the next poll takes the readiness, and the task makes the syscall again.
 //!
 //! It is one-shot: once ready, the direction is no longer watched, and mio forgets it.
 //! The caller's next `WouldBlock` makes a new future, which registers again.

@@ -26,6 +26,14 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// The mio interest of this direction.
+    pub(crate) fn interest(self) -> Interest {
+        match self {
+            Direction::Read => Interest::READABLE,
+            Direction::Write => Interest::WRITABLE,
+        }
+    }
+
     /// The word used in messages.
     pub fn name(self) -> &'static str {
         match self {
@@ -93,6 +101,9 @@ pub(crate) struct Registration {
     pub(crate) write: Waiter,
     /// The interest mio holds for this fd now (`None`: not registered with mio).
     pub(crate) armed: Option<Interest>,
+    /// epoll said it no longer knows this fd: the file was closed under the entry, which
+    /// is stale and is replaced by the next registration on the number.
+    pub(crate) forgotten: bool,
 }
 
 impl Registration {
@@ -104,6 +115,7 @@ impl Registration {
             read: Waiter::Idle,
             write: Waiter::Idle,
             armed: None,
+            forgotten: false,
         }
     }
 

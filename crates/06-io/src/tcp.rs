@@ -5,12 +5,21 @@
 //! [`Readiness`](crate::Readiness) future for that direction and try again. The loop
 //! around the syscall is what makes spurious wakeups harmless: a wake that finds
 //! nothing to read just leads to one more `WouldBlock` and one more wait.
+//!
+//! Reads have one more rule, for fairness: a stream gives at most one successful read
+//! per turn of the loop. A peer that always has data would otherwise keep its task
+//! reading for ever, since the syscall never says `WouldBlock`; see
+//! [`TcpStream::read`].
 
+use std::cell::Cell;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
 use std::os::fd::{AsRawFd, RawFd};
 
+use oneloop_core::{LoopId, with_current, yield_now};
+
+use crate::source::Owned;
 use crate::{Direction, Readiness, writable};
 
 // ANCHOR: retry
@@ -35,7 +44,7 @@ async fn retry<T>(
 
 /// A TCP socket listening for connections (what `asyncio.start_server` binds).
 pub struct TcpListener {
-    inner: mio::net::TcpListener,
+    inner: Owned<mio::net::TcpListener>,
 }
 
 impl fmt::Debug for TcpListener {
@@ -54,7 +63,11 @@ impl TcpListener {
         let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no address to bind");
         for addr in addr.to_socket_addrs()? {
             match mio::net::TcpListener::bind(addr) {
-                Ok(inner) => return Ok(Self { inner }),
+                Ok(inner) => {
+                    return Ok(Self {
+                        inner: inner.into(),
+                    });
+                }
                 Err(e) => last = e,
             }
         }
@@ -65,7 +78,7 @@ impl TcpListener {
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<Self> {
         listener.set_nonblocking(true)?;
         Ok(Self {
-            inner: mio::net::TcpListener::from_std(listener),
+            inner: mio::net::TcpListener::from_std(listener).into(),
         })
     }
 
@@ -81,7 +94,7 @@ impl TcpListener {
             self.inner.accept()
         })
         .await?;
-        Ok((TcpStream { inner }, addr))
+        Ok((TcpStream::wrap(inner), addr))
     }
     // ANCHOR_END: accept
 }
@@ -98,7 +111,9 @@ impl AsRawFd for TcpListener {
 /// an `Rc`). Two tasks reading at once is an error on the second one's wait, as in
 /// asyncio: there is one slot per direction.
 pub struct TcpStream {
-    inner: mio::net::TcpStream,
+    inner: Owned<mio::net::TcpStream>,
+    /// The loop and turn of the last successful [`read`](TcpStream::read).
+    last_read: Cell<Option<(LoopId, u64)>>,
 }
 
 impl fmt::Debug for TcpStream {
@@ -112,6 +127,13 @@ impl fmt::Debug for TcpStream {
 }
 
 impl TcpStream {
+    fn wrap(inner: mio::net::TcpStream) -> Self {
+        Self {
+            inner: inner.into(),
+            last_read: Cell::new(None),
+        }
+    }
+
     // ANCHOR: connect
     /// Connects to `addr` (asyncio's `sock_connect`).
     ///
@@ -126,7 +148,7 @@ impl TcpStream {
                 return Err(error);
             }
             match inner.peer_addr() {
-                Ok(_) => return Ok(TcpStream { inner }),
+                Ok(_) => return Ok(TcpStream::wrap(inner)),
                 // Not connected yet: the wake was early; wait again.
                 Err(e) if e.kind() == io::ErrorKind::NotConnected => {}
                 Err(e) => return Err(e),
@@ -138,22 +160,33 @@ impl TcpStream {
     /// Wraps a connected std stream (made non-blocking here).
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<Self> {
         stream.set_nonblocking(true)?;
-        Ok(Self {
-            inner: mio::net::TcpStream::from_std(stream),
-        })
+        Ok(Self::wrap(mio::net::TcpStream::from_std(stream)))
     }
 
     // ANCHOR: read
     /// Reads some bytes into `buf`, waiting until at least one byte (or end of file,
     /// `Ok(0)`) is there.
     ///
+    /// Fair: a stream gives at most one successful read per turn. A read that follows
+    /// another in the same turn first yields to the loop, so a busy stream is read once
+    /// per turn, and every turn also polls the selector and runs what it made ready.
+    /// asyncio's transports read the same way: one `recv` per readiness event, one
+    /// event per turn.
+    ///
     /// Cancel-safe: dropping the future before it completes loses no data, since bytes
     /// leave the kernel only in the syscall that returns them.
     pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        retry(self.inner.as_raw_fd(), Direction::Read, || {
+        let now = with_current(|core| (core.id(), core.turn()));
+        if now.is_some() && self.last_read.get() == now {
+            yield_now().await;
+        }
+        let n = retry(self.inner.as_raw_fd(), Direction::Read, || {
             (&self.inner).read(buf)
         })
-        .await
+        .await?;
+        self.last_read
+            .set(with_current(|core| (core.id(), core.turn())));
+        Ok(n)
     }
     // ANCHOR_END: read
 

@@ -5,6 +5,7 @@ use std::os::fd::RawFd;
 use std::task::Waker;
 
 use crate::Io;
+use crate::io::discard;
 use crate::registration::{Direction, Waiter, WaiterId};
 
 impl Io {
@@ -28,9 +29,18 @@ impl Io {
         id: WaiterId,
         waker: &Waker,
     ) -> io::Result<()> {
-        let (old, outcome) = {
+        let (old, stale, outcome) = {
             let mut table = self.table.borrow_mut();
-            let index = table.slot_of(fd);
+            let parked = table.by_fd.get(&fd).copied().filter(|&index| {
+                matches!(table.get(index).waiter(direction),
+                    Waiter::Waiting { id: mine, .. } if *mine == id)
+            });
+            // Parking a new waker for a wait already armed needs no check; a new wait
+            // might find the stale entry of a closed fd, and `entry` replaces it.
+            let (index, stale) = match parked {
+                Some(index) => (index, None),
+                None => self.entry(&mut table, fd, direction),
+            };
             let registration = table.get(index);
             let slot = registration.waiter(direction);
             if let Waiter::Waiting { id: other, .. } = slot
@@ -53,9 +63,12 @@ impl Io {
                 *registration.waiter(direction) = Waiter::Idle;
                 table.free_if_empty(index);
             }
-            (old, outcome)
+            (old, stale, outcome)
         };
         drop(old);
+        if let Some(stale) = stale {
+            discard(stale);
+        }
         outcome
     }
     // ANCHOR_END: wait

@@ -68,7 +68,13 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::mem;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::PoisonError;
+// Under `--cfg loom` the inbox's lock is loom's, so that the model in `tests/loom.rs`
+// explores every order in which pushes, drains and closes can take it.
+#[cfg(loom)]
+use loom::sync::{Mutex, MutexGuard};
+#[cfg(not(loom))]
+use std::sync::{Mutex, MutexGuard};
 
 use oneloop_core::{CancelFlag, Core, Handle, Label, RemoteWake, TaskId, Unparker};
 
@@ -127,13 +133,18 @@ impl Remote {
     }
 
     // ANCHOR: deliver
+    /// Takes the whole inbox under the lock (nothing once closed).
+    pub(crate) fn take(&self) -> VecDeque<Injected> {
+        match &mut *self.lock() {
+            Inbox::Open(queue) => mem::take(queue),
+            Inbox::Closed => VecDeque::new(),
+        }
+    }
+
     /// On the loop's thread, after a park: takes the whole inbox under the lock, then,
     /// with the lock released, queues each item on the loop. Returns how many.
     pub(crate) fn deliver(&self, core: &Core) -> usize {
-        let batch = match &mut *self.lock() {
-            Inbox::Open(queue) => mem::take(queue),
-            Inbox::Closed => return 0,
-        };
+        let batch = self.take();
         let count = batch.len();
         for item in batch {
             match item {

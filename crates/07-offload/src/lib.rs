@@ -66,6 +66,9 @@ mod driver;
 mod error;
 mod handle;
 mod inbox;
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod loom_model;
 mod offload;
 mod offload_loop;
 mod offloaded;

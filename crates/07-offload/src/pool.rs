@@ -35,7 +35,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::OffloadError;
-use crate::offloaded::panic_message;
+use crate::offloaded::{drop_payload, panic_message};
 use crate::worker::worker_loop;
 
 /// A job: any function that may move to another thread.
@@ -304,19 +304,21 @@ fn spawn_worker(shared: Arc<PoolShared>) -> io::Result<()> {
         .name("oneloop-pool".to_owned())
         .spawn(move || {
             loop {
-                let outcome = panic::catch_unwind(AssertUnwindSafe(|| worker_loop(&shared)));
+                // A failure's payload is dropped here, before the lock is taken: its
+                // drop is user code (see `panic_message`).
+                let failure = panic::catch_unwind(AssertUnwindSafe(|| worker_loop(&shared)))
+                    .err()
+                    .map(panic_message);
                 let mut state = shared.lock();
-                let orphans = match outcome {
+                let orphans = match failure {
                     // A job queued since the worker loop let go of the lock: run it.
-                    Ok(()) if !state.queue.is_empty() => continue,
-                    Ok(()) => VecDeque::new(),
-                    Err(payload) => {
+                    None if !state.queue.is_empty() => continue,
+                    None => VecDeque::new(),
+                    Some(why) => {
                         // The worker loop itself failed: stop taking jobs, and give up
                         // the queued ones (no worker may be left to run them).
-                        state.phase = Phase::Broken(format!(
-                            "a worker thread died outside any job: {}",
-                            panic_message(&*payload)
-                        ));
+                        state.phase =
+                            Phase::Broken(format!("a worker thread died outside any job: {why}"));
                         mem::take(&mut state.queue)
                     }
                 };
@@ -342,6 +344,8 @@ fn drop_orphans(orphans: VecDeque<Job>) {
     for job in orphans {
         // A panic here has been reported by the panic hook already; the next job's
         // answer matters more than this one's failure to give its own.
-        let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(job)));
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(move || drop(job))) {
+            drop_payload(payload);
+        }
     }
 }

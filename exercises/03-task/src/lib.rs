@@ -47,7 +47,8 @@ mod step;
 mod step;
 
 pub use exception::{
-    ExceptionHandler, ExceptionReport, ExceptionSink, NEVER_RETRIEVED, write_to_stderr,
+    ExceptionHandler, ExceptionReport, ExceptionSink, HANDLER_PANICKED, NEVER_RETRIEVED,
+    default_line, write_to_stderr,
 };
 pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
 pub use id::{Label, TaskId};

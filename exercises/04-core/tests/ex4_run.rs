@@ -267,3 +267,32 @@ fn ex4_run_closes_its_loop() {
         );
     });
 }
+
+#[test]
+fn ex4_a_loop_run_inside_another_loops_turn_refuses_before_spawning_main() {
+    watchdog_default(|| {
+        // asyncio: "Cannot run the event loop while another loop is running", raised
+        // before main becomes a task.
+        let mut outer = EventLoop::new();
+        let ran = Rc::new(Cell::new(false));
+        let dropped = DropFlag::new();
+        let (seen, guard) = (Rc::clone(&ran), dropped.guard());
+        let (refused, inner) = outer
+            .run_until_complete(async move {
+                let mut inner = EventLoop::new();
+                let refused = inner.run_until_complete(async move {
+                    let _guard = guard;
+                    seen.set(true);
+                });
+                assert_eq!(inner.live_tasks(), 0, "main was not spawned");
+                (refused, inner)
+            })
+            .unwrap();
+        assert_eq!(refused, Err(LoopError::AnotherLoopRunning));
+        assert_eq!(dropped.drops(), 1, "the refused future was dropped");
+        // Run on its own later, the inner loop works, and the refused main never runs.
+        let mut inner = inner;
+        assert_eq!(inner.run_until_complete(async { 3 }), Ok(3));
+        assert!(!ran.get());
+    });
+}

@@ -32,6 +32,8 @@ mod readiness;
 mod registration;
 #[path = "../../../crates/06-io/src/serve.rs"]
 mod serve;
+#[path = "../../../crates/06-io/src/source.rs"]
+mod source;
 #[path = "../../../crates/06-io/src/stream_reader.rs"]
 mod stream_reader;
 #[path = "../../../crates/06-io/src/stream_writer.rs"]
@@ -68,11 +70,14 @@ mod echo;
 pub use channel::{Receiver, Sender, channel};
 pub use driver::{EVENTS_CAPACITY, IoDriver};
 pub use echo::echo;
-pub use io::{Io, NO_IO_DRIVER};
+pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
 pub use readiness::{Readiness, readable, writable};
 pub use registration::{Direction, WaiterId};
-pub use serve::{ChatRoom, WELCOME, chat_member, echo_connection, serve, serve_chat};
+pub use serve::{
+    ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, ChatRoom, MEMBER_QUEUE_LIMIT,
+    SLOW_MEMBER_DISCONNECTED, WELCOME, chat_member, echo_connection, serve, serve_chat, serve_room,
+};
 pub use stream_reader::{AsyncRead, DEFAULT_LIMIT, StreamError, StreamReader};
 pub use stream_writer::{DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER, StreamWriter, open_connection};
 pub use tcp::{TcpListener, TcpStream};

@@ -224,3 +224,96 @@ fn ex1_a_reader_removing_itself_runs_once_and_the_next_reader_sees_the_unread_da
         assert!(io.remove_reader(&*server));
     });
 }
+
+/// Fills the pipe until the kernel takes no more.
+fn fill(sender: &mio::unix::pipe::Sender) {
+    let chunk = [0u8; 4096];
+    loop {
+        match (&*sender).write(&chunk) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+            Err(e) => panic!("filling the pipe: {e}"),
+        }
+    }
+}
+
+#[test]
+fn ex1_a_hang_up_with_no_data_fires_the_reader() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let io = Io::of(&event_loop).unwrap();
+        let (sender, receiver) = mio::unix::pipe::new().unwrap();
+        io.add_reader_named(&receiver, "reader", || {}).unwrap();
+        // The writer goes, nothing was written: epoll reports a hang-up, not "readable".
+        drop(sender);
+        event_loop.run_once().unwrap();
+        assert_eq!(trace.io_events(1), 1, "one park saw the hang-up");
+        assert_eq!(
+            trace.turn(1),
+            ["reader"],
+            "a read-closed event fires the read side"
+        );
+        assert!(io.remove_reader(&receiver));
+    });
+}
+
+#[test]
+fn ex1_an_error_event_fires_both_the_reader_and_the_writer() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let io = Io::of(&event_loop).unwrap();
+        let (sender, receiver) = mio::unix::pipe::new().unwrap();
+        // A full pipe is not writable; with its reading end gone, epoll reports an error
+        // alone on the writing end: neither readable nor writable.
+        fill(&sender);
+        io.add_reader_named(&sender, "reader", || {}).unwrap();
+        io.add_writer_named(&sender, "writer", || {}).unwrap();
+        drop(receiver);
+        event_loop.run_once().unwrap();
+        assert_eq!(trace.io_events(1), 1, "one park saw the error");
+        assert_eq!(
+            trace.turn(1),
+            ["reader", "writer"],
+            "an error fires both sides, reader first"
+        );
+        assert!(io.remove_reader(&sender));
+        assert!(io.remove_writer(&sender));
+    });
+}
+
+#[test]
+fn ex1_one_event_queues_reader_then_read_task_then_writer_then_write_task() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let io = Io::of(&event_loop).unwrap();
+        let (mut client, server) = pair();
+        let server = Rc::new(server);
+        let (reading, writing) = (Rc::clone(&server), Rc::clone(&server));
+        drop(event_loop.spawn_named("read task", async move {
+            ex06_io::readable(&*reading).await.unwrap();
+        }));
+        drop(event_loop.spawn_named("write task", async move {
+            ex06_io::writable(&*writing).await.unwrap();
+        }));
+        // Turn 1: both tasks start waiting (the socket is not watched before that).
+        event_loop.run_once().unwrap();
+        assert_eq!(trace.turn(1), ["read task", "write task"]);
+        io.add_reader_named(&*server, "reader", || {}).unwrap();
+        io.add_writer_named(&*server, "writer", || {}).unwrap();
+        client.write_all(b"x").unwrap();
+        // Turn 2: one event, readable and writable, for one fd with all four set.
+        event_loop.run_once().unwrap();
+        assert_eq!(trace.io_events(2), 1);
+        assert_eq!(
+            trace.turn(2),
+            ["reader", "read task", "writer", "write task"],
+            "per event: queue the reader, wake the read task, queue the writer, wake the \
+             write task"
+        );
+        assert!(io.remove_reader(&*server));
+        assert!(io.remove_writer(&*server));
+    });
+}

@@ -321,3 +321,48 @@ fn ex3_chat_every_line_reaches_the_other_two_in_order() {
         server.join().unwrap();
     });
 }
+
+/// A stream that hands over its bytes one per read, never waiting, and counts reads.
+struct OneByteAtATime {
+    data: Vec<u8>,
+    at: usize,
+}
+
+impl ex06_io::AsyncRead for OneByteAtATime {
+    async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some(&byte) = self.data.get(self.at) else {
+            return Ok(0);
+        };
+        buf[0] = byte;
+        self.at += 1;
+        Ok(1)
+    }
+}
+
+#[test]
+fn ex3_a_long_line_arriving_one_byte_per_read_costs_linear_time() {
+    // 256 KiB arriving a byte per read: a search that starts again from byte 0 after
+    // every read examines about 34 billion bytes, and the watchdog stops it; searching
+    // only the new bytes examines each byte once (a fraction of a second).
+    const LEN: usize = 256 * 1024;
+    watchdog_default(|| {
+        let mut data = vec![b'a'; LEN];
+        data.push(b'\n');
+        let stream = OneByteAtATime { data, at: 0 };
+        let mut event_loop = new_event_loop().unwrap();
+        let (line, reads) = event_loop
+            .run_until_complete(async move {
+                let mut reader = StreamReader::with_limit(stream, 2 * LEN);
+                let line = reader.read_line().await.expect("a line");
+                (line, reader.get_ref().at)
+            })
+            .unwrap();
+        let line = line.expect("not end of file");
+        assert_eq!(line.len(), LEN + 1);
+        assert_eq!(
+            reads,
+            LEN + 1,
+            "one fill per byte, as the stream hands them over"
+        );
+    });
+}

@@ -26,6 +26,10 @@ mod error;
 mod handle;
 #[path = "../../../crates/07-offload/src/inbox.rs"]
 mod inbox;
+#[cfg(loom)]
+#[doc(hidden)]
+#[path = "../../../crates/07-offload/src/loom_model.rs"]
+pub mod loom_model;
 #[path = "../../../crates/07-offload/src/offload.rs"]
 mod offload;
 #[path = "../../../crates/07-offload/src/offload_loop.rs"]

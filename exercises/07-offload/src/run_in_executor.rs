@@ -30,7 +30,8 @@ impl<T: Send + 'static> Deliver<T> {
 ///   `Deliver::new(.., handle)` the other.
 /// - Submit a job (a `move` closure that owns the `Deliver`) that runs `f` inside
 ///   `panic::catch_unwind` (a panic becomes `OffloadError::Panicked` with the panic's
-///   message, see `panic_message`), then calls `send(outcome)`. A job the pool drops
+///   message: `panic_message` takes the payload, and drops it safely, since a payload's
+///   own drop may panic), then calls `send(outcome)`. A job the pool drops
 ///   without running it drops its `Deliver`, which answers `PoolBroken` by itself.
 /// - Return `Offloaded::waiting` if the pool took the job, else `Offloaded::failed`
 ///   with the pool's error.

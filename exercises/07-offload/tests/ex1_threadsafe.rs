@@ -231,6 +231,21 @@ fn ex1_calls_racing_with_the_loop_closing_run_or_are_dropped_never_leaked() {
     // few turns and is dropped. Each call either lands (and its callback runs, or is
     // dropped when the loop closes) or fails with LoopClosed (and is dropped at once):
     // every captured token is gone at the end, and both threads saw the loop close.
+    // Each round has a watchdog of its own: a round that never ends is a hang (a
+    // calling thread that never sees the loop close, a loop that never finishes its
+    // turns), however slowly a loaded machine runs the others.
+    const ROUNDS: usize = 200;
+    for round in 0..ROUNDS {
+        let outcome = std::panic::catch_unwind(|| watchdog(LIMIT, move || close_race_round(round)));
+        if let Err(failure) = outcome {
+            eprintln!("the close race failed in round {round} of {ROUNDS} (its message follows)");
+            std::panic::resume_unwind(failure);
+        }
+    }
+}
+
+/// One round of the close race: `round % 4` turns, then the loop is dropped.
+fn close_race_round(round: usize) {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     struct Token(Arc<AtomicUsize>);
@@ -240,56 +255,51 @@ fn ex1_calls_racing_with_the_loop_closing_run_or_are_dropped_never_leaked() {
         }
     }
 
-    const ROUNDS: usize = 200;
-    watchdog(LIMIT, || {
-        for round in 0..ROUNDS {
-            let live = Arc::new(AtomicUsize::new(0));
-            let ran = Arc::new(AtomicUsize::new(0));
-            let mut event_loop = new_event_loop().unwrap();
-            let handle = ex07_offload::Offload::of(event_loop.core())
-                .expect("the offload layer")
-                .handle();
-            let start = Arc::new(Barrier::new(3));
-            let helpers: Vec<_> = (0..2)
-                .map(|_| {
-                    let (handle, start) = (handle.clone(), Arc::clone(&start));
-                    let (live, ran) = (Arc::clone(&live), Arc::clone(&ran));
-                    thread::spawn(move || {
-                        start.wait();
-                        let mut landed = 0_usize;
-                        loop {
-                            live.fetch_add(1, Ordering::SeqCst);
-                            let token = Token(Arc::clone(&live));
-                            let ran = Arc::clone(&ran);
-                            match handle.call_soon_threadsafe(move || {
-                                drop(token);
-                                ran.fetch_add(1, Ordering::SeqCst);
-                            }) {
-                                Ok(()) => landed += 1,
-                                Err(OffloadError::LoopClosed) => return landed,
-                                Err(other) => panic!("unexpected error: {other}"),
-                            }
-                        }
-                    })
-                })
-                .collect();
-            start.wait();
-            event_loop
-                .run_until_complete(async move {
-                    for _ in 0..round % 4 {
-                        oneloop_core::yield_now().await;
+    let live = Arc::new(AtomicUsize::new(0));
+    let ran = Arc::new(AtomicUsize::new(0));
+    let mut event_loop = new_event_loop().unwrap();
+    let handle = ex07_offload::Offload::of(event_loop.core())
+        .expect("the offload layer")
+        .handle();
+    let start = Arc::new(Barrier::new(3));
+    let helpers: Vec<_> = (0..2)
+        .map(|_| {
+            let (handle, start) = (handle.clone(), Arc::clone(&start));
+            let (live, ran) = (Arc::clone(&live), Arc::clone(&ran));
+            thread::spawn(move || {
+                start.wait();
+                let mut landed = 0_usize;
+                loop {
+                    live.fetch_add(1, Ordering::SeqCst);
+                    let token = Token(Arc::clone(&live));
+                    let ran = Arc::clone(&ran);
+                    match handle.call_soon_threadsafe(move || {
+                        drop(token);
+                        ran.fetch_add(1, Ordering::SeqCst);
+                    }) {
+                        Ok(()) => landed += 1,
+                        Err(OffloadError::LoopClosed) => return landed,
+                        Err(other) => panic!("unexpected error: {other}"),
                     }
-                })
-                .unwrap();
-            drop(event_loop);
-            let landed: usize = helpers.into_iter().map(|h| h.join().unwrap()).sum();
-            assert_eq!(
-                live.load(Ordering::SeqCst),
-                0,
-                "round {round}: a callback leaked"
-            );
-            assert!(ran.load(Ordering::SeqCst) <= landed, "round {round}");
-            assert!(handle.is_closed(), "round {round}");
-        }
-    });
+                }
+            })
+        })
+        .collect();
+    start.wait();
+    event_loop
+        .run_until_complete(async move {
+            for _ in 0..round % 4 {
+                oneloop_core::yield_now().await;
+            }
+        })
+        .unwrap();
+    drop(event_loop);
+    let landed: usize = helpers.into_iter().map(|h| h.join().unwrap()).sum();
+    assert_eq!(
+        live.load(Ordering::SeqCst),
+        0,
+        "round {round}: a callback leaked"
+    );
+    assert!(ran.load(Ordering::SeqCst) <= landed, "round {round}");
+    assert!(handle.is_closed(), "round {round}");
 }

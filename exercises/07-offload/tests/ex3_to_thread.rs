@@ -308,3 +308,78 @@ fn ex3_every_job_queued_when_the_pool_broke_resolves_to_pool_broken() {
         }
     });
 }
+
+#[test]
+fn ex3_a_panic_whose_payload_panics_when_dropped_still_surfaces_at_the_await() {
+    // The payload is the panicking code's value; its drop is user code and panics
+    // here. Dropped carelessly in the job, that second panic unwinds the job past its
+    // `send`, and the future waits for ever; `panic_message` drops it safely.
+    watchdog(LIMIT, || {
+        let (first, second, open) = run(async {
+            let first =
+                to_thread(|| -> u32 { std::panic::panic_any(common::KillsItsWorker) }).await;
+            let second = to_thread(|| 5_u32).await;
+            let open = Offload::current()
+                .unwrap()
+                .default_pool()
+                .unwrap()
+                .is_open();
+            (first, second, open)
+        })
+        .unwrap();
+        assert_eq!(
+            first,
+            Err(OffloadError::Panicked("a panic with no message".to_owned()))
+        );
+        assert_eq!(second, Ok(5), "the default pool took the next job");
+        assert!(open, "the default pool is still open");
+    });
+}
+
+#[test]
+fn ex3_each_job_answers_the_loop_exactly_once() {
+    // Every job hands the loop one callback: its result. A `send` that never marks the
+    // answer sent lets the `Deliver`'s drop queue a second one (a `PoolBroken` that
+    // `complete` then ignores), so the loop runs two callbacks per job.
+    use oneloop_core::{Handle, Observer, with_current};
+    use std::cell::Cell;
+
+    /// Counts the callbacks the loop runs (task steps are not callbacks).
+    struct Callbacks(Cell<usize>);
+    impl Observer for Callbacks {
+        fn handle_started(&self, _turn: u64, handle: &Handle) {
+            if handle.kind() == "Handle" {
+                self.0.set(self.0.get() + 1);
+            }
+        }
+    }
+
+    const JOBS: usize = 20;
+    watchdog(LIMIT, || {
+        let counter = Rc::new(Callbacks(Cell::new(0)));
+        // One thread: the callbacks of one job reach the inbox before the next job's,
+        // so once the last job's result is back, every earlier callback has run.
+        let pool = ThreadPool::with_limits(1, DEFAULT_KEEP_ALIVE);
+        let given = pool.clone();
+        let (total, ran) = run(async move {
+            with_current(|core| core.add_observer(Rc::clone(&counter) as Rc<dyn Observer>))
+                .expect("a running loop");
+            let mut total = 0;
+            for n in 0..JOBS {
+                total += run_in_executor(Some(&given), move || n).await.unwrap();
+            }
+            // Read before main returns (the loop's own stop callback comes after). The
+            // last job's second callback may land after its result resumed main; each
+            // earlier job's has run by now.
+            (total, counter.0.get())
+        })
+        .unwrap();
+        assert_eq!(total, (0..JOBS).sum::<usize>());
+        assert!(
+            ran == JOBS,
+            "{JOBS} jobs made the loop run {ran} callbacks: a job answered more than once \
+             (does `send` set `sent` before it hands the outcome over?)"
+        );
+        assert!(pool.shutdown(Duration::from_secs(5)).is_clean());
+    });
+}

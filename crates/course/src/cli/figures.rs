@@ -22,7 +22,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     let recordings = recordings.to_str().ok_or_else(|| {
         CliError::misuse(format!("the path {} is not UTF-8", recordings.display()))
     })?;
-    eprintln!("drawing the figures (the first build may take a minute)…");
+    errln!("drawing the figures (the first build may take a minute)…");
     let args = [
         "run",
         "-q",
@@ -36,7 +36,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     ];
     let output = course.cargo.output(&args)?;
     if !output.status.success() {
-        eprint!("{}", String::from_utf8_lossy(&output.stderr));
+        err!("{}", String::from_utf8_lossy(&output.stderr));
         return Err(CliError::failed(format!(
             "`cargo {}` failed ({})",
             args.join(" "),
@@ -44,8 +44,8 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
         )));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    print!("{stdout}");
-    println!(
+    out!("{stdout}");
+    outln!(
         "{} file(s) written to {FIGURES_DIR}/ and {RECORDINGS_DIR}/",
         stdout
             .lines()

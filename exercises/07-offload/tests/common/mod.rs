@@ -10,10 +10,13 @@ use std::time::Duration;
 
 use ex07_offload::ThreadPool;
 
-/// The watchdog limit of every stage 7 test. A correct solution finishes each of them
-/// in well under a second; an unfinished hole that leaves a thread waiting (a callback
-/// that never arrives, a job that never runs) then fails within seconds, not ten.
-pub const LIMIT: Duration = Duration::from_secs(3);
+/// The watchdog limit of every stage 7 test: a hang detector, not a timing. A correct
+/// solution finishes each test (or each round of a long one) in well under a second on
+/// an idle machine, but these tests run threads, and on a loaded machine a thread may
+/// wait long for a core; so the limit is the longest the watchdog allows. A test that
+/// passes it is reported hung: most likely a callback that never arrives or a job that
+/// never runs (a lost wakeup is one way to get there), not slowness.
+pub const LIMIT: Duration = oneloop_testkit::DEFAULT_LIMIT;
 
 /// Receives what a job sends. A job the pool dropped without running it (its worker
 /// thread died outside any job, as an unwritten worker loop does) drops its sender:

@@ -1,0 +1,115 @@
+//! Who owns a registration: the socket it was made for.
+//!
+//! The I/O table is keyed by fd number, as epoll is. A number outlives nothing: once a
+//! socket is closed, the kernel hands the same number to the next socket opened. So an
+//! entry must go when its socket goes, or the next socket with that number inherits it.
+//!
+//! [`Owned`] is how oneloop's sockets make sure of that. It wraps the mio socket and
+//! remembers the I/O table of the loop it was made in. When it is dropped it releases
+//! its fd in that table and in the table of the loop running now, if any (every
+//! callback and waker registered for the fd goes, and epoll forgets it), and only then
+//! is the fd closed. This is how smol's `async-io` treats its `Async<T>`: the source is
+//! removed from the reactor in `Drop`, before the inner I/O handle closes.
+//!
+//! An entry made through a raw fd (`add_reader(&raw_fd, ..)`) has no owner; removing it
+//! is the caller's job, as in asyncio. What happens when a caller forgets is defined in
+//! `io.rs`: the entry is stale, never fires, and is replaced when the number is
+//! registered again.
+
+use std::fmt;
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::rc::{Rc, Weak};
+
+use crate::Io;
+
+// ANCHOR: owned
+/// A socket whose entries in the I/O table are removed when it is dropped.
+pub(crate) struct Owned<S: AsRawFd> {
+    inner: S,
+    /// The tables that may hold an entry for this fd (the loop it was made in).
+    tables: Vec<Weak<Io>>,
+}
+
+impl<S: AsRawFd> Owned<S> {
+    /// Takes ownership of `inner`, noting the I/O table of the loop running now.
+    pub(crate) fn new(inner: S) -> Self {
+        let tables = Io::current().ok().map(|io| Rc::downgrade(&io));
+        Self {
+            inner,
+            tables: tables.into_iter().collect(),
+        }
+    }
+}
+
+impl<S: AsRawFd> From<S> for Owned<S> {
+    fn from(inner: S) -> Self {
+        Self::new(inner)
+    }
+}
+
+impl<S: AsRawFd> std::ops::Deref for Owned<S> {
+    type Target = S;
+    fn deref(&self) -> &S {
+        &self.inner
+    }
+}
+
+impl<S: AsRawFd> Drop for Owned<S> {
+    /// Releases the fd in every table that may hold it, while the fd is still open;
+    /// the socket itself closes right after, when `inner` is dropped.
+    fn drop(&mut self) {
+        let fd = self.inner.as_raw_fd();
+        let mut tables: Vec<Rc<Io>> = std::mem::take(&mut self.tables)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        if let Ok(current) = Io::current()
+            && !tables.iter().any(|io| Rc::ptr_eq(io, &current))
+        {
+            tables.push(current);
+        }
+        for io in tables {
+            io.release(fd);
+        }
+    }
+}
+// ANCHOR_END: owned
+
+/// Reads through a shared reference, as `&mio::net::TcpStream` does.
+impl<'a, S: AsRawFd> io::Read for &'a Owned<S>
+where
+    &'a S: io::Read,
+{
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        (&self.inner).read(buf)
+    }
+}
+
+/// Writes through a shared reference, as `&mio::net::TcpStream` does.
+impl<'a, S: AsRawFd> io::Write for &'a Owned<S>
+where
+    &'a S: io::Write,
+{
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (&self.inner).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&self.inner).flush()
+    }
+}
+
+impl<S: AsRawFd> AsRawFd for Owned<S> {
+    fn as_raw_fd(&self) -> RawFd {
+        self.inner.as_raw_fd()
+    }
+}
+
+impl<S: AsRawFd> fmt::Debug for Owned<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Owned")
+            .field("fd", &self.inner.as_raw_fd())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,171 @@
+//! loom's model of the inbox protocol: push under the lock, then wake.
+//!
+//! Built and run only under `--cfg loom` (CI's loom phase, with its own target dir):
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p oneloop-offload --test loom
+//! ```
+//!
+//! loom runs each model many times, once for every order in which its threads can take
+//! the inbox's lock and the stand-in's lock, and fails a model when any order ends in
+//! a deadlock (every thread blocked) or a failed assertion.
+//!
+//! The loop's side is the offload driver's park, step by step: if the inbox holds
+//! items, park with a zero timeout, else park until woken; then take the whole inbox and
+//! run what it held. The stand-in for the `Unparker` keeps the eventfd's rule (a wake
+//! that comes before the park is kept, and that park returns at once), which is all the
+//! protocol asks of it; loom cannot model the eventfd write itself.
+#![cfg(loom)]
+
+use std::sync::Arc;
+
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::{Condvar, Mutex};
+use loom::thread;
+use oneloop_core::{Unpark, Unparker};
+use oneloop_offload::OffloadError;
+use oneloop_offload::loom_model::Inbox;
+
+/// The eventfd, as far as the protocol needs it: a token that a wake sets and a park
+/// consumes, waiting for it unless the timeout is zero.
+#[derive(Default)]
+struct Token {
+    set: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Token {
+    fn park(&self, zero_timeout: bool) {
+        let mut set = self.set.lock().unwrap();
+        if !zero_timeout {
+            while !*set {
+                set = self.changed.wait(set).unwrap();
+            }
+        }
+        *set = false;
+    }
+}
+
+struct TokenUnpark(Arc<Token>);
+
+impl Unpark for TokenUnpark {
+    fn unpark(&self) {
+        *self.0.set.lock().unwrap() = true;
+        self.0.changed.notify_one();
+    }
+}
+
+/// An inbox whose wake is a [`Token`].
+fn inbox() -> (Inbox, Arc<Token>) {
+    let token = Arc::new(Token::default());
+    let inbox = Inbox::new(Unparker::new(TokenUnpark(Arc::clone(&token))));
+    (inbox, token)
+}
+
+/// An unparker that wakes nothing, for the model of the wrong order: there the pusher
+/// wakes the token itself, before the push.
+struct Silent;
+
+impl Unpark for Silent {
+    fn unpark(&self) {}
+}
+
+/// The loop's side: parks and drains until `expected` callbacks ran. A lost wake leaves
+/// it parked for ever, with the pushers done: loom reports the deadlock.
+fn run_loop(inbox: &Inbox, token: &Token, ran: &AtomicUsize, expected: usize) {
+    while ran.load(Ordering::SeqCst) < expected {
+        token.park(inbox.pending() > 0);
+        for callback in inbox.take() {
+            callback();
+        }
+    }
+}
+
+/// A callback that counts its run.
+fn counting(ran: &Arc<AtomicUsize>) -> impl FnOnce() + Send + 'static {
+    let ran = Arc::clone(ran);
+    move || {
+        ran.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_push_then_wake_is_never_lost() {
+    loom::model(|| {
+        let (inbox, token) = inbox();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let handle = inbox.handle();
+        let callback = counting(&ran);
+        let pusher = thread::spawn(move || handle.call_soon_threadsafe(callback));
+        run_loop(&inbox, &token, &ran, 1);
+        assert_eq!(pusher.join().unwrap(), Ok(()));
+    });
+}
+
+#[test]
+fn two_threads_pushing_then_waking_are_both_seen() {
+    // Two wakes may fold into one token: the drain must still find both pushes.
+    loom::model(|| {
+        let (inbox, token) = inbox();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let pushers: Vec<_> = (0..2)
+            .map(|_| {
+                let handle = inbox.handle();
+                let callback = counting(&ran);
+                thread::spawn(move || handle.call_soon_threadsafe(callback))
+            })
+            .collect();
+        run_loop(&inbox, &token, &ran, 2);
+        for pusher in pushers {
+            assert_eq!(pusher.join().unwrap(), Ok(()));
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "deadlock")]
+fn a_wake_before_the_push_is_lost_and_loom_sees_it() {
+    // The wrong order: the pusher wakes the loop first, then pushes (the real push,
+    // whose own wake is silenced). The wake can be spent on a park whose drain finds
+    // the inbox still empty; the push lands after, and the loop parks for ever.
+    loom::model(|| {
+        let token = Arc::new(Token::default());
+        let inbox = Inbox::new(Unparker::new(Silent));
+        let ran = Arc::new(AtomicUsize::new(0));
+        let handle = inbox.handle();
+        let wake = TokenUnpark(Arc::clone(&token));
+        let callback = counting(&ran);
+        let pusher = thread::spawn(move || {
+            wake.unpark();
+            handle.call_soon_threadsafe(callback)
+        });
+        run_loop(&inbox, &token, &ran, 1);
+        assert_eq!(pusher.join().unwrap(), Ok(()));
+    });
+}
+
+#[test]
+fn a_push_racing_the_close_either_fails_or_is_dropped_by_the_close() {
+    loom::model(|| {
+        let (inbox, _token) = inbox();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let handle = inbox.handle();
+        let callback = counting(&ran);
+        let pusher = thread::spawn(move || handle.call_soon_threadsafe(callback));
+        let dropped = inbox.close();
+        let pushed = pusher.join().unwrap();
+        match pushed {
+            // Landed before the close: the close dropped it.
+            Ok(()) => assert_eq!(dropped, 1),
+            // Came after: refused, and dropped at once.
+            Err(error) => {
+                assert_eq!(error, OffloadError::LoopClosed);
+                assert_eq!(dropped, 0);
+            }
+        }
+        assert!(inbox.take().is_empty(), "a closed inbox holds nothing");
+        assert_eq!(ran.load(Ordering::SeqCst), 0, "nothing ran");
+        // Every callback (and the Arc it held) is gone.
+        assert_eq!(Arc::strong_count(&ran), 1);
+    });
+}
