@@ -86,7 +86,17 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             if client.outbox.closed().is_some() {
                 return Ending::SlowClient;
             }
-            match parse(&buffer[start..], &config.limits) {
+            // An empty line between frames is an empty inline command, which Redis
+            // ignores; `redis-cli --pipe` sends one before its last request.
+            let rest = &buffer[start..];
+            if rest.starts_with(b"\r\n") || rest.starts_with(b"\n") {
+                start += if rest[0] == b'\n' { 1 } else { 2 };
+                continue;
+            }
+            if rest == b"\r" {
+                break;
+            }
+            match parse(rest, &config.limits) {
                 Ok(Some((frame, used))) => {
                     start += used;
                     match execute(server, client, frame) {

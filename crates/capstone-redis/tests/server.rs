@@ -196,6 +196,8 @@ fn a_pipeline_of_any_depth_is_answered_in_order_however_it_is_split() {
                 for piece in requests.chunks(7919) {
                     send(&mut stream, piece);
                 }
+                // An empty line, as `redis-cli --pipe` sends one: ignored.
+                send(&mut stream, b"\r\n");
                 send(&mut stream, &command(&[b"QUIT"]));
             })
         };
