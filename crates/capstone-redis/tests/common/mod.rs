@@ -1,5 +1,5 @@
 //! The server binary as a child process, and raw RESP over std sockets.
-#![allow(dead_code)] // Each test file uses its own part of the helpers.
+#![allow(dead_code)] // Each test file uses its own part of this module.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
