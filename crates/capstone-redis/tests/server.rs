@@ -1,96 +1,53 @@
-//! The server binary, driven over loopback: a real client crate for the commands,
-//! raw sockets for pipelining, malformed input, limits and shutdown.
+//! The server binary, driven over loopback with std sockets: a small RESP client for
+//! the commands, raw bytes for pipelining, malformed input, limits and shutdown.
 
 mod common;
 
 use std::thread;
 use std::time::Duration;
 
-use common::{ServerProcess, command, expect_reply, read_to_end, send};
+use common::{Con, ServerProcess, command, expect_reply, read_to_end, send};
 use oneloop_testkit::watchdog_default;
-use redis::Commands;
-
-fn client(server: &ServerProcess) -> redis::Connection {
-    redis::Client::open(server.url())
-        .expect("a valid address")
-        .get_connection()
-        .expect("the server accepts a client")
-}
 
 #[test]
-fn a_client_crate_runs_every_key_command() {
+fn every_key_command_answers_as_redis_does() {
     watchdog_default(|| {
         let server = ServerProcess::start(&[]);
-        let mut con = client(&server);
-        let pong: String = redis::cmd("PING").query(&mut con).unwrap();
-        assert_eq!(pong, "PONG");
-        let echo: String = redis::cmd("ECHO").arg("hi there").query(&mut con).unwrap();
-        assert_eq!(echo, "hi there");
-        let () = con.set("k", "v").unwrap();
-        assert_eq!(
-            con.get::<_, Option<String>>("k").unwrap().as_deref(),
-            Some("v")
-        );
-        assert_eq!(con.get::<_, Option<String>>("missing").unwrap(), None);
+        let mut con = Con::new(&server);
+        assert_eq!(con.simple(&["PING"]), "PONG");
+        assert_eq!(con.bulk(&["ECHO", "hi there"]).as_deref(), Some("hi there"));
+        assert_eq!(con.simple(&["SET", "k", "v"]), "OK");
+        assert_eq!(con.bulk(&["GET", "k"]).as_deref(), Some("v"));
+        assert_eq!(con.bulk(&["GET", "missing"]), None);
         // NX writes only a new key; XX only an existing one.
-        let nx: Option<String> = redis::cmd("SET")
-            .arg("k")
-            .arg("w")
-            .arg("NX")
-            .query(&mut con)
-            .unwrap();
-        assert_eq!(nx, None);
-        let xx: Option<String> = redis::cmd("SET")
-            .arg("k")
-            .arg("w")
-            .arg("XX")
-            .query(&mut con)
-            .unwrap();
-        assert_eq!(xx.as_deref(), Some("OK"));
-        let xx: Option<String> = redis::cmd("SET")
-            .arg("new")
-            .arg("w")
-            .arg("XX")
-            .query(&mut con)
-            .unwrap();
-        assert_eq!(xx, None);
-        assert_eq!(con.get::<_, String>("k").unwrap(), "w");
+        assert_eq!(con.bulk(&["SET", "k", "w", "NX"]), None);
+        assert_eq!(con.simple(&["SET", "k", "w", "XX"]), "OK");
+        assert_eq!(con.bulk(&["SET", "new", "w", "XX"]), None);
+        assert_eq!(con.bulk(&["GET", "k"]).as_deref(), Some("w"));
+        assert_eq!(con.int(&["INCR", "n"]), 1);
+        assert_eq!(con.int(&["INCR", "n"]), 2);
+        assert_eq!(con.int(&["DECR", "n"]), 1);
         assert_eq!(
-            redis::cmd("INCR").arg("n").query::<i64>(&mut con).unwrap(),
-            1
+            con.error(&["INCR", "k"]),
+            "ERR value is not an integer or out of range"
         );
-        assert_eq!(
-            redis::cmd("INCR").arg("n").query::<i64>(&mut con).unwrap(),
-            2
-        );
-        assert_eq!(
-            redis::cmd("DECR").arg("n").query::<i64>(&mut con).unwrap(),
-            1
-        );
-        let not_int = redis::cmd("INCR")
-            .arg("k")
-            .query::<i64>(&mut con)
-            .unwrap_err();
-        assert!(not_int.to_string().contains("not an integer"), "{not_int}");
-        assert_eq!(con.exists::<_, i64>(&["k", "n", "missing"][..]).unwrap(), 2);
-        assert_eq!(con.del::<_, i64>(&["k", "missing"][..]).unwrap(), 1);
-        assert_eq!(con.exists::<_, i64>("k").unwrap(), 0);
-        // Time to live: none, then a deadline, then gone.
-        assert_eq!(con.ttl::<_, i64>("n").unwrap(), -1);
-        assert_eq!(con.ttl::<_, i64>("missing").unwrap(), -2);
-        assert_eq!(con.expire::<_, i64>("n", 100).unwrap(), 1);
-        let ttl: i64 = con.ttl("n").unwrap();
+        assert_eq!(con.int(&["EXISTS", "k", "n", "missing"]), 2);
+        assert_eq!(con.int(&["DEL", "k", "missing"]), 1);
+        assert_eq!(con.int(&["EXISTS", "k"]), 0);
+        // Time to live: none, then a deadline.
+        assert_eq!(con.int(&["TTL", "n"]), -1);
+        assert_eq!(con.int(&["TTL", "missing"]), -2);
+        assert_eq!(con.int(&["EXPIRE", "n", "100"]), 1);
+        let ttl = con.int(&["TTL", "n"]);
         assert!((1..=100).contains(&ttl), "TTL {ttl}");
-        let pttl: i64 = con.pttl("n").unwrap();
+        let pttl = con.int(&["PTTL", "n"]);
         assert!((1..=100_000).contains(&pttl), "PTTL {pttl}");
-        assert_eq!(con.expire::<_, i64>("missing", 100).unwrap(), 0);
-        let wrong = redis::cmd("GET").query::<String>(&mut con).unwrap_err();
-        assert!(
-            wrong
-                .to_string()
-                .contains("wrong number of arguments for 'get'"),
-            "{wrong}"
+        assert_eq!(con.int(&["EXPIRE", "missing", "100"]), 0);
+        assert_eq!(
+            con.error(&["GET"]),
+            "ERR wrong number of arguments for 'get' command"
         );
+        assert_eq!(con.int(&["COMMAND", "COUNT"]), 17);
         let stopped = server.stop();
         assert!(stopped.status.success(), "{}", stopped.stderr);
     });
@@ -100,41 +57,21 @@ fn a_client_crate_runs_every_key_command() {
 fn a_key_set_with_a_time_to_live_is_gone_once_it_has_passed() {
     watchdog_default(|| {
         let server = ServerProcess::start(&[]);
-        let mut con = client(&server);
-        let ok: String = redis::cmd("SET")
-            .arg("k")
-            .arg("v")
-            .arg("PX")
-            .arg(20)
-            .query(&mut con)
-            .unwrap();
-        assert_eq!(ok, "OK");
-        let () = redis::cmd("SET")
-            .arg("s")
-            .arg("v")
-            .arg("EX")
-            .arg(100)
-            .query(&mut con)
-            .unwrap();
-        let () = con.set("p", "v").unwrap();
-        assert_eq!(con.pexpire::<_, i64>("p", 20).unwrap(), 1);
+        let mut con = Con::new(&server);
+        assert_eq!(con.simple(&["SET", "k", "v", "PX", "20"]), "OK");
+        assert_eq!(con.simple(&["SET", "s", "v", "EX", "100"]), "OK");
+        assert_eq!(con.simple(&["SET", "p", "v"]), "OK");
+        assert_eq!(con.int(&["PEXPIRE", "p", "20"]), 1);
         // Past both deadlines: whether the timer ran yet or not, a read must miss.
         thread::sleep(Duration::from_millis(40));
-        assert_eq!(con.get::<_, Option<String>>("k").unwrap(), None);
-        assert_eq!(con.get::<_, Option<String>>("p").unwrap(), None);
-        assert_eq!(con.pttl::<_, i64>("k").unwrap(), -2);
+        assert_eq!(con.bulk(&["GET", "k"]), None);
+        assert_eq!(con.bulk(&["GET", "p"]), None);
+        assert_eq!(con.int(&["PTTL", "k"]), -2);
+        assert_eq!(con.bulk(&["GET", "s"]).as_deref(), Some("v"));
         assert_eq!(
-            con.get::<_, Option<String>>("s").unwrap().as_deref(),
-            Some("v")
+            con.error(&["SET", "k", "v", "EX", "0"]),
+            "ERR invalid expire time in 'set' command"
         );
-        let bad = redis::cmd("SET")
-            .arg("k")
-            .arg("v")
-            .arg("EX")
-            .arg(0)
-            .query::<String>(&mut con)
-            .unwrap_err();
-        assert!(bad.to_string().contains("invalid expire time"), "{bad}");
     });
 }
 
@@ -156,9 +93,9 @@ fn publish_reaches_every_subscriber_and_counts_them() {
         send(&mut subscriber, &command(&[b"PING"]));
         expect_reply(&mut subscriber, b"-ERR Can't execute 'get': only SUBSCRIBE / UNSUBSCRIBE / PING / QUIT are allowed in this context\r\n");
         expect_reply(&mut subscriber, b"*2\r\n$4\r\npong\r\n$0\r\n\r\n");
-        let mut con = client(&server);
-        assert_eq!(con.publish::<_, _, i64>("news", "hello").unwrap(), 1);
-        assert_eq!(con.publish::<_, _, i64>("nobody", "hello").unwrap(), 0);
+        let mut con = Con::new(&server);
+        assert_eq!(con.int(&["PUBLISH", "news", "hello"]), 1);
+        assert_eq!(con.int(&["PUBLISH", "nobody", "hello"]), 0);
         expect_reply(
             &mut subscriber,
             b"*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n",
@@ -168,7 +105,7 @@ fn publish_reaches_every_subscriber_and_counts_them() {
             &mut subscriber,
             b"*3\r\n$11\r\nunsubscribe\r\n$4\r\nnews\r\n:1\r\n*3\r\n$11\r\nunsubscribe\r\n$5\r\nother\r\n:0\r\n",
         );
-        assert_eq!(con.publish::<_, _, i64>("news", "again").unwrap(), 0);
+        assert_eq!(con.int(&["PUBLISH", "news", "again"]), 0);
         // Out of subscribed mode, commands work again.
         send(&mut subscriber, &command(&[b"PING"]));
         expect_reply(&mut subscriber, b"+PONG\r\n");
@@ -298,8 +235,8 @@ fn an_idle_client_is_disconnected_and_a_subscriber_is_not() {
         // Nothing more: the server closes it after the timeout.
         assert_eq!(read_to_end(&mut idle), b"");
         // The subscriber, idle as long, still gets messages.
-        let mut con = client(&server);
-        assert_eq!(con.publish::<_, _, i64>("c", "still here").unwrap(), 1);
+        let mut con = Con::new(&server);
+        assert_eq!(con.int(&["PUBLISH", "c", "still here"]), 1);
         expect_reply(
             &mut subscriber,
             b"*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$10\r\nstill here\r\n",
@@ -321,21 +258,18 @@ fn a_subscriber_that_does_not_read_is_disconnected_at_the_output_bound() {
         );
         // From here on `slow` reads nothing. The kernel's buffers fill, then the
         // server's 64 KiB bound; the next message disconnects it.
-        let mut con = client(&server);
-        let message = vec![b'x'; 16 * 1024];
+        let mut con = Con::new(&server);
+        let message = "x".repeat(16 * 1024);
         let mut receivers = 1;
         for _ in 0..20_000 {
-            receivers = con.publish::<_, _, i64>("firehose", &message).unwrap();
+            receivers = con.int(&["PUBLISH", "firehose", &message]);
             if receivers == 0 {
                 break;
             }
         }
         assert_eq!(receivers, 0, "the slow subscriber was never disconnected");
         // The publisher, and the server, go on.
-        assert_eq!(
-            redis::cmd("PING").query::<String>(&mut con).unwrap(),
-            "PONG"
-        );
+        assert_eq!(con.simple(&["PING"]), "PONG");
         drop(slow);
         let stopped = server.stop();
         assert!(stopped.status.success());

@@ -67,11 +67,6 @@ impl ServerProcess {
         stream
     }
 
-    /// The `redis://` address for a client crate.
-    pub fn url(&self) -> String {
-        format!("redis://{}/", self.addr)
-    }
-
     /// Sends `kill -SIGNAL` to the server.
     pub fn signal(&self, signal: &str) {
         let status = Command::new("kill")
@@ -142,4 +137,77 @@ pub fn read_to_end(stream: &mut TcpStream) -> Vec<u8> {
 /// Writes all of `bytes`.
 pub fn send(stream: &mut TcpStream, bytes: &[u8]) {
     stream.write_all(bytes).expect("the server reads");
+}
+
+/// A small blocking RESP client: one request, one reply frame. Replies are read with
+/// the crate's parser, whose round trip the property tests check.
+pub struct Con {
+    stream: TcpStream,
+    buffer: Vec<u8>,
+}
+
+impl Con {
+    pub fn new(server: &ServerProcess) -> Con {
+        Con {
+            stream: server.connect(),
+            buffer: Vec::new(),
+        }
+    }
+
+    /// Sends `args` as a command and reads one reply.
+    pub fn query(&mut self, args: &[&str]) -> capstone_redis::Frame {
+        let parts: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        self.query_bytes(&parts)
+    }
+
+    pub fn query_bytes(&mut self, args: &[&[u8]]) -> capstone_redis::Frame {
+        send(&mut self.stream, &command(args));
+        let limits = capstone_redis::Limits::default();
+        loop {
+            if let Some((frame, used)) =
+                capstone_redis::parse(&self.buffer, &limits).expect("a valid reply")
+            {
+                self.buffer.drain(..used);
+                return frame;
+            }
+            let mut chunk = [0u8; 4096];
+            let n = self.stream.read(&mut chunk).expect("the reply arrives");
+            assert!(n > 0, "the server closed the connection");
+            self.buffer.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// The integer reply to `args`.
+    pub fn int(&mut self, args: &[&str]) -> i64 {
+        match self.query(args) {
+            capstone_redis::Frame::Integer(n) => n,
+            other => panic!("{args:?}: expected an integer, got {other:?}"),
+        }
+    }
+
+    /// The bulk reply to `args`, as text (`None` for a null).
+    pub fn bulk(&mut self, args: &[&str]) -> Option<String> {
+        match self.query(args) {
+            capstone_redis::Frame::Bulk(bytes) => {
+                bytes.map(|b| String::from_utf8(b).expect("UTF-8"))
+            }
+            other => panic!("{args:?}: expected a bulk string, got {other:?}"),
+        }
+    }
+
+    /// The simple-string reply to `args`.
+    pub fn simple(&mut self, args: &[&str]) -> String {
+        match self.query(args) {
+            capstone_redis::Frame::Simple(s) => s,
+            other => panic!("{args:?}: expected a simple string, got {other:?}"),
+        }
+    }
+
+    /// The error reply to `args`.
+    pub fn error(&mut self, args: &[&str]) -> String {
+        match self.query(args) {
+            capstone_redis::Frame::Error(s) => s,
+            other => panic!("{args:?}: expected an error, got {other:?}"),
+        }
+    }
 }
