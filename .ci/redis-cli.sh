@@ -29,8 +29,9 @@ work=$(mktemp -d)
 server=$!
 subscriber=
 cleanup() {
-  [ -n "$subscriber" ] && kill "$subscriber" 2>/dev/null
-  kill "$server" 2>/dev/null
+  # Either may have exited already: a failed kill is no failure.
+  if [ -n "$subscriber" ]; then kill "$subscriber" 2>/dev/null || true; fi
+  kill "$server" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
