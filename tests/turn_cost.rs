@@ -227,3 +227,33 @@ fn work_from_another_thread_still_wakes_a_loop_that_skipped_its_polls() {
         assert_eq!(total, (0..200).sum::<u64>());
     });
 }
+
+#[test]
+fn a_one_shot_with_one_waiter_allocates_nothing_to_register_it() {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Waker};
+
+    let one_shot = oneloop_future::OneShot::<u8, ()>::new();
+    let mut first = pin!(one_shot.wait());
+    let mut cx = Context::from_waker(Waker::noop());
+    let (pending, allocations) = ALLOC.count(|| first.as_mut().poll(&mut cx).is_pending());
+    assert!(pending);
+    assert_eq!(allocations, 0, "registering the only waiter allocated");
+    assert_eq!(one_shot.registered_wakers(), 1);
+
+    // A second waiter goes beside the first, and both are woken in the order made.
+    let mut second = pin!(one_shot.wait());
+    assert!(second.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(one_shot.registered_wakers(), 2);
+    one_shot.set_result(7).unwrap();
+    assert_eq!(one_shot.registered_wakers(), 0);
+    assert!(matches!(
+        first.as_mut().poll(&mut cx),
+        std::task::Poll::Ready(Ok(7))
+    ));
+    assert!(matches!(
+        second.as_mut().poll(&mut cx),
+        std::task::Poll::Ready(Ok(7))
+    ));
+}
