@@ -257,3 +257,32 @@ fn a_one_shot_with_one_waiter_allocates_nothing_to_register_it() {
         std::task::Poll::Ready(Ok(7))
     ));
 }
+
+#[test]
+fn a_task_in_a_reused_slot_takes_over_the_finished_tasks_waker() {
+    watchdog_default(|| {
+        const TASKS: usize = 100;
+        let mut event_loop = EventLoop::new();
+        let spawn_and_join = |tasks: usize| async move {
+            for i in 0..tasks {
+                assert_eq!(spawn(async move { i }).await.expect("no panic"), i);
+            }
+        };
+        // Warm up: the slab, the ready queue and the registry have their room.
+        event_loop
+            .run_until_complete(spawn_and_join(TASKS))
+            .unwrap();
+        let ((), allocations) = ALLOC.count(|| {
+            event_loop
+                .run_until_complete(spawn_and_join(TASKS))
+                .unwrap();
+        });
+        // Per task: its boxed future and its join cell. The waker comes from the slot
+        // the previous task left (main's own allocations are a fixed few).
+        let per_task = allocations / TASKS;
+        assert_eq!(
+            per_task, 2,
+            "{allocations} allocations for {TASKS} spawned and joined tasks"
+        );
+    });
+}
