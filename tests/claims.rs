@@ -107,8 +107,12 @@ fn rows(text: &str) -> (Vec<Row>, Vec<String>) {
     (rows, malformed)
 }
 
-/// The problem with `evidence`, if any: `path` must exist; `path::fn` must also hold
-/// `fn fn_name`.
+/// The problem with `evidence`, if any: it must be `path::fn_name`, where `path` is not
+/// an example and holds a `#[test] fn fn_name`.
+///
+/// An example prints figures and asserts nothing, so it cannot fail when a claim turns
+/// false: it may illustrate a sentence, but the evidence is a test that asserts what
+/// the sentence states.
 fn check_evidence(root: &Path, evidence: &str) -> Option<String> {
     let (path, function) = match evidence.split_once("::") {
         Some((path, function)) => (path, Some(function)),
@@ -117,13 +121,57 @@ fn check_evidence(root: &Path, evidence: &str) -> Option<String> {
     let Ok(text) = fs::read_to_string(root.join(path)) else {
         return Some(format!("`{path}` does not exist"));
     };
-    let function = function?;
+    if Path::new(path)
+        .components()
+        .any(|c| c.as_os_str() == "examples")
+    {
+        return Some(format!(
+            "`{evidence}` is an example, which asserts nothing; cite a test that asserts \
+             what the sentence states"
+        ));
+    }
+    let Some(function) = function else {
+        return Some(format!(
+            "`{path}` is a file, not a test; cite `{path}::test_fn`"
+        ));
+    };
     let needle = format!("fn {function}");
-    let found = text.match_indices(&needle).any(|(at, _)| {
-        let next = text[at + needle.len()..].chars().next();
-        !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
-    });
-    (!found).then(|| format!("`{path}` has no `fn {function}`"))
+    let found: Vec<usize> = text
+        .match_indices(&needle)
+        .filter(|(at, _)| {
+            let next = text[at + needle.len()..].chars().next();
+            !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+        .map(|(at, _)| at)
+        .collect();
+    if found.is_empty() {
+        return Some(format!("`{path}` has no `fn {function}`"));
+    }
+    let is_test = found
+        .iter()
+        .any(|&at| attributes_before(&text[..at]).contains("#[test]"));
+    // The truth suites declare one `#[test]` per scenario through a macro, by name.
+    let macro_test = text.contains("macro_rules!")
+        && text
+            .lines()
+            .any(|l| l.trim_start().starts_with(&format!("{function}:")));
+    (!is_test && !macro_test).then(|| format!("`{path}`: `fn {function}` is not a `#[test]`"))
+}
+
+/// The attribute and comment lines right above an item that begins where `before` ends.
+fn attributes_before(before: &str) -> String {
+    let mut lines: Vec<&str> = before
+        .split('\n')
+        .rev()
+        .skip(1) // the item's own line, up to `fn`
+        .map(str::trim)
+        .take_while(|l| l.starts_with("#[") || l.starts_with("//") || l.ends_with(")]"))
+        .collect();
+    // The item's line may itself begin with an attribute: `#[test] fn x()`.
+    if let Some(own) = before.split('\n').next_back() {
+        lines.push(own.trim());
+    }
+    lines.join("\n")
 }
 
 fn problems(root: &Path) -> Vec<String> {
@@ -217,24 +265,31 @@ fn the_checker_finds_each_kind_of_problem() {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(dir.join("book/src/ch01")).unwrap();
     fs::create_dir_all(dir.join("tests")).unwrap();
+    fs::create_dir_all(dir.join("examples")).unwrap();
+    fs::write(dir.join("examples/show.rs"), "fn main() {}\n").unwrap();
     fs::write(
         dir.join("tests/order.rs"),
-        "fn ex1_fifo() {}\nfn ex1_fifo_long() {}\n",
+        "#[test]\nfn ex1_fifo() {}\n#[test]\n#[ignore]\nfn ex1_fifo_long() {}\nfn helper() {}\n",
     )
     .unwrap();
     fs::write(
         dir.join("book/src/ch01/page.md"),
         "FIFO. <!-- claim:s1-fifo -->\nTwice <!-- claim:s1-twice --> and <!--claim:s1-lost-->\n\
-         Bad fn <!-- claim:s1-nofn -->\n",
+         Bad fn <!-- claim:s1-nofn --> <!-- claim:s1-long --> <!-- claim:s1-helper -->\n\
+         Figures <!-- claim:s1-example -->\n",
     )
     .unwrap();
     fs::write(
         dir.join("book/src/claims.md"),
         "# Claims\n\n| claim | evidence | what it shows |\n|---|---|---|\n\
          | s1-fifo | `tests/order.rs::ex1_fifo` | first in, first out |\n\
-         | s1-twice | tests/order.rs | a |\n| s1-twice | tests/order.rs | b |\n\
+         | s1-twice | tests/order.rs::ex1_fifo | a |\n| s1-twice | tests/order.rs::ex1_fifo | b |\n\
          | s1-nofn | tests/order.rs::ex1_fif | prefix is not enough |\n\
-         | s1-unused | tests/gone.rs | nobody marks it |\n| broken row |\n",
+         | s1-unused | tests/gone.rs | nobody marks it |\n| broken row |\n\
+         | s1-long | tests/order.rs::ex1_fifo_long | an ignored test is still a test |\n\
+         | s1-helper | tests/order.rs::helper | not a test |\n\
+         | s1-example | examples/show.rs::main | an example |\n\
+         | s1-file | tests/order.rs | a file |\n",
     )
     .unwrap();
     let found = problems(&dir);
@@ -245,6 +300,10 @@ fn the_checker_finds_each_kind_of_problem() {
         "claims.md:8: claim `s1-nofn`: evidence `tests/order.rs` has no `fn ex1_fif`",
         "claims.md:9: claim `s1-unused` is marked nowhere",
         "claims.md:9: claim `s1-unused`: evidence `tests/gone.rs` does not exist",
+        "claims.md:12: claim `s1-helper`: evidence `tests/order.rs`: `fn helper` is not a `#[test]`",
+        "claims.md:13: claim `s1-example`: evidence `examples/show.rs::main` is an example",
+        "claims.md:14: claim `s1-file` is marked nowhere",
+        "claims.md:14: claim `s1-file`: evidence `tests/order.rs` is a file, not a test",
     ];
     assert_eq!(found.len(), expected.len(), "{found:#?}");
     for (problem, expected) in found.iter().zip(expected) {

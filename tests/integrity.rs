@@ -11,6 +11,7 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use oneloop_course::catalog::{self, Catalog, Stage};
+use oneloop_course::hole::{HoleFile, has_hole};
 use oneloop_course::{hints, summary};
 
 fn root() -> PathBuf {
@@ -524,29 +525,6 @@ fn section_lines<'t>(manifest: &'t str, section: &str) -> Vec<&'t str> {
     out
 }
 
-/// Whether `text` holds `todo!("stage N, exercise M…` (rustfmt may break the line
-/// after the parenthesis).
-fn has_hole(text: &str, n: u32, m: u32) -> bool {
-    let message = format!("\"stage {n}, exercise {m}");
-    text.match_indices("todo!(").any(|(at, open)| {
-        let rest = text[at + open.len()..].trim_start();
-        rest.starts_with(&message)
-            && !rest[message.len()..].starts_with(|c: char| c.is_ascii_digit())
-    })
-}
-
-#[test]
-fn holes_are_found_however_rustfmt_wraps_them() {
-    assert!(has_hole("todo!(\"stage 1, exercise 2: x\")", 1, 2));
-    assert!(has_hole(
-        "todo!(\n        \"stage 1, exercise 2: x\",\n    )",
-        1,
-        2
-    ));
-    assert!(!has_hole("todo!(\"stage 1, exercise 21: x\")", 1, 2));
-    assert!(!has_hole("// stage 1, exercise 2\ntodo!()", 1, 2));
-}
-
 fn check_exercise_crate(
     stage: &Stage,
     exercise_packages: &BTreeSet<String>,
@@ -580,11 +558,22 @@ fn check_exercise_crate(
         let m = exercise.id;
         let hole = format!("todo!(\"stage {n}, exercise {m}");
         let file_text = fs::read_to_string(root.join(&exercise.file)).unwrap_or_default();
-        if !has_hole(&file_text, n, m) {
-            problems.push(format!(
+        // An edited hole file is the learner's solution: its holes are gone on purpose.
+        // An untouched one (its hash as recorded) must still hold them.
+        match HoleFile::of(&root, exercise) {
+            HoleFile::Edited { .. } => {}
+            HoleFile::Unrecorded { hash } => problems.push(format!(
+                "{}: exercise {m} records no hash of its hole file; add \
+                 `hole = \"{hash}\"` if {} is the pristine hole",
+                stage.course_toml().display(),
+                exercise.file.display()
+            )),
+            HoleFile::Unreadable(e) => problems.push(format!("cannot read {e}")),
+            HoleFile::Pristine if !has_hole(&file_text, n, m) => problems.push(format!(
                 "{}: no hole for exercise {m} (expected `{hole}…`)",
                 exercise.file.display()
-            ));
+            )),
+            HoleFile::Pristine => {}
         }
         if !tests_text.contains(&format!("fn ex{m}_")) {
             problems.push(format!("{at}/tests: no test `fn ex{m}_…` for exercise {m}"));
@@ -691,6 +680,37 @@ fn check_exercise_crate(
             }
         }
     }
+}
+
+/// On a clean checkout every hole file is exactly what its `course.toml` records.
+///
+/// Ignored in a learner's run, where an edited hole is their solution; CI selects it
+/// (`cargo test --test integrity -- --ignored`, see `.ci/run`) on a fresh clone, so a
+/// hole edited without updating its hash is caught there. Run it yourself after editing
+/// a hole: it prints the hash to record.
+#[test]
+#[ignore = "for a clean checkout (CI): a learner's edited holes are their solutions"]
+fn every_hole_file_matches_its_recorded_hash() {
+    let catalog = load_catalog();
+    let mut problems = Vec::new();
+    for stage in &catalog.stages {
+        for exercise in &stage.exercises {
+            let at = format!("{} exercise {}", stage.course_toml().display(), exercise.id);
+            match HoleFile::of(&root(), exercise) {
+                HoleFile::Pristine => {}
+                HoleFile::Edited { hash } | HoleFile::Unrecorded { hash } => {
+                    problems.push(format!(
+                        "{at}: {} hashes to {hash}, not the recorded `hole = {:?}`; if \
+                         the hole was changed on purpose, record `hole = \"{hash}\"`",
+                        exercise.file.display(),
+                        exercise.hole.as_deref().unwrap_or("(none)")
+                    ));
+                }
+                HoleFile::Unreadable(e) => problems.push(format!("{at}: cannot read {e}")),
+            }
+        }
+    }
+    report("hole hashes", &problems);
 }
 
 #[test]

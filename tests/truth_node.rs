@@ -195,9 +195,9 @@ fn interval_cleared() {
     check("interval_cleared");
 }
 
-/// Fails if an interval is re-armed from a clock read after its callback (it would
-/// then run after the timeout), or if the poll waits its whole timeout from a loop
-/// time that the slow callback left stale.
+/// Fails if an interval is re-armed from a clock read after its callback, or if the
+/// poll waits its whole timeout from a loop time that the slow callback left stale:
+/// either puts the interval's fourth run after the timeout.
 #[test]
 fn interval_slow_callback() {
     check("interval_slow_callback");

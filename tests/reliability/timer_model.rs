@@ -23,7 +23,7 @@
 //! - **cancel**: a cancelled timer never runs, even when it was already moved to the
 //!   ready queue; a cancel is counted only while the timer is still in the heap.
 //!
-//! One rule differs from CPython on purpose of the model: the count of cancelled timers.
+//! One rule of the model differs from CPython on purpose: the count of cancelled timers.
 //! CPython's due loop pops cancelled timers that sit behind a live head without
 //! uncounting them, so its `_timer_cancelled_count` can stay above the number of
 //! cancelled timers left in the heap (above zero with an empty heap). oneloop's count is

@@ -5,7 +5,9 @@
 //! loop takes part here — the driver below polls again at once — so the suspension's
 //! figure is the least any runtime can charge for it; a real loop adds its queue.
 //!
-//! Run with `cargo run --release -p oneloop-coroutine --example await_cost`.
+//! Run with `cargo run --release -p oneloop-coroutine --example await_cost`. The test
+//! `tests/await_cost.rs` runs the same measurements, a few rounds each, and asserts the
+//! poll counts printed here.
 
 use std::future::{Future, ready};
 use std::hint::black_box;
@@ -32,12 +34,12 @@ async fn level2(x: u64) -> u64 {
 }
 
 /// Three nested ready awaits: level1 -> level2 -> level3 -> ready.
-async fn level1(x: u64) -> u64 {
+pub(crate) async fn level1(x: u64) -> u64 {
     level2(x).await + 1
 }
 
 /// The same chain, with one real suspension at the bottom.
-async fn suspending(x: u64) -> u64 {
+pub(crate) async fn suspending(x: u64) -> u64 {
     yield_now().await;
     level1(x).await
 }
@@ -46,11 +48,11 @@ async fn suspending(x: u64) -> u64 {
 /// returns (nanoseconds per round, polls per round). Each poll goes through a
 /// `dyn Future` the optimiser cannot see through, as an executor's poll does; what the
 /// future does inside (its awaits) is compiled as usual.
-fn measure<F: Future<Output = u64>>(make: impl Fn(u64) -> F) -> (f64, f64) {
+pub(crate) fn measure<F: Future<Output = u64>>(rounds: u32, make: impl Fn(u64) -> F) -> (f64, f64) {
     let mut cx = Context::from_waker(Waker::noop());
     let mut polls: u64 = 0;
     let start = Instant::now();
-    for i in 0..ROUNDS {
+    for i in 0..rounds {
         let mut future = pin!(make(u64::from(i)));
         loop {
             polls += 1;
@@ -62,7 +64,7 @@ fn measure<F: Future<Output = u64>>(make: impl Fn(u64) -> F) -> (f64, f64) {
         }
     }
     let elapsed = start.elapsed();
-    let rounds = f64::from(ROUNDS);
+    let rounds = f64::from(rounds);
     (elapsed.as_nanos() as f64 / rounds, polls as f64 / rounds)
 }
 
@@ -74,9 +76,9 @@ fn main() {
     }
     let plain_ns = start.elapsed().as_nanos() as f64 / f64::from(ROUNDS);
 
-    let (ready_ns, ready_polls) = measure(level1);
-    let (hand_ns, hand_polls) = measure(|x| SumTwo::new(ready(x), ready(3)));
-    let (suspend_ns, suspend_polls) = measure(suspending);
+    let (ready_ns, ready_polls) = measure(ROUNDS, level1);
+    let (hand_ns, hand_polls) = measure(ROUNDS, |x| SumTwo::new(ready(x), ready(3)));
+    let (suspend_ns, suspend_polls) = measure(ROUNDS, suspending);
 
     println!("{ROUNDS} rounds each; ns per round (a fresh future, polled until ready)");
     println!("  plain fn call, no future               {plain_ns:>7.2} ns");

@@ -10,6 +10,13 @@ use crate::join::Join;
 impl<A: Future, B: Future> Future for Join<A, B> {
     type Output = (A::Output, B::Output);
 
+    /// Polls each side that has not finished; `Ready` with both outputs once both have.
+    ///
+    /// # Panics
+    ///
+    /// When polled again after it returned `Ready`. The message must contain the words
+    /// "polled after it resolved" (the tests look for them), as in "a Join was polled
+    /// after it resolved".
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // Pinned halves for the futures, plain `&mut` for the outputs.
         let mut this = self.project();

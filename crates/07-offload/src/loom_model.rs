@@ -6,14 +6,17 @@
 //! write that wakes `epoll_wait`, so the test hands [`Inbox::new`] an `Unparker` of its
 //! own, built on loom's primitives, with the eventfd's rule: a wake that comes before
 //! the park makes that park return at once.
+//!
+//! Everything here is the real protocol. The test builds the wrong order (wake, then
+//! push) itself, from the real push and a wake of its own.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use oneloop_core::Unparker;
 
-use crate::inbox::{Inbox as State, Injected, Remote};
-use crate::{LoopHandle, OffloadError};
+use crate::LoopHandle;
+use crate::inbox::{Injected, Remote};
 
 /// A loop's inbox, without the loop.
 #[derive(Debug, Clone)]
@@ -35,24 +38,6 @@ impl Inbox {
         LoopHandle {
             remote: Arc::clone(&self.remote),
         }
-    }
-
-    /// The wrong order, for the test that proves loom sees a lost wake: wake the loop
-    /// first, then push.
-    pub fn wake_then_push(
-        &self,
-        callback: impl FnOnce() + Send + 'static,
-    ) -> Result<(), OffloadError> {
-        self.remote.unparker.unpark();
-        let mut inbox = self.remote.lock();
-        match &mut *inbox {
-            State::Open(queue) => queue.push_back(Injected::Callback {
-                label: "wake_then_push",
-                callback: Box::new(callback),
-            }),
-            State::Closed => return Err(OffloadError::LoopClosed),
-        }
-        Ok(())
     }
 
     /// The driver's check before it parks: items waiting (it then parks with a zero

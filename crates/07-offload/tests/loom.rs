@@ -62,6 +62,14 @@ fn inbox() -> (Inbox, Arc<Token>) {
     (inbox, token)
 }
 
+/// An unparker that wakes nothing, for the model of the wrong order: there the pusher
+/// wakes the token itself, before the push.
+struct Silent;
+
+impl Unpark for Silent {
+    fn unpark(&self) {}
+}
+
 /// The loop's side: parks and drains until `expected` callbacks ran. A lost wake leaves
 /// it parked for ever, with the pushers done: loom reports the deadlock.
 fn run_loop(inbox: &Inbox, token: &Token, ran: &AtomicUsize, expected: usize) {
@@ -117,14 +125,20 @@ fn two_threads_pushing_then_waking_are_both_seen() {
 #[test]
 #[should_panic(expected = "deadlock")]
 fn a_wake_before_the_push_is_lost_and_loom_sees_it() {
-    // The wrong order: the wake can be spent on a park whose drain finds the inbox
-    // still empty; the push lands after, and the loop parks for ever.
+    // The wrong order: the pusher wakes the loop first, then pushes (the real push,
+    // whose own wake is silenced). The wake can be spent on a park whose drain finds
+    // the inbox still empty; the push lands after, and the loop parks for ever.
     loom::model(|| {
-        let (inbox, token) = inbox();
+        let token = Arc::new(Token::default());
+        let inbox = Inbox::new(Unparker::new(Silent));
         let ran = Arc::new(AtomicUsize::new(0));
-        let wrong = inbox.clone();
+        let handle = inbox.handle();
+        let wake = TokenUnpark(Arc::clone(&token));
         let callback = counting(&ran);
-        let pusher = thread::spawn(move || wrong.wake_then_push(callback));
+        let pusher = thread::spawn(move || {
+            wake.unpark();
+            handle.call_soon_threadsafe(callback)
+        });
         run_loop(&inbox, &token, &ran, 1);
         assert_eq!(pusher.join().unwrap(), Ok(()));
     });

@@ -137,7 +137,7 @@ const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "interval_slow_callback",
-        about: "a 100 ms interval with a 60 ms callback keeps its pace beside a 380 ms timer",
+        about: "a 100 ms interval with an 80 ms callback keeps its pace beside a 480 ms timer",
         node: NodeOrder::Fixed,
         script: interval_slow_callback,
     },

@@ -212,8 +212,8 @@ pub(crate) fn interval_slow_callback() {
         move || {
             n += 1;
             console_log(format!("tick {n}"));
-            busy_wait(60);
-            if n == 3
+            busy_wait(80);
+            if n == 4
                 && let Some(timer) = handle.get()
             {
                 clear_interval(timer);
@@ -222,7 +222,7 @@ pub(crate) fn interval_slow_callback() {
         100,
     );
     id.set(Some(timer));
-    set_timeout(|| console_log("timeout"), 380);
+    set_timeout(|| console_log("timeout"), 480);
 }
 // ANCHOR_END: interval_slow_callback
 

@@ -168,12 +168,25 @@ where
     );
     promise
 }
+
+/// Makes `body` a task and runs it up to its first suspension.
+fn start(inner: &Rc<Inner>, body: BoxedTask) {
+    let id = {
+        let mut tasks = inner.tasks.borrow_mut();
+        let id = TaskId(tasks.next);
+        tasks.next += 1;
+        tasks.slots.insert(id, Slot::Suspended(body));
+        id
+    };
+    inner.resume(id);
+}
 // ANCHOR_END: spawn_async
 
 /// Calls an async function whose body returns a promise (`return p;` in JavaScript):
 /// runs `future` now, as [`spawn_async`] does, and when it returns a promise, the
-/// async function's own promise adopts it ([`Resolver::resolve_with`](crate::Resolver::resolve_with)): it is
-/// fulfilled two microtasks after the returned promise is.
+/// async function's own promise adopts it
+/// ([`Resolver::resolve_with`](crate::Resolver::resolve_with)): it is fulfilled two
+/// microtasks after the returned promise is.
 ///
 /// # Panics
 ///
@@ -190,16 +203,4 @@ where
         Box::pin(async move { resolver.resolve_with(future.await) }),
     );
     promise
-}
-
-/// Makes `body` a task and runs it up to its first suspension.
-fn start(inner: &Rc<Inner>, body: BoxedTask) {
-    let id = {
-        let mut tasks = inner.tasks.borrow_mut();
-        let id = TaskId(tasks.next);
-        tasks.next += 1;
-        tasks.slots.insert(id, Slot::Suspended(body));
-        id
-    };
-    inner.resume(id);
 }

@@ -44,6 +44,11 @@ pub struct Exercise {
     pub section: String,
     /// That section's page, repo-relative.
     pub chapter: PathBuf,
+    /// The hash of the hole file as the course ships it (see [`crate::hole`]).
+    pub hole: Option<String>,
+    /// Exercises of the same stage whose code this one's tests run (`needs = [2]`):
+    /// until those pass, this one's tests cannot.
+    pub needs: Vec<u32>,
 }
 
 impl Stage {
@@ -163,7 +168,9 @@ fn load_stage(root: &Path, folder_number: u32, dir: &Path) -> Result<Stage, Pars
         }
         fields.only_keys(
             table,
-            &["id", "title", "file", "solution", "section", "chapter"],
+            &[
+                "id", "title", "file", "solution", "section", "chapter", "hole", "needs",
+            ],
         )?;
         let id = fields.int(table, "id")?;
         if let Some(last) = exercises.last()
@@ -187,10 +194,28 @@ fn load_stage(root: &Path, folder_number: u32, dir: &Path) -> Result<Stage, Pars
             solution: PathBuf::from(fields.string(table, "solution")?),
             section: fields.string(table, "section")?,
             chapter: PathBuf::from(fields.string(table, "chapter")?),
+            hole: table
+                .get("hole")
+                .map(|_| fields.string(table, "hole"))
+                .transpose()?,
+            needs: fields.ints(table, "needs")?,
         });
     }
     if exercises.is_empty() {
         return Err(fields.error(0, "no [[exercise]] tables".to_string()));
+    }
+    for (exercise, table) in exercises.iter().zip(&doc.tables) {
+        for need in &exercise.needs {
+            if *need == exercise.id || !exercises.iter().any(|e| e.id == *need) {
+                return Err(fields.error(
+                    table.get("needs").map_or(table.line, |e| e.line),
+                    format!(
+                        "exercise {} needs exercise {need}, which is not another exercise of this stage",
+                        exercise.id
+                    ),
+                ));
+            }
+        }
     }
     let package = manifest::package_name(&root.join(dir).join("Cargo.toml"))?;
     Ok(Stage {
@@ -234,7 +259,9 @@ impl Fields<'_> {
         match &entry.value {
             Value::Str(s) if !s.trim().is_empty() => Ok(s.clone()),
             Value::Str(_) => Err(self.error(entry.line, format!("`{key}` is empty"))),
-            Value::Int(_) => Err(self.error(entry.line, format!("`{key}` must be a \"string\""))),
+            Value::Int(_) | Value::Ints(_) => {
+                Err(self.error(entry.line, format!("`{key}` must be a \"string\"")))
+            }
         }
     }
 
@@ -243,9 +270,29 @@ impl Fields<'_> {
         match entry.value {
             Value::Int(n) => u32::try_from(n)
                 .map_err(|_| self.error(entry.line, format!("`{key}` is too large"))),
-            Value::Str(_) => Err(self.error(
+            Value::Str(_) | Value::Ints(_) => Err(self.error(
                 entry.line,
                 format!("`{key}` must be a number, without quotes"),
+            )),
+        }
+    }
+
+    /// A list of exercise ids; an absent key is an empty list.
+    fn ints(&self, table: &Table, key: &str) -> Result<Vec<u32>, ParseError> {
+        let Some(entry) = table.get(key) else {
+            return Ok(Vec::new());
+        };
+        match &entry.value {
+            Value::Ints(items) => items
+                .iter()
+                .map(|&n| {
+                    u32::try_from(n)
+                        .map_err(|_| self.error(entry.line, format!("`{key}`: {n} is too large")))
+                })
+                .collect(),
+            _ => Err(self.error(
+                entry.line,
+                format!("`{key}` must be a list of exercise ids, e.g. [2]"),
             )),
         }
     }
@@ -345,6 +392,39 @@ mod tests {
         assert_eq!(
             err,
             "exercises/01-co/course.toml:6: missing `section` in this [[exercise]] table"
+        );
+    }
+
+    #[test]
+    fn reads_the_hole_hash_and_the_exercises_needed() {
+        let root = scratch();
+        let two = STAGE.replace("id = 1\n", "id = 1\nneeds = [2]\nhole = \"fnv1a64:00\"\n")
+            + "\n[[exercise]]\nid = 2\ntitle = \"Two\"\nfile = \"f.rs\"\nsolution = \"s.rs\"\n\
+               section = \"1.3\"\nchapter = \"c.md\"\n";
+        write(&root, "exercises/01-co/course.toml", &two);
+        write(
+            &root,
+            "exercises/01-co/Cargo.toml",
+            "[package]\nname = \"ex01-co\"\n",
+        );
+        let catalog = Catalog::load(&root).unwrap();
+        let stage = &catalog.stages[0];
+        assert_eq!(stage.exercises[0].needs, vec![2]);
+        assert_eq!(stage.exercises[0].hole.as_deref(), Some("fnv1a64:00"));
+        assert_eq!(stage.exercises[1].needs, Vec::<u32>::new());
+        assert_eq!(stage.exercises[1].hole, None);
+
+        write(
+            &root,
+            "exercises/01-co/course.toml",
+            &two.replace("needs = [2]", "needs = [3]"),
+        );
+        let err = Catalog::load(&root).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "exercise 1 needs exercise 3, which is not another exercise of this stage"
+            ),
+            "{err}"
         );
     }
 

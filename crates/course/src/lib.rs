@@ -28,6 +28,7 @@ pub mod cache;
 pub mod catalog;
 pub mod compiler_error;
 pub mod hints;
+pub mod hole;
 pub mod manifest;
 pub mod progress;
 pub mod summary;

@@ -6,17 +6,20 @@
 
 #![forbid(unsafe_code)]
 
+#[macro_use]
 mod cli;
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match cli::run(&args) {
+    let code = match cli::run(&args) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error}");
+            errln!("error: {error}");
             ExitCode::from(error.exit_code())
         }
-    }
+    };
+    cli::output::flush();
+    code
 }

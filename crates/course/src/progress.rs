@@ -27,12 +27,24 @@ pub struct ExerciseState {
     pub failed: usize,
     /// The first failing test and its message, if any.
     pub first_failure: Option<(String, String)>,
+    /// Exercises this one needs that are not solved yet: those its `course.toml` entry
+    /// declares (`needs = [2]`), and those whose unfinished hole (`todo!("stage N,
+    /// exercise M…")`) one of its failing tests ran into. While one is listed, a failure
+    /// here says nothing about this exercise's own code.
+    pub waiting_for: Vec<u32>,
+    /// Other exercises of the stage whose unfinished hole a failing test here reached.
+    pub holes_reached: Vec<u32>,
 }
 
 impl ExerciseState {
     /// Every test passed, and there was at least one.
     pub fn is_solved(&self) -> bool {
         self.failed == 0 && self.passed > 0
+    }
+
+    /// Not solved, but only because an exercise it needs is not solved either.
+    pub fn is_waiting(&self) -> bool {
+        !self.is_solved() && !self.waiting_for.is_empty()
     }
 }
 
@@ -70,6 +82,30 @@ pub fn declared_tests(crate_dir: &Path) -> Vec<String> {
 
 /// Each exercise's state from `run`; `declared` are the test names the crate declares.
 pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<ExerciseState> {
+    let mut states = own_states(stage, run, declared);
+    let solved: Vec<u32> = states
+        .iter()
+        .filter(|s| s.is_solved())
+        .map(|s| s.id)
+        .collect();
+    for (state, exercise) in states.iter_mut().zip(&stage.exercises) {
+        if !state.is_solved() {
+            let mut waiting: Vec<u32> = exercise
+                .needs
+                .iter()
+                .chain(&state.holes_reached)
+                .copied()
+                .filter(|need| !solved.contains(need))
+                .collect();
+            waiting.sort_unstable();
+            waiting.dedup();
+            state.waiting_for = waiting;
+        }
+    }
+    states
+}
+
+fn own_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<ExerciseState> {
     stage
         .exercises
         .iter()
@@ -79,6 +115,8 @@ pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec
                 passed: 0,
                 failed: 0,
                 first_failure: None,
+                waiting_for: Vec::new(),
+                holes_reached: Vec::new(),
             };
             for result in run
                 .results
@@ -90,12 +128,15 @@ pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec
                     Outcome::Ignored => {}
                     Outcome::Failed => {
                         state.failed += 1;
+                        let message = run.failure_message(&result.name).unwrap_or("(no message)");
+                        if let Some(other) = hole_reached(message, stage.number)
+                            && other != exercise.id
+                            && !state.holes_reached.contains(&other)
+                        {
+                            state.holes_reached.push(other);
+                        }
                         if state.first_failure.is_none() {
-                            let message = run
-                                .failure_message(&result.name)
-                                .unwrap_or("(no message)")
-                                .to_string();
-                            state.first_failure = Some((result.name.clone(), message));
+                            state.first_failure = Some((result.name.clone(), message.to_string()));
                         }
                     }
                 }
@@ -125,6 +166,15 @@ pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec
         .collect()
 }
 
+/// The exercise of stage `stage` whose unfinished hole panicked with `message`, if any.
+fn hole_reached(message: &str, stage: u32) -> Option<u32> {
+    let rest = message
+        .strip_prefix("not yet implemented: ")?
+        .strip_prefix(&format!("stage {stage}, exercise "))?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +190,8 @@ mod tests {
             solution: PathBuf::from("s.rs"),
             section: "1.1".into(),
             chapter: PathBuf::from("c.md"),
+            hole: None,
+            needs: Vec::new(),
         };
         Stage {
             number: 1,
@@ -150,6 +202,51 @@ mod tests {
             package: "ex01-x".into(),
             exercises: vec![exercise(1), exercise(2), exercise(3)],
         }
+    }
+
+    #[test]
+    fn an_exercise_whose_needed_exercise_fails_is_waiting() {
+        let mut stage = stage();
+        stage.exercises[0].needs = vec![2];
+        stage.exercises[2].needs = vec![1];
+        let run = parse(
+            "test ex1_a ... FAILED\ntest ex2_a ... FAILED\ntest ex3_a ... FAILED\n\
+             test result: FAILED. 0 passed; 3 failed; 0 ignored\n",
+        );
+        let states = exercise_states(&stage, &run, &[]);
+        assert_eq!(states[0].waiting_for, vec![2]);
+        assert!(states[0].is_waiting());
+        assert!(!states[1].is_waiting());
+        assert_eq!(states[2].waiting_for, vec![1], "waits on its own need only");
+
+        let run = parse("test ex1_a ... FAILED\ntest ex2_a ... ok\n");
+        let states = exercise_states(&stage, &run, &[]);
+        assert!(
+            !states[0].is_waiting(),
+            "exercise 2 passes: 1 fails on its own"
+        );
+    }
+
+    #[test]
+    fn a_test_that_reaches_another_exercises_hole_is_waiting_for_it() {
+        let run = parse(
+            "test ex2_a ... FAILED\ntest ex3_a ... FAILED\n\n\
+             ---- ex2_a stdout ----\nthread 'x' panicked at src/wake.rs:1:1:\n\
+             not yet implemented: stage 1, exercise 1: push once — see chapter 1.1\n\n\
+             ---- ex3_a stdout ----\nthread 'x' panicked at src/c.rs:1:1:\n\
+             not yet implemented: stage 1, exercise 3: gather — see chapter 1.3\n\n\
+             failures:\n    ex2_a\n    ex3_a\n",
+        );
+        let states = exercise_states(&stage(), &run, &[]);
+        assert_eq!(
+            states[1].waiting_for,
+            vec![1],
+            "exercise 2 reached exercise 1's hole"
+        );
+        assert!(
+            states[2].waiting_for.is_empty(),
+            "its own hole is not a wait"
+        );
     }
 
     #[test]
@@ -168,6 +265,7 @@ mod tests {
             Some(("ex2_b".to_string(), "boom".to_string()))
         );
         assert_eq!(states[2].failed, 1);
+        assert!(!states[1].is_waiting(), "exercise 2 needs nothing");
         assert!(
             states[2]
                 .first_failure

@@ -39,7 +39,7 @@ impl TestResult {
 pub struct Failure {
     /// The test's name as printed.
     pub name: String,
-    /// The first panic message in the section (or the section itself if none).
+    /// The panic that failed the test (see [`parse`]), or the section itself if none.
     pub message: String,
 }
 
@@ -170,24 +170,50 @@ fn close_section(run: &mut TestRun, section: Option<(String, Vec<&str>)>) {
     }
 }
 
-/// The first panic's message in a failure section's lines.
+/// The message of the panic that failed the test, from a failure section's lines.
+///
+/// A section prints every panic of the test, caught ones included: a test may make a
+/// task panic on purpose ("main broke") and then fail an assertion about it. The panic
+/// that failed the test is the last one printed. One exception: an unfinished hole's
+/// `todo!` ("not yet implemented: stage N, exercise M…") is the cause of whatever
+/// failed after it, and it tells the learner where to go, so it wins.
 fn panic_message(body: &[&str]) -> String {
-    let start = body.iter().position(|l| l.contains("panicked at"));
-    let lines: Vec<&str> = match start {
-        Some(at) => body[at + 1..]
-            .iter()
-            .take_while(|l| !ends_message(l))
-            .copied()
-            .collect(),
-        None => body.to_vec(),
-    };
+    let starts: Vec<usize> = body
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("panicked at"))
+        .map(|(at, _)| at)
+        .collect();
+    if starts.is_empty() {
+        let text = body.join("\n");
+        let text = text.trim();
+        return if text.is_empty() {
+            "(no message)".to_string()
+        } else {
+            text.to_string()
+        };
+    }
+    let messages: Vec<String> = starts.iter().map(|&at| one_panic(body, at)).collect();
+    messages
+        .iter()
+        .find(|m| m.starts_with("not yet implemented"))
+        .or(messages.last())
+        .cloned()
+        .unwrap_or_else(|| "(no message)".to_string())
+}
+
+/// The message of the panic whose `panicked at` line is `body[at]`.
+fn one_panic(body: &[&str], at: usize) -> String {
+    let lines: Vec<&str> = body[at + 1..]
+        .iter()
+        .take_while(|l| !ends_message(l))
+        .copied()
+        .collect();
     let text = lines.join("\n");
     let text = text.trim();
     if text.is_empty() {
         // The old one-line format: `thread 'x' panicked at 'msg', file:line:col`.
-        start
-            .map(|at| body[at].trim().to_string())
-            .unwrap_or_else(|| "(no message)".to_string())
+        body[at].trim().to_string()
     } else {
         text.to_string()
     }
@@ -310,6 +336,39 @@ test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; 
         assert_eq!(
             run.failure_message("ex3_b"),
             Some("assertion `left == right` failed: turns\n  left: 1\n right: 2")
+        );
+    }
+
+    #[test]
+    fn the_panic_that_failed_the_test_wins_over_a_deliberate_one() {
+        let run = parse(
+            "test ex4_x ... FAILED\n\nfailures:\n\n---- ex4_x stdout ----\n\
+             thread 'test body (watchdog)' panicked at tests/ex4_run.rs:54:13:\nmain broke\n\
+             note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\
+             thread 'test body (watchdog)' panicked at tests/ex4_run.rs:57:9:\n\
+             assertion `left == right` failed: the panic reaches the caller\n  left: 1\n right: 2\n\n\
+             failures:\n    ex4_x\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored\n",
+        );
+        assert_eq!(
+            run.failure_message("ex4_x"),
+            Some(
+                "assertion `left == right` failed: the panic reaches the caller\n  left: 1\n right: 2"
+            )
+        );
+    }
+
+    #[test]
+    fn an_unfinished_hole_is_the_message_even_when_an_assertion_follows() {
+        let run = parse(
+            "---- ex2_y stdout ----\n\
+             thread 'loop' panicked at exercises/04-core/src/turn.rs:9:9:\n\
+             not yet implemented: stage 4, exercise 2: one turn — see chapter 4.2\n\
+             thread 'test body (watchdog)' panicked at tests/t.rs:3:5:\nexpected Ok, got Panicked\n\n\
+             failures:\n    ex2_y\n",
+        );
+        assert_eq!(
+            run.failure_message("ex2_y"),
+            Some("not yet implemented: stage 4, exercise 2: one turn — see chapter 4.2")
         );
     }
 

@@ -1,20 +1,22 @@
 //! A parser for the small piece of TOML that `course.toml` files use.
 //!
 //! Supported, one per line: `key = "string"` (with `\"`, `\\`, `\n`, `\t` escapes),
-//! `key = 123`, `[[table]]` headers that open a new entry of an array of tables,
+//! `key = 123`, `key = [1, 2]` (a one-line list of integers), `[[table]]` headers that open a new entry of an array of tables,
 //! blank lines and `#` comments (also after a value). Anything else is an error that
 //! names the file and line, so a typo in a catalog is found where it was made.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A value: the subset has only strings and non-negative integers.
+/// A value: the subset has only strings, non-negative integers and lists of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
     /// A basic string, escapes already resolved.
     Str(String),
     /// A non-negative integer.
     Int(u64),
+    /// A one-line list of non-negative integers, `[1, 2]` (`[]` is empty).
+    Ints(Vec<u64>),
 }
 
 /// One `key = value` line, with the line it came from (1-based).
@@ -182,11 +184,31 @@ fn parse_value(text: &str) -> Result<Value, String> {
     if number.is_empty() {
         return Err("the value is missing".to_string());
     }
-    number
-        .replace('_', "")
-        .parse::<u64>()
-        .map(Value::Int)
-        .map_err(|_| format!("expected a \"string\" or a non-negative integer, found `{number}`"))
+    if let Some(body) = number.strip_prefix('[') {
+        let body = body
+            .strip_suffix(']')
+            .ok_or_else(|| format!("a list must close with `]` on its line: `{number}`"))?;
+        let items: Vec<&str> = body.split(',').map(str::trim).collect();
+        let items = match items.as_slice() {
+            [""] => &[][..],
+            [rest @ .., ""] => rest,
+            all => all,
+        };
+        return items
+            .iter()
+            .map(|item| {
+                integer(item).map_err(|_| format!("a list holds only integers, not `{item}`"))
+            })
+            .collect::<Result<Vec<u64>, String>>()
+            .map(Value::Ints);
+    }
+    integer(number).map(Value::Int).map_err(|_| {
+        format!("expected a \"string\", a non-negative integer or a list of them, found `{number}`")
+    })
+}
+
+fn integer(text: &str) -> Result<u64, std::num::ParseIntError> {
+    text.replace('_', "").parse::<u64>()
 }
 
 #[cfg(test)]
@@ -220,6 +242,14 @@ mod tests {
     }
 
     #[test]
+    fn reads_lists_of_integers() {
+        let doc = parse_str("a = [2]\nb = []\nc = [1, 3, ] # two\n").unwrap();
+        assert_eq!(doc.top.get("a").unwrap().value, Value::Ints(vec![2]));
+        assert_eq!(doc.top.get("b").unwrap().value, Value::Ints(vec![]));
+        assert_eq!(doc.top.get("c").unwrap().value, Value::Ints(vec![1, 3]));
+    }
+
+    #[test]
     fn errors_name_file_and_line() {
         let err = parse_str("stage = 1\ntitle = \"open\n").unwrap_err();
         assert_eq!(
@@ -232,10 +262,9 @@ mod tests {
     fn rejects_what_the_subset_lacks() {
         let cases = [
             ("[package]\n", "only `[[table]]` headers"),
-            (
-                "list = [1, 2]\n",
-                "expected a \"string\" or a non-negative integer",
-            ),
+            ("list = [1, \"a\"]\n", "a list holds only integers"),
+            ("list = [1, 2\n", "a list must close with `]`"),
+            ("n = -1\n", "expected a \"string\", a non-negative integer"),
             ("just words\n", "expected `key = value`"),
             ("a.b = 1\n", "not a valid key"),
             ("a = 1\na = 2\n", "set twice (first on line 1)"),

@@ -5,7 +5,9 @@
 //!
 //! - [`watchdog`] runs a test body on its own thread and turns a hang (a lost wakeup,
 //!   a loop that never stops) into an ordinary test failure after a bounded time.
-//! - [`CountingWaker`] is a waker that counts how often it was woken, cloned and dropped.
+//! - [`CountingWaker`] is a waker that counts how often it was woken, and how many of
+//!   its clones are alive.
+//! - [`CloneCountingWaker`] also counts clones, through a hand-written vtable.
 //! - [`PollCounter`] wraps a future and counts its polls.
 //! - [`DropFlag`] is a value that records when it is dropped, to observe cleanup.
 //! - [`CountingAllocator`] is a global allocator that counts a thread's allocations,
@@ -22,9 +24,12 @@
 //!     assert_eq!(counter.wakes(), 1);
 //! });
 //! ```
-// Unsafe only where it is unavoidable: a global allocator (see `counting_alloc`).
+// Unsafe only where it is unavoidable: a global allocator (see `counting_alloc`) and a
+// waker whose clones can be counted (see `clone_counting_waker`).
 #![deny(unsafe_code)]
 
+#[allow(unsafe_code)]
+mod clone_counting_waker;
 #[allow(unsafe_code)]
 mod counting_alloc;
 mod counting_waker;
@@ -32,6 +37,7 @@ mod drop_flag;
 mod poll_counter;
 mod watchdog;
 
+pub use clone_counting_waker::CloneCountingWaker;
 pub use counting_alloc::CountingAllocator;
 pub use counting_waker::CountingWaker;
 pub use drop_flag::{DropFlag, DropGuard};

@@ -20,7 +20,10 @@ where
     ///
     /// When polled again after it returned `Ready` (the coroutine reports
     /// [`CoError::ResumedAfterCompletion`]): a future polled after completion is a bug in
-    /// its driver, and this panics as the future of an `async fn` does.
+    /// its driver, and this panics as the future of an `async fn` does. The message must
+    /// contain the words "polled after completion" (the tests look for them), as in
+    /// "`AsFuture` polled after completion"; rustc's own "`async fn` resumed after
+    /// completion" does not.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         todo!(
             "stage 1, exercise 3: poll as one resume that sends the Context's waker, \

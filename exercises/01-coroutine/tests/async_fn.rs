@@ -1,7 +1,9 @@
 //! Exercise 3 (chapter 1.4): `poll` is `resume` with a `Context`; what `async fn`
 //! compiles to, and what a ready `await` costs: no extra poll at all.
 
+use std::any::Any;
 use std::future::{Future, ready};
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Poll, Waker};
 
@@ -116,14 +118,31 @@ fn ex3_an_error_the_coroutine_raises_is_the_futures_output() {
 }
 
 #[test]
-#[should_panic(expected = "polled after completion")]
 fn ex3_polling_after_completion_panics_like_an_async_fn() {
     watchdog_default(|| {
         let waker = CountingWaker::new();
         let mut future = answer(false);
         assert_eq!(poll_once(&mut future, &waker), Poll::Ready(Ok(42)));
-        let _ = poll_once(&mut future, &waker);
+        let again = panic::catch_unwind(AssertUnwindSafe(|| poll_once(&mut future, &waker)));
+        let message = match again {
+            Ok(poll) => panic!("a second poll after Ready must panic; it returned {poll:?}"),
+            Err(payload) => panic_text(payload.as_ref()),
+        };
+        assert!(
+            message.contains("polled after completion"),
+            "the panic message must contain \"polled after completion\" \
+             (e.g. \"`AsFuture` polled after completion\"); it was {message:?}"
+        );
     });
+}
+
+/// The text of a panic's payload (`panic!` gives a `&str` or a `String`).
+fn panic_text(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(a panic with no text)".to_string())
 }
 
 async fn inner() -> u64 {

@@ -2,7 +2,9 @@
 
 mod common;
 
+use std::any::Any;
 use std::future::{Future, Ready, ready};
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
 use std::task::Poll;
 
@@ -99,7 +101,6 @@ fn ex4_async_blocks_that_borrow_across_await_can_be_joined() {
 }
 
 #[test]
-#[should_panic(expected = "polled after it resolved")]
 fn ex4_polling_a_finished_join_panics() {
     watchdog_default(|| {
         let counter = CountingWaker::new();
@@ -107,8 +108,28 @@ fn ex4_polling_a_finished_join_panics() {
         let mut joined = Pin::new(&mut joined);
         let first = counter.with_context(|cx| joined.as_mut().poll(cx));
         assert_eq!(first, Poll::Ready((1, 2)));
-        let _ = counter.with_context(|cx| joined.as_mut().poll(cx));
+        let again = panic::catch_unwind(AssertUnwindSafe(|| {
+            counter.with_context(|cx| joined.as_mut().poll(cx))
+        }));
+        let message = match again {
+            Ok(poll) => panic!("a second poll after Ready must panic; it returned {poll:?}"),
+            Err(payload) => panic_text(payload.as_ref()),
+        };
+        assert!(
+            message.contains("polled after it resolved"),
+            "the panic message must contain \"polled after it resolved\" \
+             (e.g. \"a Join was polled after it resolved\"); it was {message:?}"
+        );
     });
+}
+
+/// The text of a panic's payload (`panic!` gives a `&str` or a `String`).
+fn panic_text(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(a panic with no text)".to_string())
 }
 
 #[test]

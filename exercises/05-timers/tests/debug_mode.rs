@@ -1,19 +1,57 @@
 //! Debug mode: slow handles reported as asyncio reports them.
 //!
-//! These tests need the whole loop (every park sweeps and computes a timeout), so they
-//! are named for exercise 3. Durations come from the loop's clock: in virtual time a
-//! `block_for` inside a handle is what makes it slow.
+//! These tests need the loop's timer driver (every park sweeps and computes a timeout)
+//! but not `sleep`, so they are named for exercise 3: a task gives up its step with
+//! `yield_now`. Durations come from the loop's clock: in virtual time a `block_for`
+//! inside a handle is what makes it slow.
+//!
+//! Debug mode can be turned on from the environment (`ONELOOP_DEBUG`), so no test here
+//! depends on the environment it was started in: a test about the default runs in a
+//! child process with the variable removed, one about the variable in a child with it
+//! set, and the others set the mode through the API.
 
 mod common;
 
-use std::process::Command;
+use std::process::{Command, Output};
 
 use common::{ms, record_reports};
 use ex05_timers::{
-    DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, LoopTimers, SLOW_CALLBACK, block_for, sleep,
+    DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, LoopTimers, SLOW_CALLBACK, block_for,
     virtual_time_loop,
 };
+use oneloop_core::yield_now;
 use oneloop_testkit::watchdog_default;
+
+/// Set in the child processes that the tests below start.
+const CHILD: &str = "ONELOOP_TIMERS_DEBUG_CHILD";
+
+/// Whether this process is a child started by [`run_child`].
+fn is_child() -> bool {
+    std::env::var_os(CHILD).is_some()
+}
+
+/// Runs the test `name` of this binary in a child process, with `ONELOOP_DEBUG` set
+/// to `debug`, or removed when `debug` is `None`; fails unless the child passed.
+fn run_child(name: &str, debug: Option<&str>) -> Output {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut command = Command::new(exe);
+    command
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1");
+    match debug {
+        Some(value) => command.env(DEBUG_ENV, value),
+        None => command.env_remove(DEBUG_ENV),
+    };
+    let output = command.output().expect("the test binary runs again");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the child running {name} failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("1 passed"), "the child test ran:\n{stdout}");
+    output
+}
 
 /// The messages of the reports recorded so far.
 fn messages(reports: &std::cell::RefCell<Vec<oneloop_core::ExceptionReport>>) -> Vec<String> {
@@ -26,15 +64,25 @@ fn messages(reports: &std::cell::RefCell<Vec<oneloop_core::ExceptionReport>>) ->
 
 #[test]
 fn ex3_debug_mode_is_off_by_default_and_nothing_is_reported() {
+    // The default is what a loop gets with ONELOOP_DEBUG unset: ask a child so.
+    watchdog_default(|| run_child("ex3_debug_off_child", None));
+}
+
+#[test]
+fn ex3_debug_off_child() {
+    // Does nothing unless started by the test above, with ONELOOP_DEBUG removed.
+    if !is_child() {
+        return;
+    }
     watchdog_default(|| {
         // Virtual time, debug mode untouched: main blocks 0.25 s.
-        if std::env::var_os(DEBUG_ENV).is_some() {
-            return; // Run with debug mode forced on from outside: nothing to check.
-        }
         let mut event_loop = virtual_time_loop();
         let reports = record_reports(&event_loop);
         let timers = event_loop.timers();
-        assert!(!timers.debug());
+        assert!(
+            !timers.debug(),
+            "debug mode is off when ONELOOP_DEBUG is unset"
+        );
         assert_eq!(
             timers.slow_callback_duration(),
             DEFAULT_SLOW_CALLBACK_DURATION
@@ -57,7 +105,7 @@ fn ex3_a_slow_task_step_is_reported_with_its_duration_on_the_loop_clock() {
         event_loop
             .run_until_complete(async {
                 block_for(ms(250));
-                sleep(ms(10)).await;
+                yield_now().await;
                 block_for(ms(50));
             })
             .unwrap();
@@ -100,12 +148,11 @@ fn ex3_slow_timer_handles_and_plain_handles_have_their_own_forms() {
 fn ex3_the_threshold_is_a_separate_knob_that_needs_the_mode() {
     watchdog_default(|| {
         // Virtual time: threshold 50 ms, a 60 ms block with debug off, then with it on.
-        if std::env::var_os(DEBUG_ENV).is_some() {
-            return;
-        }
+        // The mode is set through the API both times, whatever ONELOOP_DEBUG says.
         let mut event_loop = virtual_time_loop();
         let reports = record_reports(&event_loop);
         let timers = event_loop.timers();
+        timers.set_debug(false);
         timers.set_slow_callback_duration(ms(50));
         event_loop
             .run_until_complete(async { block_for(ms(60)) })
@@ -122,13 +169,10 @@ fn ex3_the_threshold_is_a_separate_knob_that_needs_the_mode() {
     });
 }
 
-/// Set in the child process that the next test starts.
-const CHILD: &str = "ONELOOP_TIMERS_DEBUG_CHILD";
-
 #[test]
 fn ex3_debug_env_child() {
     // Does nothing unless started by the test below, with ONELOOP_DEBUG set.
-    if std::env::var_os(CHILD).is_none() {
+    if !is_child() {
         return;
     }
     watchdog_default(|| {
@@ -144,22 +188,8 @@ fn ex3_debug_env_child() {
 #[test]
 fn ex3_the_environment_variable_turns_debug_mode_on() {
     watchdog_default(|| {
-        let exe = std::env::current_exe().expect("the test binary's path");
-        let output = Command::new(exe)
-            .args([
-                "ex3_debug_env_child",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(DEBUG_ENV, "1")
-            .env(CHILD, "1")
-            .output()
-            .expect("the test binary runs again");
+        let output = run_child("ex3_debug_env_child", Some("1"));
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
-        assert!(stdout.contains("1 passed"), "the child test ran:\n{stdout}");
         assert!(
             stderr.contains("Executing <Task main> took 0.250 seconds"),
             "stderr was:\n{stderr}"

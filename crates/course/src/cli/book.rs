@@ -50,7 +50,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<ExitCode, CliError> {
     let bad: Vec<&str> = text.lines().filter(|l| is_warning(l)).collect();
     if !bad.is_empty() {
         for line in &bad {
-            eprintln!("{line}");
+            errln!("{line}");
         }
         return Err(CliError::failed(format!(
             "the book built with {} warning or error line(s) (listed above); \
@@ -59,13 +59,13 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<ExitCode, CliError> {
         )));
     }
     if !output.status.success() {
-        eprint!("{text}");
+        err!("{text}");
         return Err(CliError::failed(format!(
             "mdbook build failed ({})",
             output.status
         )));
     }
-    println!("book built in book/build/ (open book/build/index.html)");
+    outln!("book built in book/build/ (open book/build/index.html)");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -90,7 +90,7 @@ fn ensure_mdbook() -> Result<PathBuf, CliError> {
         }
     }
     let found = version(&candidates[0]).unwrap_or_else(|| "none on PATH".to_string());
-    eprintln!(
+    errln!(
         "The book needs {VERSION} (found: {found}). Installing it with \
          `cargo {}` — this takes several minutes.",
         INSTALL.join(" ")

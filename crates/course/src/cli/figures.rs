@@ -15,7 +15,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     let dir = dir
         .to_str()
         .ok_or_else(|| CliError::misuse(format!("the path {} is not UTF-8", dir.display())))?;
-    eprintln!("drawing the figures (the first build may take a minute)…");
+    errln!("drawing the figures (the first build may take a minute)…");
     let args = [
         "run",
         "-q",
@@ -28,7 +28,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     ];
     let output = course.cargo.output(&args)?;
     if !output.status.success() {
-        eprint!("{}", String::from_utf8_lossy(&output.stderr));
+        err!("{}", String::from_utf8_lossy(&output.stderr));
         return Err(CliError::failed(format!(
             "`cargo {}` failed ({})",
             args.join(" "),
@@ -36,8 +36,8 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
         )));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    print!("{stdout}");
-    println!(
+    out!("{stdout}");
+    outln!(
         "{} file(s) written to {FIGURES_DIR}/",
         stdout
             .lines()

@@ -18,10 +18,11 @@ pub(crate) fn run(course: &Course, stage: &Stage) -> Result<ExitCode, CliError> 
         StageResults::Tested(run) => report::states(course, stage, &run),
     };
     let Some(exercise) = first_unsolved(stage, &states) else {
-        println!(
+        outln!(
             "Every exercise of stage {} passes: no hint needed. \
              Compare with the reference: cargo course solution {}",
-            stage.number, stage.number
+            stage.number,
+            stage.number
         );
         return Ok(ExitCode::SUCCESS);
     };
@@ -39,19 +40,21 @@ pub(crate) fn run(course: &Course, stage: &Stage) -> Result<ExitCode, CliError> 
     };
     let total = found.hints.len();
     let shown = course.cache.hints_revealed(stage.number, exercise.id);
-    println!();
+    outln!();
     if shown >= total {
-        println!(
+        outln!(
             "No more hints for stage {}, exercise {} — {}: all {total} are below.",
-            stage.number, exercise.id, exercise.title
+            stage.number,
+            exercise.id,
+            exercise.title
         );
-        println!();
+        outln!();
         for (i, hint) in found.hints.iter().enumerate() {
-            println!("Hint {}:", i + 1);
-            println!("{}", report::indented(hint, "  ", usize::MAX));
-            println!();
+            outln!("Hint {}:", i + 1);
+            outln!("{}", report::indented(hint, "  ", usize::MAX));
+            outln!();
         }
-        println!(
+        outln!(
             "Re-read section {} ({}), then edit {}.",
             exercise.section,
             exercise.chapter.display(),
@@ -60,30 +63,32 @@ pub(crate) fn run(course: &Course, stage: &Stage) -> Result<ExitCode, CliError> 
         return Ok(ExitCode::SUCCESS);
     }
     let next = shown + 1;
-    println!(
+    outln!(
         "Stage {}, exercise {} — {}: hint {next} of {total}",
-        stage.number, exercise.id, exercise.title
+        stage.number,
+        exercise.id,
+        exercise.title
     );
-    println!();
-    println!(
+    outln!();
+    outln!(
         "{}",
         report::indented(&found.hints[shown], "  ", usize::MAX)
     );
-    println!();
+    outln!();
     if next < total {
-        println!(
+        outln!(
             "{} more: run `cargo course hint {}` again.",
             total - next,
             stage.number
         );
     } else {
-        println!("That was the last hint for this exercise.");
+        outln!("That was the last hint for this exercise.");
     }
     if let Err(e) = course
         .cache
         .set_hints_revealed(stage.number, exercise.id, next)
     {
-        eprintln!("warning: could not remember the hints shown: {e}");
+        errln!("warning: could not remember the hints shown: {e}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,9 @@
 //! Command dispatch and what every command shares: the workspace, the catalog, the cache.
 
+// First: the printing macros every other module uses.
+#[macro_use]
+pub(crate) mod output;
+
 mod book;
 mod error;
 mod figures;
@@ -80,14 +84,14 @@ impl Course {
 
     /// Runs the learner's tests for `stage` and caches what they gave.
     pub(crate) fn run_tests(&self, stage: &Stage) -> Result<StageResults, CliError> {
-        eprintln!(
+        errln!(
             "running stage {}'s tests (first build may take a minute)…",
             stage.number
         );
         let started = std::time::SystemTime::now();
         let results = self.cargo.test_stage(stage, false)?;
         if let Err(e) = self.cache.store_results(stage.number, started, &results) {
-            eprintln!("warning: could not save the results under the target dir: {e}");
+            errln!("warning: could not save the results under the target dir: {e}");
         }
         Ok(results)
     }
@@ -108,7 +112,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, CliError> {
         Some("book") => book::run(&Course::open()?.root, rest),
         Some("figures") => no_extra(rest, "figures").and_then(|()| figures::run(&Course::open()?)),
         Some("help" | "--help" | "-h") => {
-            print!("{}", usage::USAGE);
+            out!("{}", usage::USAGE);
             Ok(ExitCode::SUCCESS)
         }
         Some(other) => Err(CliError::misuse(format!(

@@ -53,14 +53,14 @@ pub(crate) fn run(course: &Course, stage: &Stage) -> Result<ExitCode, CliError> 
         } else {
             "exercises"
         };
-        println!(
+        outln!(
             "==== {} (stage {}, {label} {}) ====",
             file.display(),
             stage.number,
             ids.join(", ")
         );
-        println!("{}", text.trim_end());
-        println!();
+        outln!("{}", text.trim_end());
+        outln!();
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,7 @@ use super::{CliError, Course};
 pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     let stages = &course.catalog.stages;
     if stages.is_empty() {
-        println!("No stages yet: no exercises/NN-name/ folder holds a course.toml.");
+        outln!("No stages yet: no exercises/NN-name/ folder holds a course.toml.");
         return Ok(ExitCode::SUCCESS);
     }
     // Gather first (tests may run and print progress), then print the table in one piece.
@@ -30,10 +30,10 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
         .max()
         .unwrap_or(5)
         .max(5);
-    println!();
-    println!("oneloop — your progress");
-    println!();
-    println!("  stage  {:width$}  passed", "title");
+    outln!();
+    outln!("oneloop — your progress");
+    outln!();
+    outln!("  stage  {:width$}  passed", "title");
     for (stage, _, states) in &rows {
         let passed = match states {
             Some(states) => format!(
@@ -43,9 +43,9 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
             ),
             None => "does not compile".to_string(),
         };
-        println!("  {:<5}  {:width$}  {passed}", stage.number, stage.title);
+        outln!("  {:<5}  {:width$}  {passed}", stage.number, stage.title);
     }
-    println!();
+    outln!();
 
     for (stage, results, states) in &rows {
         match (results, states) {
@@ -61,7 +61,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
             _ => {}
         }
     }
-    println!("Every exercise of every stage passes. Well done.");
-    println!("Compare with the reference: cargo course solution <N>");
+    outln!("Every exercise of every stage passes. Well done.");
+    outln!("Compare with the reference: cargo course solution <N>");
     Ok(ExitCode::SUCCESS)
 }

@@ -9,12 +9,14 @@ USAGE:
     cargo course hint <N>        reveal the next hint for stage N's first unsolved exercise
     cargo course solution <N>    show stage N's reference files (once all its exercises pass)
     cargo course verify          check the course itself: every stage's tests pass with the
-                                 reference and fail on the untouched holes
+                                 reference and fail on the untouched holes (a hole you
+                                 solved is skipped, and said so)
     cargo course book [--open]   build the book with mdBook 0.5.4 (installing it if needed)
     cargo course figures         redraw the book's figures into book/src/figures/
     cargo course help            this text
 
-A stage is a folder exercises/NN-name/. Results are cached under <target>/course/ and
-re-run as soon as a file of the stage changes. The target dir is $CARGO_TARGET_DIR if
-set, else <workspace>/target.
+A stage is a folder exercises/NN-name/. An exercise whose tests run the code of another
+exercise not yet passed shows as waiting for it rather than failing. Results are cached
+under <target>/course/ and re-run as soon as a file of the stage changes. The target
+dir is $CARGO_TARGET_DIR if set, else <workspace>/target.
 ";

@@ -2,12 +2,15 @@
 //!
 //! Two runs per stage: with `--features solution` every test must pass; on the
 //! untouched holes every exercise must have at least one failing test (an exercise
-//! whose tests all pass on the holes checks nothing). Both builds are the ones
+//! whose tests all pass on the holes checks nothing). An exercise whose hole file no
+//! longer matches the hash in `course.toml` was solved by the learner: there are no holes
+//! left to fail, so that check is skipped and says so. Both builds are the ones
 //! `cargo test --workspace --all-features` and a plain `cargo test` make, so CI pays
 //! for no extra compilation.
 
 use std::process::ExitCode;
 
+use oneloop_course::hole::HoleFile;
 use oneloop_course::progress::{ExerciseState, StageResults};
 use oneloop_course::test_output::TestRun;
 use oneloop_course::{Stage, test_output};
@@ -19,17 +22,23 @@ use super::{CliError, Course};
 struct Tally {
     passed: usize,
     failed: usize,
+    skipped: usize,
 }
 
 impl Tally {
     fn check(&mut self, ok: bool, what: &str, detail: &str) {
         if ok {
             self.passed += 1;
-            println!("ok    {what}: {detail}");
+            outln!("ok    {what}: {detail}");
         } else {
             self.failed += 1;
-            println!("FAIL  {what}: {detail}");
+            outln!("FAIL  {what}: {detail}");
         }
+    }
+
+    fn skip(&mut self, what: &str, detail: &str) {
+        self.skipped += 1;
+        outln!("skip  {what}: {detail}");
     }
 }
 
@@ -37,14 +46,16 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     let mut tally = Tally {
         passed: 0,
         failed: 0,
+        skipped: 0,
     };
     if course.catalog.stages.is_empty() {
-        println!("no stages yet: no exercises/NN-name/ folder holds a course.toml");
+        outln!("no stages yet: no exercises/NN-name/ folder holds a course.toml");
     }
     for stage in &course.catalog.stages {
-        eprintln!(
+        errln!(
             "stage {}: running `cargo test -p {} --features solution`…",
-            stage.number, stage.package
+            stage.number,
+            stage.package
         );
         match course.cargo.test_stage(stage, true) {
             Err(error) => cargo_failed(&mut tally, stage, "solution", &error),
@@ -53,9 +64,10 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
             }
             Ok(StageResults::Tested(run)) => check_solution(course, &mut tally, stage, &run),
         }
-        eprintln!(
+        errln!(
             "stage {}: running `cargo test -p {}` on the holes…",
-            stage.number, stage.package
+            stage.number,
+            stage.package
         );
         match course.cargo.test_stage(stage, false) {
             Err(error) => cargo_failed(&mut tally, stage, "holes", &error),
@@ -65,7 +77,16 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
             Ok(StageResults::Tested(run)) => check_holes(course, &mut tally, stage, &run),
         }
     }
-    println!("{} passed, {} failed", tally.passed, tally.failed);
+    if tally.skipped == 0 {
+        outln!("{} passed, {} failed", tally.passed, tally.failed);
+    } else {
+        outln!(
+            "{} passed, {} failed, {} skipped (exercises you solved have no holes left to check)",
+            tally.passed,
+            tally.failed,
+            tally.skipped
+        );
+    }
     Ok(if tally.failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -84,7 +105,7 @@ fn cargo_failed(tally: &mut Tally, stage: &Stage, build: &str, error: &CliError)
     );
     let rest: Vec<&str> = lines.collect();
     if !rest.is_empty() {
-        println!("{}", report::indented(&rest.join("\n"), "      ", 20));
+        outln!("{}", report::indented(&rest.join("\n"), "      ", 20));
     }
 }
 
@@ -95,7 +116,7 @@ fn build_failed(tally: &mut Tally, stage: &Stage, build: &str, block: &str) {
         &format!("stage {} {build} build", stage.number),
         &format!("does not compile: {first}"),
     );
-    println!("{}", report::indented(block, "      ", 20));
+    outln!("{}", report::indented(block, "      ", 20));
 }
 
 fn check_solution(course: &Course, tally: &mut Tally, stage: &Stage, run: &TestRun) {
@@ -125,6 +146,17 @@ fn check_holes(course: &Course, tally: &mut Tally, stage: &Stage, run: &TestRun)
     let states: Vec<ExerciseState> = report::states(course, stage, run);
     for (exercise, state) in stage.exercises.iter().zip(&states) {
         let what = format!("stage {} exercise {} holes", stage.number, exercise.id);
+        if HoleFile::of(&course.root, exercise).is_edited() {
+            tally.skip(
+                &what,
+                &format!(
+                    "exercise solved by you ({} differs from the hole the course ships): \
+                     skipping the unsolved check",
+                    exercise.file.display()
+                ),
+            );
+            continue;
+        }
         let total = state.passed + state.failed;
         let (ok, detail) = if total == 0 {
             (false, format!("no ex{}_ test found", exercise.id))
