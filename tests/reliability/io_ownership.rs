@@ -46,6 +46,35 @@ fn pair() -> (StdStream, TcpStream) {
     (client, TcpStream::from_std(server).expect("non-blocking"))
 }
 
+/// A connected loopback pair whose oneloop side is accepted by a task of `event_loop`,
+/// so that the stream is made in that loop.
+fn pair_made_in(event_loop: &mut IoLoop) -> (StdStream, TcpStream) {
+    event_loop
+        .run_until_complete(async {
+            let listener = TcpListener::bind("127.0.0.1:0")?;
+            let client = StdStream::connect(listener.local_addr()?)?;
+            let (stream, _) = listener.accept().await?;
+            std::io::Result::Ok((client, stream))
+        })
+        .expect("the accepting task finishes")
+        .expect("a loopback pair connects")
+}
+
+/// A flag, and a callback that raises it.
+fn flag() -> (Rc<Cell<bool>>, impl Fn() + 'static) {
+    let raised = Rc::new(Cell::new(false));
+    let raise = Rc::clone(&raised);
+    (raised, move || raise.set(true))
+}
+
+/// The reports of `event_loop`'s exception handler, collected in order.
+fn collect_reports(event_loop: &IoLoop) -> Rc<RefCell<Vec<ExceptionReport>>> {
+    let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
+    let into = Rc::clone(&reports);
+    event_loop.set_exception_handler(move |report| into.borrow_mut().push(report.clone()));
+    reports
+}
+
 /// Makes things with `make` until one has the fd number `fd` (the kernel hands out the
 /// lowest free number; another test's thread may hold `fd` for a moment).
 fn with_number<T>(fd: RawFd, mut make: impl FnMut() -> T, number: impl Fn(&T) -> RawFd) -> T {
@@ -60,6 +89,15 @@ fn with_number<T>(fd: RawFd, mut make: impl FnMut() -> T, number: impl Fn(&T) ->
         }
     }
     panic!("fd {fd} never came back: another thread keeps it");
+}
+
+/// A std listener with the fd number `fd`: readable once a client connects.
+fn listener_with_number(fd: RawFd) -> StdListener {
+    with_number(
+        fd,
+        || StdListener::bind("127.0.0.1:0").unwrap(),
+        |listener| listener.as_raw_fd(),
+    )
 }
 
 /// A non-blocking UDP socket with the fd number `fd` (one socket, one fd: writable at
@@ -108,21 +146,15 @@ fn a_dropped_stream_takes_its_reader_with_it_and_a_reused_fd_fires() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
-        let old_ran = Rc::new(Cell::new(false));
-        let flag = Rc::clone(&old_ran);
+        let (old_ran, mark_old_ran) = flag();
         let fd = drop_registered_in_task(&mut event_loop, move |io, old| {
-            io.add_reader(old, move || flag.set(true)).unwrap();
+            io.add_reader(old, mark_old_ran).unwrap();
         });
         // A listener with the same number: readable once a client connects.
-        let listener = with_number(
-            fd,
-            || StdListener::bind("127.0.0.1:0").unwrap(),
-            |listener| listener.as_raw_fd(),
-        );
+        let listener = listener_with_number(fd);
         let listener = TcpListener::from_std(listener).unwrap();
-        let fired = Rc::new(Cell::new(false));
-        let seen = Rc::clone(&fired);
-        io.add_reader(&listener, move || seen.set(true)).unwrap();
+        let (fired, mark_fired) = flag();
+        io.add_reader(&listener, mark_fired).unwrap();
         let _client = StdStream::connect(listener.local_addr().unwrap()).unwrap();
         run_until(&mut event_loop, || fired.get());
         assert!(!old_ran.get(), "the old socket's reader never runs");
@@ -140,9 +172,8 @@ fn a_dropped_stream_takes_its_writer_with_it_and_a_reused_fd_fires() {
             io.add_writer(old, || {}).unwrap();
         });
         let (new, _other) = udp_with_number(fd);
-        let fired = Rc::new(Cell::new(false));
-        let seen = Rc::clone(&fired);
-        io.add_writer(&new, move || seen.set(true)).unwrap();
+        let (fired, mark_fired) = flag();
+        io.add_writer(&new, mark_fired).unwrap();
         run_until(&mut event_loop, || fired.get());
         assert!(io.remove_writer(&new));
     });
@@ -155,11 +186,7 @@ fn a_one_shot_wait_on_a_reused_fd_is_woken() {
         let fd = drop_registered_in_task(&mut event_loop, |io, old| {
             io.add_reader(old, || {}).unwrap();
         });
-        let listener = with_number(
-            fd,
-            || StdListener::bind("127.0.0.1:0").unwrap(),
-            |listener| listener.as_raw_fd(),
-        );
+        let listener = listener_with_number(fd);
         let listener = TcpListener::from_std(listener).unwrap();
         let _client = StdStream::connect(listener.local_addr().unwrap()).unwrap();
         // `accept` says WouldBlock or takes the connection; either way it must end.
@@ -230,9 +257,8 @@ fn a_raw_fd_closed_without_remove_leaves_a_stale_entry_that_a_reused_fd_replaces
         assert_eq!(io.registrations(), 1, "the stale entry stays until reused");
         assert!(!captured.dropped());
         let (new, peer) = udp_with_number(fd);
-        let fired = Rc::new(Cell::new(false));
-        let seen = Rc::clone(&fired);
-        io.add_reader(&new, move || seen.set(true)).unwrap();
+        let (fired, mark_fired) = flag();
+        io.add_reader(&new, mark_fired).unwrap();
         assert!(captured.dropped(), "the stale reader was dropped on reuse");
         peer.send(b"x").unwrap();
         run_until(&mut event_loop, || fired.get());
@@ -248,9 +274,8 @@ fn a_reused_raw_fd_with_a_stale_writer_and_a_new_reader_runs_only_the_new_one() 
         let io = Io::of(&event_loop).unwrap();
         let (old, _old_peer) = UnixStream::pair().unwrap();
         let fd = old.as_raw_fd();
-        let stale_ran = Rc::new(Cell::new(false));
-        let flag = Rc::clone(&stale_ran);
-        io.add_writer(&old, move || flag.set(true)).unwrap();
+        let (stale_ran, mark_stale_ran) = flag();
+        io.add_writer(&old, mark_stale_ran).unwrap();
         drop(old);
         let (new, peer) = udp_with_number(fd);
         let got = Rc::new(RefCell::new(Vec::new()));
@@ -284,20 +309,18 @@ fn removing_one_side_of_a_stale_entry_registers_nothing_for_the_new_file() {
         let io = Io::of(&event_loop).unwrap();
         let (old, _old_peer) = UnixStream::pair().unwrap();
         let fd = old.as_raw_fd();
-        let stale_ran = Rc::new(Cell::new(false));
-        let flag = Rc::clone(&stale_ran);
+        let (stale_ran, mark_stale_ran) = flag();
         io.add_reader(&old, || {}).unwrap();
-        io.add_writer(&old, move || flag.set(true)).unwrap();
+        io.add_writer(&old, mark_stale_ran).unwrap();
         drop(old);
         let (new, _peer) = udp_with_number(fd);
         // The new file is writable at once: were the stale writer given to epoll for it,
         // it would run in the next turn.
         assert!(io.remove_reader(&new), "the number's reader is removed");
-        let timer_ran = Rc::new(Cell::new(false));
-        let timer_flag = Rc::clone(&timer_ran);
+        let (timer_ran, mark_timer_ran) = flag();
         event_loop
             .timers()
-            .call_later(std::time::Duration::ZERO, move || timer_flag.set(true));
+            .call_later(std::time::Duration::ZERO, mark_timer_ran);
         run_until(&mut event_loop, || timer_ran.get());
         assert!(
             !stale_ran.get(),
@@ -414,13 +437,19 @@ impl Wake for WakesThenPanics {
     }
 }
 
+impl WakesThenPanics {
+    /// Polls `future` with a waker that wakes the task behind `cx`, then panics.
+    fn poll_through<F: Future + Unpin>(future: &mut F, cx: &Context<'_>) -> Poll<F::Output> {
+        let breaking = Waker::from(Arc::new(Self(cx.waker().clone())));
+        std::pin::Pin::new(future).poll(&mut Context::from_waker(&breaking))
+    }
+}
+
 #[test]
 fn a_panicking_waker_on_an_io_wait_is_reported_and_no_task_is_lost() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
-        let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
-        let into = Rc::clone(&reports);
-        event_loop.set_exception_handler(move |report| into.borrow_mut().push(report.clone()));
+        let reports = collect_reports(&event_loop);
         let (mut first_client, first) = pair();
         let (mut second_client, second) = pair();
         let second_done = event_loop.spawn(async move {
@@ -434,8 +463,7 @@ fn a_panicking_waker_on_an_io_wait_is_reported_and_no_task_is_lost() {
             let mut wait = readable(&first);
             let mut registered = false;
             poll_fn(|cx: &mut Context<'_>| {
-                let breaking = Waker::from(Arc::new(WakesThenPanics(cx.waker().clone())));
-                let poll = std::pin::Pin::new(&mut wait).poll(&mut Context::from_waker(&breaking));
+                let poll = WakesThenPanics::poll_through(&mut wait, cx);
                 if !registered {
                     registered = true;
                     first_client.write_all(b"one").unwrap();
@@ -478,9 +506,8 @@ fn a_socket_dropped_by_an_earlier_reader_in_the_same_turn_never_runs_its_queued_
         let (mut first_client, first) = pair();
         let (mut second_client, second) = pair();
         let second = Rc::new(RefCell::new(Some(second)));
-        let second_ran = Rc::new(Cell::new(false));
-        let flag = Rc::clone(&second_ran);
-        io.add_reader(second.borrow().as_ref().unwrap(), move || flag.set(true))
+        let (second_ran, mark_second_ran) = flag();
+        io.add_reader(second.borrow().as_ref().unwrap(), mark_second_ran)
             .unwrap();
         let first_ran = Rc::new(Cell::new(false));
         let (ran, victim) = (Rc::clone(&first_ran), Rc::clone(&second));
@@ -541,15 +568,7 @@ fn a_socket_made_in_one_loop_and_dropped_while_another_runs_leaves_neither_table
         let mut second = new_event_loop().unwrap();
         let first_io = Io::of(&first).unwrap();
         let second_io = Io::of(&second).unwrap();
-        let (client, stream) = first
-            .run_until_complete(async {
-                let listener = TcpListener::bind("127.0.0.1:0")?;
-                let client = StdStream::connect(listener.local_addr()?)?;
-                let (stream, _) = listener.accept().await?;
-                std::io::Result::Ok((client, stream))
-            })
-            .unwrap()
-            .unwrap();
+        let (client, stream) = pair_made_in(&mut first);
         let fd = stream.as_raw_fd();
         first_io.add_reader(&stream, || {}).unwrap();
         second_io.add_writer(&stream, || {}).unwrap();
@@ -560,16 +579,9 @@ fn a_socket_made_in_one_loop_and_dropped_while_another_runs_leaves_neither_table
         assert_eq!(second_io.registrations(), 0, "the loop running at the drop");
         drop(client);
         // The number comes back in the first loop, and a reader on it fires.
-        let listener = with_number(
-            fd,
-            || StdListener::bind("127.0.0.1:0").unwrap(),
-            |listener| listener.as_raw_fd(),
-        );
-        let fired = Rc::new(Cell::new(false));
-        let seen = Rc::clone(&fired);
-        first_io
-            .add_reader(&listener, move || seen.set(true))
-            .unwrap();
+        let listener = listener_with_number(fd);
+        let (fired, mark_fired) = flag();
+        first_io.add_reader(&listener, mark_fired).unwrap();
         let _client = StdStream::connect(listener.local_addr().unwrap()).unwrap();
         run_until(&mut first, || fired.get());
         assert!(first_io.remove_reader(&listener));
@@ -582,15 +594,7 @@ fn a_socket_registered_in_a_third_loop_leaves_a_stale_entry_that_reuse_replaces(
         let mut made_in = new_event_loop().unwrap();
         let mut other = new_event_loop().unwrap();
         let other_io = Io::of(&other).unwrap();
-        let (_client, stream) = made_in
-            .run_until_complete(async {
-                let listener = TcpListener::bind("127.0.0.1:0")?;
-                let client = StdStream::connect(listener.local_addr()?)?;
-                let (stream, _) = listener.accept().await?;
-                std::io::Result::Ok((client, stream))
-            })
-            .unwrap()
-            .unwrap();
+        let (_client, stream) = pair_made_in(&mut made_in);
         let fd = stream.as_raw_fd();
         // Registered in a loop that neither made it nor runs when it is dropped.
         other_io
@@ -601,11 +605,7 @@ fn a_socket_registered_in_a_third_loop_leaves_a_stale_entry_that_reuse_replaces(
             .unwrap();
         assert_eq!(other_io.registrations(), 1, "that loop's entry is stale");
         // The stale entry never fires, and the next task on the number is woken.
-        let listener = with_number(
-            fd,
-            || StdListener::bind("127.0.0.1:0").unwrap(),
-            |listener| listener.as_raw_fd(),
-        );
+        let listener = listener_with_number(fd);
         let listener = TcpListener::from_std(listener).unwrap();
         let addr = listener.local_addr().unwrap();
         let accepted = other
@@ -641,11 +641,7 @@ fn a_listener_whose_accept_timed_out_is_dropped_and_its_number_accepts_again() {
             })
             .unwrap();
         assert_eq!(io.registrations(), 0, "the cancelled accept left nothing");
-        let listener = with_number(
-            fd,
-            || StdListener::bind("127.0.0.1:0").unwrap(),
-            |listener| listener.as_raw_fd(),
-        );
+        let listener = listener_with_number(fd);
         let listener = TcpListener::from_std(listener).unwrap();
         let _client = StdStream::connect(listener.local_addr().unwrap()).unwrap();
         let accepted = event_loop
@@ -660,24 +656,8 @@ fn a_socket_dropped_after_its_loop_closed_or_went_touches_nothing() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
-        let (client, stream) = event_loop
-            .run_until_complete(async {
-                let listener = TcpListener::bind("127.0.0.1:0")?;
-                let client = StdStream::connect(listener.local_addr()?)?;
-                let (stream, _) = listener.accept().await?;
-                std::io::Result::Ok((client, stream))
-            })
-            .unwrap()
-            .unwrap();
-        let (kept_client, kept) = event_loop
-            .run_until_complete(async {
-                let listener = TcpListener::bind("127.0.0.1:0")?;
-                let client = StdStream::connect(listener.local_addr()?)?;
-                let (stream, _) = listener.accept().await?;
-                std::io::Result::Ok((client, stream))
-            })
-            .unwrap()
-            .unwrap();
+        let (client, stream) = pair_made_in(&mut event_loop);
+        let (kept_client, kept) = pair_made_in(&mut event_loop);
         io.add_reader(&stream, || {}).unwrap();
         io.add_reader(&kept, || {}).unwrap();
         event_loop.close();
@@ -733,9 +713,8 @@ fn a_raw_fd_closed_while_a_duplicate_keeps_its_file_open_never_runs_its_stale_re
         drop(duplicate);
         // The number comes back: the stale entry is replaced, and the new reader fires.
         let (new, sender) = udp_with_number(fd);
-        let fired = Rc::new(Cell::new(false));
-        let seen = Rc::clone(&fired);
-        io.add_reader(&new, move || seen.set(true)).unwrap();
+        let (fired, mark_fired) = flag();
+        io.add_reader(&new, mark_fired).unwrap();
         sender.send(b"y").unwrap();
         run_until(&mut event_loop, || fired.get());
         assert_eq!(stale_runs.get(), 0);
@@ -749,9 +728,7 @@ fn close_frees_a_reader_that_holds_its_own_stream_and_the_stream_closes() {
     watchdog_default(|| {
         use std::io::Read;
         let mut event_loop = new_event_loop().unwrap();
-        let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
-        let into = Rc::clone(&reports);
-        event_loop.set_exception_handler(move |report| into.borrow_mut().push(report.clone()));
+        let reports = collect_reports(&event_loop);
         let io = Io::of(&event_loop).unwrap();
         let (mut client, stream) = pair();
         let stream = Rc::new(stream);
@@ -782,14 +759,11 @@ fn close_frees_a_reader_that_holds_its_own_stream_and_the_stream_closes() {
 fn a_waker_that_panics_when_a_dropped_socket_wakes_it_is_reported_and_the_drop_completes() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
-        let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
-        let into = Rc::clone(&reports);
-        event_loop.set_exception_handler(move |report| into.borrow_mut().push(report.clone()));
+        let reports = collect_reports(&event_loop);
         let (_client, stream) = pair();
         let mut wait = readable(&stream);
         let _waiting = event_loop.spawn(poll_fn(move |cx: &mut Context<'_>| {
-            let breaking = Waker::from(Arc::new(WakesThenPanics(cx.waker().clone())));
-            std::pin::Pin::new(&mut wait).poll(&mut Context::from_waker(&breaking))
+            WakesThenPanics::poll_through(&mut wait, cx)
         }));
         let dropped = event_loop
             .run_until_complete(async move {
@@ -814,15 +788,7 @@ fn a_refused_registration_drops_its_callback_after_the_table_is_released() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
-        let (_client, stream) = event_loop
-            .run_until_complete(async {
-                let listener = TcpListener::bind("127.0.0.1:0")?;
-                let client = StdStream::connect(listener.local_addr()?)?;
-                let (stream, _) = listener.accept().await?;
-                std::io::Result::Ok((client, stream))
-            })
-            .unwrap()
-            .unwrap();
+        let (_client, stream) = pair_made_in(&mut event_loop);
         let (_other_client, other) = pair();
         event_loop.close();
         // The callback owns a stream of this loop: dropping it releases the stream's fd
