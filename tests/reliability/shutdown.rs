@@ -78,6 +78,25 @@ fn is_child() -> bool {
     std::env::var_os(CHILD).is_some()
 }
 
+/// Asserts that a child started by `run_child` succeeded and ran its test to the end
+/// (the child test prints `CHILD-DONE` last).
+fn assert_child_done(output: &Output) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("CHILD-DONE"),
+        "the child test ran:\n{stdout}"
+    );
+}
+
+/// A flag, and a callback that raises it.
+fn flag() -> (Rc<Cell<bool>>, impl Fn() + 'static) {
+    let raised = Rc::new(Cell::new(false));
+    let raise = Rc::clone(&raised);
+    (raised, move || raise.set(true))
+}
+
 // ---------------------------------------------------------------------------------
 // A panic in a drop at close.
 
@@ -169,9 +188,8 @@ fn child_drops_a_loop_while_unwinding() {
             pending::<()>().await;
         });
         event_loop.run_once().unwrap();
-        let hook_ran = Rc::new(Cell::new(false));
-        let seen = Rc::clone(&hook_ran);
-        event_loop.add_close_hook("hook", move || seen.set(true));
+        let (hook_ran, mark_hook_ran) = flag();
+        event_loop.add_close_hook("hook", mark_hook_ran);
         let unwound = panic::catch_unwind(AssertUnwindSafe(move || {
             let _dropped_while_unwinding = event_loop;
             panic!("the test body broke");
@@ -187,18 +205,13 @@ fn child_drops_a_loop_while_unwinding() {
 fn dropping_a_loop_while_a_panic_unwinds_does_not_abort_the_process() {
     watchdog_default(|| {
         let output = run_child("shutdown::child_drops_a_loop_while_unwinding");
-        let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_ne!(
             output.status.signal(),
             Some(6),
             "the child aborted (SIGABRT):\n{stderr}"
         );
-        assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
-        assert!(
-            stdout.contains("CHILD-DONE"),
-            "the child test ran:\n{stdout}"
-        );
+        assert_child_done(&output);
     });
 }
 
@@ -327,9 +340,8 @@ fn child_runs_with_a_panicking_exception_handler() {
         let mut event_loop = EventLoop::new();
         event_loop.set_exception_handler(|_| panic!("handler broke"));
         event_loop.call_soon_named("bad", || panic!("callback broke"));
-        let after = Rc::new(Cell::new(false));
-        let seen = Rc::clone(&after);
-        event_loop.call_soon_named("next", move || seen.set(true));
+        let (after, mark_after) = flag();
+        event_loop.call_soon_named("next", mark_after);
         let out = event_loop.run_until_complete(async {
             yield_now().await;
             5
@@ -344,13 +356,8 @@ fn child_runs_with_a_panicking_exception_handler() {
 fn a_panicking_exception_handler_is_caught_and_the_default_handler_writes_both() {
     watchdog_default(|| {
         let output = run_child("shutdown::child_runs_with_a_panicking_exception_handler");
-        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_child_done(&output);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "child failed:\n{stdout}\n{stderr}");
-        assert!(
-            stdout.contains("CHILD-DONE"),
-            "the child test ran:\n{stdout}"
-        );
         for line in [
             "oneloop: unhandled error in exception handler (bad): handler broke",
             "oneloop: exception in callback (bad): callback broke",
@@ -506,6 +513,11 @@ impl Ledger {
         guard
     }
 
+    /// Takes over the guards of `scene`, a ledger filled inside a loop's main.
+    fn absorb(&mut self, scene: Ledger) {
+        self.flags.extend(scene.flags);
+    }
+
     /// Every guard was dropped exactly once.
     fn assert_each_dropped_once(&self, path: &str) {
         for (what, flag) in &self.flags {
@@ -517,6 +529,13 @@ impl Ledger {
             );
         }
     }
+}
+
+/// A main that leaves work on `core` and returns the ledger of what it left.
+async fn main_leaving_work(core: Rc<Core>) -> Ledger {
+    let mut scene = Ledger::default();
+    leave_work(&core, &mut scene);
+    scene
 }
 
 /// Leaves work of every kind on the loop running on this thread (or on `core`): a task
@@ -592,7 +611,7 @@ fn every_shutdown_path_drops_each_future_once_and_leaves_no_cycle() {
                         yield_now().await;
                         scene
                     })
-                    .map(|scene| ledger.flags.extend(scene.flags))
+                    .map(|scene| ledger.absorb(scene))
                     .unwrap();
                 leave_queued(event_loop.core(), ledger);
                 drop(event_loop);
@@ -602,14 +621,8 @@ fn every_shutdown_path_drops_each_future_once_and_leaves_no_cycle() {
                 let mut event_loop = virtual_time_loop();
                 let weak = weak_parts(event_loop.core());
                 let core = Rc::clone(event_loop.core());
-                let scene = event_loop
-                    .run_until_complete(async move {
-                        let mut scene = Ledger::default();
-                        leave_work(&core, &mut scene);
-                        scene
-                    })
-                    .unwrap();
-                ledger.flags.extend(scene.flags);
+                let scene = event_loop.run_until_complete(main_leaving_work(core));
+                ledger.absorb(scene.unwrap());
                 leave_queued(event_loop.core(), ledger);
                 event_loop.close();
                 ledger.assert_each_dropped_once("closed, before the drop");
@@ -654,14 +667,8 @@ fn every_shutdown_path_drops_each_future_once_and_leaves_no_cycle() {
                 let mut runner = Runner::with_driver(TimerDriver::virtual_time(ThreadParker));
                 let weak = weak_parts(runner.event_loop().core());
                 let core = Rc::clone(runner.event_loop().core());
-                let scene = runner
-                    .run(async move {
-                        let mut scene = Ledger::default();
-                        leave_work(&core, &mut scene);
-                        scene
-                    })
-                    .unwrap();
-                ledger.flags.extend(scene.flags);
+                let scene = runner.run(main_leaving_work(core));
+                ledger.absorb(scene.unwrap());
                 leave_queued(runner.event_loop().core(), ledger);
                 runner.close();
                 weak
