@@ -50,27 +50,41 @@ fn ping_pong<D: oneloop_core::Driver>(event_loop: &mut EventLoop<D>, turns: usiz
     }
 }
 
+/// A loop on the real clock, counting its reads, and the count.
+fn counted_clock_loop() -> (EventLoop<TimerDriver>, Rc<Cell<usize>>) {
+    let reads = Rc::new(Cell::new(0));
+    let clock = CountingClock {
+        inner: RealClock::new(),
+        reads: Rc::clone(&reads),
+    };
+    let event_loop = EventLoop::with_driver(TimerDriver::with_clock(ThreadParker, Rc::new(clock)));
+    (event_loop, reads)
+}
+
+/// Starts `ping_pong`, runs `WARM_UP` turns, then `TURNS` more, and returns how much
+/// `count` grew over those last `TURNS`.
+fn count_over_busy_turns<D: oneloop_core::Driver>(
+    event_loop: &mut EventLoop<D>,
+    count: impl Fn() -> usize,
+) -> usize {
+    ping_pong(event_loop, WARM_UP + TURNS);
+    for _ in 0..WARM_UP {
+        event_loop.run_once().unwrap();
+    }
+    let before = count();
+    for _ in 0..TURNS {
+        event_loop.run_once().unwrap();
+    }
+    count() - before
+}
+
 #[test]
 fn a_busy_turn_with_no_timer_reads_no_clock() {
     watchdog_default(|| {
-        let reads = Rc::new(Cell::new(0));
-        let clock = CountingClock {
-            inner: RealClock::new(),
-            reads: Rc::clone(&reads),
-        };
-        let mut event_loop =
-            EventLoop::with_driver(TimerDriver::with_clock(ThreadParker, Rc::new(clock)));
-        ping_pong(&mut event_loop, WARM_UP + TURNS);
-        for _ in 0..WARM_UP {
-            event_loop.run_once().unwrap();
-        }
-        let before = reads.get();
-        for _ in 0..TURNS {
-            event_loop.run_once().unwrap();
-        }
+        let (mut event_loop, reads) = counted_clock_loop();
+        let counted = count_over_busy_turns(&mut event_loop, || reads.get());
         assert_eq!(
-            reads.get() - before,
-            0,
+            counted, 0,
             "{TURNS} turns with tasks ready and an empty heap read the clock"
         );
     });
@@ -79,27 +93,13 @@ fn a_busy_turn_with_no_timer_reads_no_clock() {
 #[test]
 fn a_busy_turn_with_a_timer_reads_the_clock_once() {
     watchdog_default(|| {
-        let reads = Rc::new(Cell::new(0));
-        let clock = CountingClock {
-            inner: RealClock::new(),
-            reads: Rc::clone(&reads),
-        };
-        let mut event_loop =
-            EventLoop::with_driver(TimerDriver::with_clock(ThreadParker, Rc::new(clock)));
+        let (mut event_loop, reads) = counted_clock_loop();
         // A far timer: each turn must still look whether it is due.
         let timer = oneloop_timers::LoopTimers::timers(&**event_loop.core())
             .call_later(Duration::from_secs(3600), || {});
-        ping_pong(&mut event_loop, WARM_UP + TURNS);
-        for _ in 0..WARM_UP {
-            event_loop.run_once().unwrap();
-        }
-        let before = reads.get();
-        for _ in 0..TURNS {
-            event_loop.run_once().unwrap();
-        }
+        let counted = count_over_busy_turns(&mut event_loop, || reads.get());
         assert_eq!(
-            reads.get() - before,
-            TURNS,
+            counted, TURNS,
             "a turn that does not sleep reads the clock once, to find the due timers"
         );
         drop(timer);
@@ -137,17 +137,9 @@ fn counted_full_loop() -> (oneloop_offload::OffloadLoop, Rc<PollCounter>) {
 fn a_busy_turn_with_no_fd_registered_makes_no_epoll_wait() {
     watchdog_default(|| {
         let (mut event_loop, counter) = counted_full_loop();
-        ping_pong(&mut event_loop, WARM_UP + TURNS);
-        for _ in 0..WARM_UP {
-            event_loop.run_once().unwrap();
-        }
-        let before = counter.polls.get();
-        for _ in 0..TURNS {
-            event_loop.run_once().unwrap();
-        }
+        let counted = count_over_busy_turns(&mut event_loop, || counter.polls.get());
         assert_eq!(
-            counter.polls.get() - before,
-            0,
+            counted, 0,
             "{TURNS} busy turns with no fd registered called epoll_wait"
         );
     });
@@ -160,17 +152,9 @@ fn a_busy_turn_with_an_fd_registered_still_polls_once() {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         // Waits for a connection that never comes: its fd stays registered.
         drop(event_loop.spawn(async move { listener.accept().await.map(|_| ()) }));
-        ping_pong(&mut event_loop, WARM_UP + TURNS);
-        for _ in 0..WARM_UP {
-            event_loop.run_once().unwrap();
-        }
-        let before = counter.polls.get();
-        for _ in 0..TURNS {
-            event_loop.run_once().unwrap();
-        }
+        let counted = count_over_busy_turns(&mut event_loop, || counter.polls.get());
         assert_eq!(
-            counter.polls.get() - before,
-            TURNS,
+            counted, TURNS,
             "with an fd registered, every turn looks for I/O"
         );
     });
