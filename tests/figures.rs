@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use oneloop_testkit::watchdog;
 use oneloop_trace::{
@@ -33,6 +33,29 @@ const RECORD: &str =
     "run `cargo course figures` to record them again, then commit book/src/stepper/data/";
 
 const REDRAW: &str = "run `cargo course figures` to redraw them, then commit book/src/figures/";
+
+/// The names of the files in `dir` that `expected` does not hold (none if `dir` cannot
+/// be read).
+fn unexpected_files(dir: &Path, expected: &BTreeSet<String>) -> Vec<String> {
+    let on_disk: BTreeSet<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    on_disk.difference(expected).cloned().collect()
+}
+
+/// Fails with every problem found, one a line, after `heading`.
+fn assert_no_problems(problems: &[String], heading: &str) {
+    assert!(
+        problems.is_empty(),
+        "{heading}:\n  {}",
+        problems.join("\n  ")
+    );
+}
 
 #[test]
 fn committed_figures_match_what_the_scenarios_draw_now() {
@@ -57,23 +80,14 @@ fn committed_figures_match_what_the_scenarios_draw_now() {
                 }
             }
         }
-        let on_disk: BTreeSet<String> = fs::read_dir(&dir)
-            .map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .map(|entry| entry.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        for stale in on_disk.difference(&expected) {
+        for stale in unexpected_files(&dir, &expected) {
             problems.push(format!(
                 "book/src/figures/{stale} is drawn by no scenario (remove it)"
             ));
         }
-        assert!(
-            problems.is_empty(),
-            "the book's figures are not up to date; {REDRAW}:\n  {}",
-            problems.join("\n  ")
+        assert_no_problems(
+            &problems,
+            &format!("the book's figures are not up to date; {REDRAW}"),
         );
     });
 }
@@ -197,23 +211,14 @@ fn committed_recordings_match_what_the_scenarios_record_now() {
                 ));
             }
         }
-        let on_disk: BTreeSet<String> = fs::read_dir(&dir)
-            .map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .map(|entry| entry.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        for stale in on_disk.difference(&expected) {
+        for stale in unexpected_files(&dir, &expected) {
             problems.push(format!(
                 "book/src/stepper/data/{stale} is recorded by no scenario (remove it)"
             ));
         }
-        assert!(
-            problems.is_empty(),
-            "the stepper's recordings are not up to date; {RECORD}:\n  {}",
-            problems.join("\n  ")
+        assert_no_problems(
+            &problems,
+            &format!("the stepper's recordings are not up to date; {RECORD}"),
         );
     });
 }
