@@ -34,6 +34,9 @@ fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -> Re
         .expect("the loop runs")
 }
 
+/// A boxed child of a gather.
+type Boxed = std::pin::Pin<Box<dyn Future<Output = Result<u32, Error>>>>;
+
 type Log = Rc<RefCell<Vec<String>>>;
 
 fn log() -> Log {
@@ -547,7 +550,7 @@ fn a_group_refuses_new_tasks_once_finished_or_shutting_down() {
 fn gather_keeps_argument_order_and_returns_exceptions_in_place() {
     watchdog_default(|| {
         let result = run(async {
-            let futures: Vec<std::pin::Pin<Box<dyn Future<Output = Result<u32, Error>>>>> = vec![
+            let futures: Vec<Boxed> = vec![
                 Box::pin(async {
                     sleep(secs(3)).await?;
                     Ok(1)
@@ -568,7 +571,7 @@ fn gather_keeps_argument_order_and_returns_exceptions_in_place() {
             Ok(vec![Ok(1), Err(Error::Failed("two".into())), Ok(3)])
         );
         let result = run(async {
-            let futures: Vec<std::pin::Pin<Box<dyn Future<Output = Result<u32, Error>>>>> = vec![
+            let futures: Vec<Boxed> = vec![
                 Box::pin(async {
                     sleep(secs(3)).await?;
                     Ok(1)
