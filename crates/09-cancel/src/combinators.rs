@@ -4,10 +4,12 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 
 use crate::ctl::current_ctl;
-use crate::{Error, LoserFate, Selected, Task, spawn_named};
+use crate::{Error, LoserFate, Selected, Task, spawn};
 
 /// Takes the current task's undelivered request, if any.
 fn take_request() -> Option<Error> {
@@ -113,11 +115,7 @@ where
     T: 'static,
     F: Future<Output = Result<T, Error>> + 'static,
 {
-    let tasks: Vec<Task<T>> = futures
-        .into_iter()
-        .enumerate()
-        .map(|(i, f)| spawn_named(&format!("gather-{i}"), f))
-        .collect();
+    let tasks: Vec<Task<T>> = futures.into_iter().map(spawn).collect();
     let results = Gather {
         tasks: &tasks,
         return_exceptions,
@@ -158,13 +156,43 @@ impl<T> Future for Gather<'_, T> {
                 .collect()));
         }
         let awaiting = current_ctl();
+        let pending = self.tasks.iter().filter(|t| !t.is_done()).count();
+        // Collecting everything, the awaiting task is woken once, by the last child
+        // (asyncio's outer future completes then); otherwise by each child, any of
+        // which may be the first failure.
+        let waker = if self.return_exceptions {
+            Waker::from(Arc::new(CountDown {
+                left: AtomicUsize::new(pending),
+                waker: cx.waker().clone(),
+            }))
+        } else {
+            cx.waker().clone()
+        };
         for task in self.tasks.iter().filter(|t| !t.is_done()) {
-            task.add_joiner(cx.waker());
+            task.add_joiner(&waker);
             if let Some(awaiting) = &awaiting {
                 awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));
             }
         }
         Poll::Pending
+    }
+}
+
+/// A waker that wakes `waker` on its `left`-th wake.
+struct CountDown {
+    left: AtomicUsize,
+    waker: Waker,
+}
+
+impl Wake for CountDown {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.waker.wake_by_ref();
+        }
     }
 }
 

@@ -21,6 +21,9 @@ pub(crate) struct Ctl {
     pub(crate) message: RefCell<Option<String>>,
     /// How many requests are pending (`cancelling()`).
     pub(crate) requests: Cell<u32>,
+    /// How many steps the task began; a request records the count when it is made.
+    pub(crate) steps: Cell<u64>,
+    pub(crate) requested_at: Cell<u64>,
     /// The tasks this task awaits right now: a request is passed on to them.
     pub(crate) waiting_on: RefCell<Vec<Rc<Ctl>>>,
     /// Set by `abort` (from any thread): the next step drops the future.
@@ -76,6 +79,8 @@ impl Ctl {
             must_cancel: Cell::new(false),
             message: RefCell::new(None),
             requests: Cell::new(0),
+            steps: Cell::new(0),
+            requested_at: Cell::new(0),
             waiting_on: RefCell::new(Vec::new()),
             aborted: Arc::new(AtomicBool::new(false)),
             waker: Arc::new(Mutex::new(None)),
@@ -115,15 +120,28 @@ impl Ctl {
             return true;
         }
         self.must_cancel.set(true);
+        self.requested_at.set(self.steps.get());
         *self.message.borrow_mut() = message;
         self.wake();
         true
     }
     // ANCHOR_END: cancel
 
-    /// Takes the undelivered request, if any: the cancellation point that calls this
-    /// delivers it.
+    /// Takes the undelivered request, if any, made before the step now running: the
+    /// cancellation point that calls this delivers it. A request made during this
+    /// step (a task cancelling itself) waits for the next step, as in asyncio, where
+    /// it is thrown in when the task resumes.
     pub(crate) fn take_request(&self) -> Option<Option<String>> {
+        if self.must_cancel.get() && self.requested_at.get() < self.steps.get() {
+            self.must_cancel.set(false);
+            Some(self.message.borrow().clone())
+        } else {
+            None
+        }
+    }
+
+    /// Takes the undelivered request whenever it was made (the task's end).
+    pub(crate) fn take_any_request(&self) -> Option<Option<String>> {
         if self.must_cancel.replace(false) {
             Some(self.message.borrow().clone())
         } else {

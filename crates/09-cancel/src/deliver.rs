@@ -11,7 +11,7 @@ use crate::ctl::current_ctl;
 /// Polls a cancellation point whose inner future is `inner`.
 ///
 /// - If the running task (see [`current`](crate::current)) has an undelivered
-///   request, take it, drop the inner future (set `inner` to `None`) and resolve
+///   request made before this step (`take_request` gives it), take it, drop the inner future (set `inner` to `None`) and resolve
 ///   `Err(Error::Cancelled(message))`: the code sees the cancel at this await.
 /// - Otherwise poll the inner future: `Ready(v)` resolves `Ok(v)` (drop the inner
 ///   future then too); `Pending` stays pending.

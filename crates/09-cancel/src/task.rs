@@ -79,6 +79,7 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
             this.finish(Err(Error::Cancelled(None)));
             return Poll::Ready(());
         }
+        this.ctl.steps.set(this.ctl.steps.get() + 1);
         // A new step waits on nothing until a cancellation point says so.
         this.ctl.waiting_on.borrow_mut().clear();
         let Some(future) = this.future.as_mut() else {
@@ -94,7 +95,7 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
                 drop(this.future.take());
                 // A request that no cancellation point delivered still ends the task
                 // cancelled, as asyncio's step does when the coroutine returns.
-                let result = match (result, this.ctl.take_request()) {
+                let result = match (result, this.ctl.take_any_request()) {
                     (Ok(_), Some(message)) => Err(Error::Cancelled(message)),
                     (result, _) => result,
                 };

@@ -79,9 +79,10 @@ impl TimeoutScope {
         let fire = move || on_timeout(&weak);
         let now = oneloop_timers::time();
         let armed = if when <= now {
-            with_current(|core| Armed::Soon(core.call_soon_named("timeout", fire)))
+            with_current(|core| Armed::Soon(core.call_soon_named("_on_timeout", fire)))
         } else {
-            Some(Armed::Timer(oneloop_timers::call_at(when, fire)))
+            oneloop_timers::Timers::current()
+                .map(|timers| Armed::Timer(timers.call_at_named(when, "_on_timeout", fire)))
         };
         *inner.armed.borrow_mut() = armed;
     }

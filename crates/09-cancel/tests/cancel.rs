@@ -724,15 +724,21 @@ fn a_cancellable_point_drops_its_inner_future_when_the_request_is_delivered() {
         let flag = DropFlag::new();
         let f = flag.clone();
         let result = run(async move {
-            let me = current().expect("a task");
-            me.cancel(Some("now"));
-            let guard = f.guard();
-            let r = cancellable(async move {
-                let _guard = guard;
-                Ok::<_, Error>(())
-            })
-            .await;
-            Ok((r, f.drops()))
+            let probe = f.clone();
+            let child = spawn(async move {
+                // Not a cancellation point: the request waits.
+                oneloop_timers::sleep(secs(1)).await;
+                let guard = f.guard();
+                cancellable(async move {
+                    let _guard = guard;
+                    Ok::<_, Error>(())
+                })
+                .await?
+            });
+            yield_now().await?;
+            child.cancel(Some("now"));
+            let joined = child.join().await;
+            Ok((joined, probe.drops()))
         });
         assert_eq!(result, Ok((Err(Error::Cancelled(Some("now".into()))), 1)));
     });
