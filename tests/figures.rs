@@ -5,17 +5,32 @@
 //! memory, by calling the library (no nested cargo), and compared byte for byte with
 //! the committed files. A figure whose bytes may differ run to run is listed by its
 //! scenario as not reproducible and only checked to be well-formed.
+//!
+//! The browser stepper's recordings in `book/src/stepper/data/` are checked the same
+//! way: a virtual-time recording must be the same bytes; one made on a real clock
+//! (real sockets, a worker thread) must have the same schema and the same turn
+//! structure (the handles of every turn, in order), since its times differ every run.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
 use oneloop_testkit::watchdog;
-use oneloop_trace::{check_xml, figures, parse_json};
+use oneloop_trace::{
+    Json, RECORDING_SCHEMA, TimeBase, check_xml, figures, parse_json, parse_recording_js,
+    recordings, scenario, turn_structure,
+};
 
 fn figures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("book/src/figures")
 }
+
+fn recordings_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("book/src/stepper/data")
+}
+
+const RECORD: &str =
+    "run `cargo course figures` to record them again, then commit book/src/stepper/data/";
 
 const REDRAW: &str = "run `cargo course figures` to redraw them, then commit book/src/figures/";
 
@@ -93,5 +108,162 @@ fn committed_figures_are_well_formed() {
             checked += 1;
         }
         assert!(checked > 0, "no figure found in book/src/figures; {REDRAW}");
+    });
+}
+
+/// The member names of an object, and of its first `turns` entry and first handle:
+/// the recording's schema as far as a real-clock run can be compared.
+fn shape(json: &Json) -> Vec<String> {
+    fn keys(json: Option<&Json>, prefix: &str, out: &mut Vec<String>) {
+        if let Some(Json::Object(members)) = json {
+            out.extend(members.iter().map(|(key, _)| format!("{prefix}{key}")));
+        }
+    }
+    let mut out = Vec::new();
+    keys(Some(json), "", &mut out);
+    let first_turn = match json.get("turns") {
+        Some(Json::Array(turns)) => turns.first(),
+        _ => None,
+    };
+    keys(first_turn, "turn.", &mut out);
+    let first_handle = match first_turn.and_then(|turn| turn.get("handles")) {
+        Some(Json::Array(handles)) => handles.first(),
+        _ => None,
+    };
+    keys(first_handle, "handle.", &mut out);
+    keys(
+        first_turn.and_then(|turn| turn.get("before")),
+        "before.",
+        &mut out,
+    );
+    out
+}
+
+#[test]
+fn committed_recordings_match_what_the_scenarios_record_now() {
+    watchdog(std::time::Duration::from_secs(10), || {
+        let dir = recordings_dir();
+        let recorded = recordings().expect("every scenario runs");
+        let mut problems = Vec::new();
+        let mut expected = BTreeSet::new();
+        for recording in &recorded {
+            let name = recording.file_name();
+            expected.insert(name.clone());
+            let Ok(committed) = fs::read_to_string(dir.join(&name)) else {
+                problems.push(format!("book/src/stepper/data/{name} is missing"));
+                continue;
+            };
+            let fresh = recording.js();
+            if recording.trace.time_base == TimeBase::Virtual {
+                if committed != fresh {
+                    problems.push(format!(
+                        "book/src/stepper/data/{name} is out of date (the scenario records it differently now)"
+                    ));
+                }
+                continue;
+            }
+            // A real clock: compare the schema and the turn structure, not the times.
+            let committed = match parse_recording_js(&committed) {
+                Ok(json) => json,
+                Err(error) => {
+                    problems.push(format!("book/src/stepper/data/{name}: {error}"));
+                    continue;
+                }
+            };
+            let fresh = parse_recording_js(&fresh).expect("a fresh recording reads back");
+            if shape(&committed) != shape(&fresh) {
+                problems.push(format!(
+                    "book/src/stepper/data/{name} is in an older schema than the recorder writes"
+                ));
+                continue;
+            }
+            let want = turn_structure(&committed).expect("the committed recording has turns");
+            // A worker thread's timing may, on a loaded machine, merge two turns once in
+            // a while; a second and third recording tell that apart from a changed program.
+            let mut got = turn_structure(&fresh).expect("a fresh recording has turns");
+            for _ in 0..2 {
+                if got == want {
+                    break;
+                }
+                let again =
+                    oneloop_trace::record(scenario(recording.scenario.name).expect("known"))
+                        .expect("the scenario runs");
+                got = turn_structure(&parse_recording_js(&again.js()).expect("reads back"))
+                    .expect("a fresh recording has turns");
+            }
+            if got != want {
+                problems.push(format!(
+                    "book/src/stepper/data/{name} is out of date: its turns ran {want:?}, the scenario now runs {got:?}"
+                ));
+            }
+        }
+        let on_disk: BTreeSet<String> = fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for stale in on_disk.difference(&expected) {
+            problems.push(format!(
+                "book/src/stepper/data/{stale} is recorded by no scenario (remove it)"
+            ));
+        }
+        assert!(
+            problems.is_empty(),
+            "the stepper's recordings are not up to date; {RECORD}:\n  {}",
+            problems.join("\n  ")
+        );
+    });
+}
+
+#[test]
+fn committed_recordings_are_well_formed_and_match_their_figures() {
+    watchdog(std::time::Duration::from_secs(10), || {
+        let dir = recordings_dir();
+        let drawn = figures().expect("every scenario runs");
+        let mut checked = 0;
+        for figure in &drawn {
+            let path = dir.join(format!("{}.js", figure.name));
+            let shown = path.display();
+            let text =
+                fs::read_to_string(&path).unwrap_or_else(|e| panic!("{shown}: {e}; {RECORD}"));
+            let json = parse_recording_js(&text).unwrap_or_else(|e| panic!("{shown}: {e}"));
+            assert_eq!(
+                json.get("schema").and_then(Json::as_str),
+                Some(RECORDING_SCHEMA),
+                "{shown}: the schema"
+            );
+            assert_eq!(
+                json.get("name").and_then(Json::as_str),
+                Some(figure.name),
+                "{shown}: the name"
+            );
+            if !figure.reproducible {
+                // One sample run each: the figure and the recording are different runs.
+                checked += 1;
+                continue;
+            }
+            // The same turns, running the same handles, as the figure beside it draws.
+            let structure = turn_structure(&json).unwrap_or_else(|e| panic!("{shown}: {e}"));
+            let drawn: Vec<Vec<String>> = figure
+                .trace
+                .turns
+                .iter()
+                .map(|turn| turn.handles.iter().map(|span| span.label.clone()).collect())
+                .collect();
+            let labels: Vec<Vec<String>> = structure
+                .iter()
+                .map(|turn| {
+                    turn.iter()
+                        .map(|handle| handle.split_once(": ").expect("lane: label").1.to_string())
+                        .collect()
+                })
+                .collect();
+            assert_eq!(labels, drawn, "{shown}: the turns differ from the figure's");
+            checked += 1;
+        }
+        assert!(checked > 0, "no recording checked; {RECORD}");
     });
 }

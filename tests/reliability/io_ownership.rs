@@ -10,6 +10,19 @@
 //! - a waker that panics when an I/O event wakes it is reported, and the loop goes on.
 //!
 //! Every wait runs under the watchdog: before the fixes, each fd-reuse test hung.
+//!
+//! The tests at the end attack the ownership rule itself: a socket dropped by a callback
+//! while its own reader is queued in the same turn, a task left waiting on a socket that
+//! goes, a socket made in one loop and dropped while another runs, one registered in a
+//! loop that neither made it nor runs at the drop, a cancelled accept, a drop after close,
+//! a reader holding its own stream when close empties the table, a waker that panics
+//! when a socket's drop wakes it.
+//! Each passed when written; each fails if the rule it leans on is taken out (the queued
+//! handle not cancelled, the waiting task not woken, either table not released, the
+//! staleness check skipped, the table borrowed while close drops the callbacks). Two
+//! failed before their fix: with a duplicate fd the stale reader ran on every event, and
+//! a refused `add_reader` dropped its callback under the table's borrow, so a stream it
+//! owned panicked with "already borrowed" when its drop released its fd.
 
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
@@ -452,4 +465,401 @@ fn a_panicking_waker_on_an_io_wait_is_reported_and_no_task_is_lost() {
             reports[0]
         );
     });
+}
+
+// Attacks on ownership: sockets dropped while events are processed, from another loop,
+// after close, and a task left waiting on a socket that goes.
+
+#[test]
+fn a_socket_dropped_by_an_earlier_reader_in_the_same_turn_never_runs_its_queued_reader() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let (mut first_client, first) = pair();
+        let (mut second_client, second) = pair();
+        let second = Rc::new(RefCell::new(Some(second)));
+        let second_ran = Rc::new(Cell::new(false));
+        let flag = Rc::clone(&second_ran);
+        io.add_reader(second.borrow().as_ref().unwrap(), move || flag.set(true))
+            .unwrap();
+        let first_ran = Rc::new(Cell::new(false));
+        let (ran, victim) = (Rc::clone(&first_ran), Rc::clone(&second));
+        let first_fd = first.as_raw_fd();
+        io.add_reader(&first_fd, move || {
+            ran.set(true);
+            // The second socket's reader is queued behind this one, in the same turn.
+            drop(victim.borrow_mut().take());
+        })
+        .unwrap();
+        // Readable in this order before the loop parks: one park reports first, second.
+        first_client.write_all(b"1").unwrap();
+        second_client.write_all(b"2").unwrap();
+        event_loop.run_once().unwrap();
+        assert!(first_ran.get(), "the first reader ran");
+        assert!(
+            !second_ran.get(),
+            "the dropped socket's queued reader was cancelled"
+        );
+        assert!(io.remove_reader(&first_fd));
+        assert_eq!(io.registrations(), 0, "the dropped socket left nothing");
+        drop(first);
+    });
+}
+
+#[test]
+fn a_task_waiting_on_a_socket_that_is_dropped_is_woken_to_retry() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (_client, stream) = pair();
+        // A readiness future names an fd number, not the socket: it can outlive it.
+        let mut wait = readable(&stream);
+        let polls = Rc::new(Cell::new(0));
+        let counted = Rc::clone(&polls);
+        let _waiting = event_loop.spawn(poll_fn(move |cx: &mut Context<'_>| {
+            counted.set(counted.get() + 1);
+            std::pin::Pin::new(&mut wait).poll(cx)
+        }));
+        let polls_after_drop = event_loop
+            .run_until_complete(async move {
+                oneloop_core::yield_now().await;
+                assert_eq!(polls.get(), 1, "the task waits in the stream's entry");
+                // The drop must wake it, or it waits for an event no file can send.
+                // (Its retry then finds the fd closed: the registration fails, EBADF.)
+                drop(stream);
+                oneloop_core::yield_now().await;
+                polls.get()
+            })
+            .expect("the main task finishes");
+        assert_eq!(polls_after_drop, 2, "the drop woke the waiting task");
+    });
+}
+
+#[test]
+fn a_socket_made_in_one_loop_and_dropped_while_another_runs_leaves_neither_table_an_entry() {
+    watchdog_default(|| {
+        let mut first = new_event_loop().unwrap();
+        let mut second = new_event_loop().unwrap();
+        let first_io = Io::of(&first).unwrap();
+        let second_io = Io::of(&second).unwrap();
+        let (client, stream) = first
+            .run_until_complete(async {
+                let listener = TcpListener::bind("127.0.0.1:0")?;
+                let client = StdStream::connect(listener.local_addr()?)?;
+                let (stream, _) = listener.accept().await?;
+                std::io::Result::Ok((client, stream))
+            })
+            .unwrap()
+            .unwrap();
+        let fd = stream.as_raw_fd();
+        first_io.add_reader(&stream, || {}).unwrap();
+        second_io.add_writer(&stream, || {}).unwrap();
+        second
+            .run_until_complete(async move { drop(stream) })
+            .unwrap();
+        assert_eq!(first_io.registrations(), 0, "the loop it was made in");
+        assert_eq!(second_io.registrations(), 0, "the loop running at the drop");
+        drop(client);
+        // The number comes back in the first loop, and a reader on it fires.
+        let listener = with_number(
+            fd,
+            || StdListener::bind("127.0.0.1:0").unwrap(),
+            |listener| listener.as_raw_fd(),
+        );
+        let fired = Rc::new(Cell::new(false));
+        let seen = Rc::clone(&fired);
+        first_io
+            .add_reader(&listener, move || seen.set(true))
+            .unwrap();
+        let _client = StdStream::connect(listener.local_addr().unwrap()).unwrap();
+        run_until(&mut first, || fired.get());
+        assert!(first_io.remove_reader(&listener));
+    });
+}
+
+#[test]
+fn a_socket_registered_in_a_third_loop_leaves_a_stale_entry_that_reuse_replaces() {
+    watchdog_default(|| {
+        let mut made_in = new_event_loop().unwrap();
+        let mut other = new_event_loop().unwrap();
+        let other_io = Io::of(&other).unwrap();
+        let (_client, stream) = made_in
+            .run_until_complete(async {
+                let listener = TcpListener::bind("127.0.0.1:0")?;
+                let client = StdStream::connect(listener.local_addr()?)?;
+                let (stream, _) = listener.accept().await?;
+                std::io::Result::Ok((client, stream))
+            })
+            .unwrap()
+            .unwrap();
+        let fd = stream.as_raw_fd();
+        // Registered in a loop that neither made it nor runs when it is dropped.
+        other_io
+            .add_reader(&stream, || panic!("a dropped socket's reader ran"))
+            .unwrap();
+        made_in
+            .run_until_complete(async move { drop(stream) })
+            .unwrap();
+        assert_eq!(other_io.registrations(), 1, "that loop's entry is stale");
+        // The stale entry never fires, and the next task on the number is woken.
+        let listener = with_number(
+            fd,
+            || StdListener::bind("127.0.0.1:0").unwrap(),
+            |listener| listener.as_raw_fd(),
+        );
+        let listener = TcpListener::from_std(listener).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepted = other
+            .run_until_complete(async move {
+                let accepting =
+                    oneloop_core::spawn(
+                        async move { listener.accept().await.map(|(_, peer)| peer) },
+                    );
+                // The accept waits on the number first; only then does a client come.
+                oneloop_core::yield_now().await;
+                let _client = StdStream::connect(addr).unwrap();
+                accepting.await
+            })
+            .expect("the main task finishes");
+        assert!(accepted.unwrap().is_ok(), "the accept was woken");
+        assert_eq!(other_io.registrations(), 0, "the stale entry was replaced");
+    });
+}
+
+#[test]
+fn a_listener_whose_accept_timed_out_is_dropped_and_its_number_accepts_again() {
+    watchdog_default(|| {
+        use oneloop_timers::timeout;
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let fd = event_loop
+            .run_until_complete(async {
+                let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+                let fd = listener.as_raw_fd();
+                let waited = timeout(std::time::Duration::from_millis(1), listener.accept()).await;
+                assert!(waited.is_err(), "nobody connects");
+                fd
+            })
+            .unwrap();
+        assert_eq!(io.registrations(), 0, "the cancelled accept left nothing");
+        let listener = with_number(
+            fd,
+            || StdListener::bind("127.0.0.1:0").unwrap(),
+            |listener| listener.as_raw_fd(),
+        );
+        let listener = TcpListener::from_std(listener).unwrap();
+        let _client = StdStream::connect(listener.local_addr().unwrap()).unwrap();
+        let accepted = event_loop
+            .run_until_complete(async move { listener.accept().await.map(|(_, peer)| peer) })
+            .unwrap();
+        assert!(accepted.is_ok(), "{accepted:?}");
+    });
+}
+
+#[test]
+fn a_socket_dropped_after_its_loop_closed_or_went_touches_nothing() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let (client, stream) = event_loop
+            .run_until_complete(async {
+                let listener = TcpListener::bind("127.0.0.1:0")?;
+                let client = StdStream::connect(listener.local_addr()?)?;
+                let (stream, _) = listener.accept().await?;
+                std::io::Result::Ok((client, stream))
+            })
+            .unwrap()
+            .unwrap();
+        let (kept_client, kept) = event_loop
+            .run_until_complete(async {
+                let listener = TcpListener::bind("127.0.0.1:0")?;
+                let client = StdStream::connect(listener.local_addr()?)?;
+                let (stream, _) = listener.accept().await?;
+                std::io::Result::Ok((client, stream))
+            })
+            .unwrap()
+            .unwrap();
+        io.add_reader(&stream, || {}).unwrap();
+        io.add_reader(&kept, || {}).unwrap();
+        event_loop.close();
+        drop(stream);
+        drop(client);
+        assert_eq!(io.registrations(), 0);
+        drop(io);
+        drop(event_loop);
+        // The loop and its table are gone: the drop finds no table to release.
+        drop(kept);
+        drop(kept_client);
+    });
+}
+
+#[test]
+fn a_raw_fd_closed_while_a_duplicate_keeps_its_file_open_never_runs_its_stale_reader() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let (old, mut peer) = UnixStream::pair().unwrap();
+        let fd = old.as_raw_fd();
+        // epoll forgets a file only when its last fd closes: the duplicate keeps the
+        // file, and its registration under the old number, alive.
+        let duplicate = old.try_clone().unwrap();
+        let reading = old.try_clone().unwrap();
+        reading.set_nonblocking(true).unwrap();
+        let stale_runs = Rc::new(Cell::new(0));
+        let counted = Rc::clone(&stale_runs);
+        io.add_reader(&old, move || counted.set(counted.get() + 1))
+            .unwrap();
+        drop(old);
+        // A reader on the duplicate: the same file, so each write reports both numbers
+        // in the same park, and this reader drains what came.
+        let drained = Rc::new(Cell::new(0));
+        let into = Rc::clone(&drained);
+        io.add_reader(&duplicate, move || {
+            let mut buf = [0; 8];
+            if let Ok(n) = std::io::Read::read(&mut &reading, &mut buf) {
+                into.set(into.get() + n);
+            }
+        })
+        .unwrap();
+        for round in 1..=3 {
+            peer.write_all(b"x").unwrap();
+            run_until(&mut event_loop, || drained.get() == round);
+        }
+        assert_eq!(
+            stale_runs.get(),
+            0,
+            "the stale reader of a closed fd never ran"
+        );
+        assert!(io.remove_reader(&duplicate));
+        drop(duplicate);
+        // The number comes back: the stale entry is replaced, and the new reader fires.
+        let (new, sender) = udp_with_number(fd);
+        let fired = Rc::new(Cell::new(false));
+        let seen = Rc::clone(&fired);
+        io.add_reader(&new, move || seen.set(true)).unwrap();
+        sender.send(b"y").unwrap();
+        run_until(&mut event_loop, || fired.get());
+        assert_eq!(stale_runs.get(), 0);
+        assert!(io.remove_reader(&new));
+        assert_eq!(io.registrations(), 0);
+    });
+}
+
+#[test]
+fn close_frees_a_reader_that_holds_its_own_stream_and_the_stream_closes() {
+    watchdog_default(|| {
+        use std::io::Read;
+        let mut event_loop = new_event_loop().unwrap();
+        let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
+        let into = Rc::clone(&reports);
+        event_loop.set_exception_handler(move |report| into.borrow_mut().push(report.clone()));
+        let io = Io::of(&event_loop).unwrap();
+        let (mut client, stream) = pair();
+        let stream = Rc::new(stream);
+        let captured = DropFlag::new();
+        let guard = captured.guard();
+        // A cycle through the table: the entry holds the reader, the reader the stream.
+        let own = Rc::clone(&stream);
+        io.add_reader(&*stream, move || {
+            let _ = (&own, &guard);
+        })
+        .unwrap();
+        drop(stream);
+        // Close drops the reader while it empties the table; the stream's own drop then
+        // releases its fd in that same table, and must find it free to borrow.
+        event_loop.close();
+        assert!(captured.dropped(), "close dropped the reader");
+        assert!(reports.borrow().is_empty(), "{:?}", reports.borrow());
+        let mut rest = Vec::new();
+        client.read_to_end(&mut rest).unwrap();
+        assert!(
+            rest.is_empty(),
+            "the stream was closed: the peer reads end of file"
+        );
+    });
+}
+
+#[test]
+fn a_waker_that_panics_when_a_dropped_socket_wakes_it_is_reported_and_the_drop_completes() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
+        let into = Rc::clone(&reports);
+        event_loop.set_exception_handler(move |report| into.borrow_mut().push(report.clone()));
+        let (_client, stream) = pair();
+        let mut wait = readable(&stream);
+        let _waiting = event_loop.spawn(poll_fn(move |cx: &mut Context<'_>| {
+            let breaking = Waker::from(Arc::new(WakesThenPanics(cx.waker().clone())));
+            std::pin::Pin::new(&mut wait).poll(&mut Context::from_waker(&breaking))
+        }));
+        let dropped = event_loop
+            .run_until_complete(async move {
+                oneloop_core::yield_now().await;
+                // Releasing the entry wakes the waiting task through its breaking waker.
+                drop(stream);
+                true
+            })
+            .expect("the panic did not escape the socket's drop");
+        assert!(dropped);
+        let reports = reports.borrow();
+        assert_eq!(reports.len(), 1, "{reports:?}");
+        assert!(
+            reports[0].panic.contains("this waker breaks"),
+            "{reports:?}"
+        );
+    });
+}
+
+#[test]
+fn a_refused_registration_drops_its_callback_after_the_table_is_released() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let io = Io::of(&event_loop).unwrap();
+        let (_client, stream) = event_loop
+            .run_until_complete(async {
+                let listener = TcpListener::bind("127.0.0.1:0")?;
+                let client = StdStream::connect(listener.local_addr()?)?;
+                let (stream, _) = listener.accept().await?;
+                std::io::Result::Ok((client, stream))
+            })
+            .unwrap()
+            .unwrap();
+        let (_other_client, other) = pair();
+        event_loop.close();
+        // The callback owns a stream of this loop: dropping it releases the stream's fd
+        // in this table, so it must not be dropped while the table is borrowed.
+        let error = io
+            .add_reader(&other, move || {
+                let _ = &stream;
+            })
+            .unwrap_err();
+        assert_eq!(error.to_string(), oneloop_io::IO_CLOSED);
+    });
+}
+
+/// Whether `T` is `Send`, answered at compile time and returned as a value: the
+/// inherent method exists only when `T: Send` and wins over the trait's blanket one.
+struct SendProbe<T>(std::marker::PhantomData<T>);
+
+trait NotSend {
+    fn is_send(&self) -> bool {
+        false
+    }
+}
+
+impl<T> NotSend for SendProbe<T> {}
+
+impl<T: Send> SendProbe<T> {
+    fn is_send(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn sockets_of_the_loop_are_not_send_while_std_sockets_are() {
+    // The probe itself tells the two apart: std's stream is Send.
+    assert!(SendProbe::<StdStream>(std::marker::PhantomData).is_send());
+    assert!(SendProbe::<StdListener>(std::marker::PhantomData).is_send());
+    // A oneloop socket's drop edits its loop's single-threaded I/O table.
+    assert!(!SendProbe::<TcpStream>(std::marker::PhantomData).is_send());
+    assert!(!SendProbe::<TcpListener>(std::marker::PhantomData).is_send());
 }

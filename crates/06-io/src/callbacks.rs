@@ -93,19 +93,22 @@ impl Io {
             cancel: CancelFlag::new(),
             label,
         };
-        let (replaced, stale, outcome) = {
+        let (replaced, refused, stale, outcome) = {
             let mut table = self.table.borrow_mut();
             let (index, stale) = self.entry(&mut table, fd, direction);
             let registration = table.get(index);
             let replaced = registration.watcher(direction).replace(watcher);
             let outcome = self.apply(index, registration, false);
+            let mut refused = None;
             if outcome.is_err() {
-                // Leave the table as it was: no watcher that mio does not know of.
-                registration.watcher(direction).take();
+                // Leave the table as it was: no watcher that mio does not know of. The
+                // refused callback is user code: it is dropped below, unborrowed.
+                refused = registration.watcher(direction).take();
                 table.free_if_empty(index);
             }
-            (replaced, stale, outcome)
+            (replaced, refused, stale, outcome)
         };
+        drop(refused);
         if let Some(stale) = stale {
             // The entry of a file closed without being removed: its callbacks go.
             discard(stale);

@@ -24,8 +24,12 @@
 //!   (A socket made outside every loop and dropped outside every loop reaches no table;
 //!   an entry it had is stale, as below.)
 //! - A raw fd is the caller's to remove. One closed with something still registered
-//!   leaves a stale entry: epoll forgot the file when it closed, so its callbacks never
-//!   run again. When the number comes back and something registers on it, the table
+//!   leaves a stale entry, whose callbacks never run again. Usually epoll forgot the
+//!   file when the fd closed. But epoll forgets a file only when its last fd closes: a
+//!   duplicate (`dup`, `try_clone`) keeps the file and its registration under the old
+//!   number alive, and epoll still reports it. Re-arming after such an event fails
+//!   (the number is closed, or names another file), so `take_event` marks the entry
+//!   `forgotten` and runs none of its callbacks. When the number comes back and something registers on it, the table
 //!   asks epoll about the entry it holds; epoll answers `NotFound`, and the stale entry
 //!   is dropped (its callbacks cancelled, a waiting task woken to retry) before the new
 //!   registration starts clean. A `NotFound` met anywhere else (removing one side of a
@@ -412,6 +416,9 @@ impl Io {
     // ANCHOR: take_event
     /// Takes what one event made ready out of the table, and re-arms the fd.
     ///
+    /// An event for a stale entry (re-arming finds that epoll no longer knows the fd)
+    /// runs none of its callbacks; see the `io` module.
+    ///
     /// The persistent watchers stay (a clone of each is taken: no allocation); a waiting
     /// future's slot turns `Ready` and its waker is taken, so that direction is no longer
     /// wanted and mio stops watching it (one-shot). Whatever is still wanted is given to
@@ -439,11 +446,18 @@ impl Io {
                 .fire()
                 .map(|waker| IoWake::new(waker, fd, Direction::Write));
         }
-        if self.apply(index, registration, true).is_err() {
-            // Re-arming failed (the fd was closed under us): stop watching it, and let
-            // the callbacks find out from their own syscall, as they would in asyncio.
+        if registration.forgotten || self.apply(index, registration, true).is_err() {
             registration.armed = None;
             registration.forgotten = true;
+        }
+        if registration.forgotten {
+            // epoll reported an fd whose number no longer names the file the entry was
+            // made for: it was closed without being removed, while a duplicate keeps the
+            // file and its epoll registration alive. The entry is stale, and its
+            // callbacks do not run (these are clones: no user code runs here). A waiting
+            // task is still woken, to retry and find out from its own syscall.
+            fired.reader = None;
+            fired.writer = None;
         }
         fired
     }

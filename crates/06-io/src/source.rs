@@ -11,6 +11,11 @@
 //! is the fd closed. This is how smol's `async-io` treats its `Async<T>`: the source is
 //! removed from the reactor in `Drop`, before the inner I/O handle closes.
 //!
+//! The `Weak<Io>` it keeps makes `Owned`, and every socket built on it, `!Send`: the
+//! table it releases belongs to the loop's thread, and a drop on another thread would
+//! edit it behind the loop's back. The compiler enforces this; `TcpStream`'s docs hold
+//! the proof.
+//!
 //! An entry made through a raw fd (`add_reader(&raw_fd, ..)`) has no owner; removing it
 //! is the caller's job, as in asyncio. What happens when a caller forgets is defined in
 //! `io.rs`: the entry is stale, never fires, and is replaced when the number is

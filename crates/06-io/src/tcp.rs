@@ -43,6 +43,16 @@ async fn retry<T>(
 // ANCHOR_END: retry
 
 /// A TCP socket listening for connections (what `asyncio.start_server` binds).
+///
+/// Not `Send`, for the same reason as [`TcpStream`]: dropping it edits the I/O table of
+/// its loop, which lives on the loop's thread.
+///
+/// ```compile_fail,E0277
+/// fn a_tcp_listener_is_not_send() {
+///     fn send<T: Send>() {}
+///     send::<oneloop_io::TcpListener>();
+/// }
+/// ```
 pub struct TcpListener {
     inner: Owned<mio::net::TcpListener>,
 }
@@ -110,6 +120,31 @@ impl AsRawFd for TcpListener {
 /// Its methods take `&self`, so one task may read while another writes (share it with
 /// an `Rc`). Two tasks reading at once is an error on the second one's wait, as in
 /// asyncio: there is one slot per direction.
+///
+/// # Not `Send`
+///
+/// A stream stays on the thread of the loop it belongs to. Its registrations live in
+/// that loop's I/O table, an `Rc` with `RefCell`s inside that only the loop's thread
+/// may touch, and dropping the stream removes them from it (see "Who owns a
+/// registration" in chapter 6.3). The stream keeps a weak reference to that table, so
+/// the compiler refuses to move it to another thread, where its drop would edit the
+/// table behind the loop's back:
+///
+/// ```compile_fail,E0277
+/// fn a_tcp_stream_is_not_send() {
+///     fn send<T: Send>() {}
+///     send::<oneloop_io::TcpStream>();
+/// }
+/// ```
+///
+/// The same check passes for a std socket, which no loop owns: to hand a connection to
+/// another thread, hand it over before it becomes a `TcpStream`, and make one with
+/// [`from_std`](Self::from_std) on the thread of the loop that will serve it.
+///
+/// ```
+/// fn send<T: Send>() {}
+/// send::<std::net::TcpStream>();
+/// ```
 pub struct TcpStream {
     inner: Owned<mio::net::TcpStream>,
     /// The loop and turn of the last successful [`read`](TcpStream::read).

@@ -29,7 +29,7 @@ impl Io {
         id: WaiterId,
         waker: &Waker,
     ) -> io::Result<()> {
-        let (old, stale, outcome) = {
+        let (old, refused, stale, outcome) = {
             let mut table = self.table.borrow_mut();
             let parked = table.by_fd.get(&fd).copied().filter(|&index| {
                 matches!(table.get(index).waiter(direction),
@@ -59,13 +59,16 @@ impl Io {
                 },
             );
             let outcome = self.apply(index, registration, false);
+            let mut refused = Waiter::Idle;
             if outcome.is_err() {
-                *registration.waiter(direction) = Waiter::Idle;
+                // The waker clone goes too, dropped below with no borrow held.
+                refused = std::mem::take(registration.waiter(direction));
                 table.free_if_empty(index);
             }
-            (old, stale, outcome)
+            (old, refused, stale, outcome)
         };
         drop(old);
+        drop(refused);
         if let Some(stale) = stale {
             discard(stale);
         }

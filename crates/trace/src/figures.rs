@@ -36,6 +36,11 @@ impl Figure {
 // ANCHOR: figure
 /// Records `scenario` and draws it.
 pub fn figure(scenario: &Scenario) -> Result<Figure, String> {
+    figure_with_options(scenario).map(|(figure, _)| figure)
+}
+
+/// Records `scenario` and draws it; also returns the options it was drawn with.
+pub(crate) fn figure_with_options(scenario: &Scenario) -> Result<(Figure, SvgOptions), String> {
     let mut options = SvgOptions::timeline(scenario.title, scenario.about);
     options.durations = scenario.durations;
     let trace = match scenario.kind {
@@ -56,13 +61,14 @@ pub fn figure(scenario: &Scenario) -> Result<Figure, String> {
     let json =
         (scenario.durations && scenario.reproducible && matches!(scenario.kind, Kind::Loop(_)))
             .then(|| chrome_json(&trace, scenario.title));
-    Ok(Figure {
+    let figure = Figure {
         name: scenario.name,
         trace,
         svg,
         json,
         reproducible: scenario.reproducible,
-    })
+    };
+    Ok((figure, options))
 }
 // ANCHOR_END: figure
 

@@ -13,7 +13,9 @@
 //! handles that blocked the loop marked. The [`scenarios()`] are the programs the book
 //! draws; [`figures()`] records and draws them all, and [`step`] walks one of them a
 //! turn at a time, showing the ready queue, the timer heap and the selector's
-//! registrations between turns.
+//! registrations between turns. [`record`] drives a scenario the same way and keeps
+//! those snapshots with the trace: a [`Recording`], the data of the book's browser
+//! stepper (its JSON schema is documented in [`recording`]).
 //!
 //! asyncio has pieces of this: debug mode's slow-callback warnings, `repr` of handles,
 //! and third-party tracers. Here it is one hook, and recording costs nothing when it is
@@ -49,6 +51,7 @@ mod layout;
 mod model;
 pub mod node;
 mod recorder;
+pub mod recording;
 mod scenario_list;
 pub mod scenarios;
 mod session;
@@ -64,6 +67,10 @@ pub use json::{Json, parse_json};
 pub use layout::WIDTH;
 pub use model::{Lane, LaneInfo, Span, TimeBase, Trace, Turn};
 pub use recorder::Recorder;
+pub use recording::{
+    FigureColumns, Held, RECORDING_SCHEMA, RECORDINGS_GLOBAL, Recording, parse_recording_js,
+    record, recordings, turn_structure, write_recordings,
+};
 pub use scenario_list::{Kind, Scenario, scenario, scenario_names, scenarios};
 pub use session::{MAX_TURNS, Session, run_to_end, spawn_named, start};
 pub use stepper::{Pace, step};

@@ -163,6 +163,12 @@ impl Scenario {
             }
             Kind::Node(run) => run().map_err(|e| format!("{}: {e}", self.name))?.trace,
         };
+        self.name_lanes(&mut trace);
+        Ok(trace)
+    }
+
+    /// Names the task lanes of `trace` as this scenario's figure names them.
+    pub fn name_lanes(&self, trace: &mut Trace) {
         for (label, name) in self.names {
             let task = trace.spans().find_map(|(_, span)| match &span.lane {
                 crate::Lane::Task(id) if span.label == *label => Some(*id),
@@ -172,6 +178,5 @@ impl Scenario {
                 trace.name_task(task, *name);
             }
         }
-        Ok(trace)
     }
 }

@@ -114,7 +114,10 @@ fn ex2_two_sockets_readable_in_one_park_are_both_served_next_turn_in_arrival_ord
         let (mut client_a, server_a) = pair();
         let (mut client_b, server_b) = pair();
         let served = log();
-        for (name, server) in [("reader a", server_a), ("reader b", server_b)] {
+        // The test keeps both sockets open: a socket's drop releases its entry, which
+        // would hide an entry that the completed waits left behind.
+        let servers = [Rc::new(server_a), Rc::new(server_b)];
+        for (name, server) in ["reader a", "reader b"].into_iter().zip(servers.clone()) {
             let served = Rc::clone(&served);
             drop(event_loop.spawn_named(name, async move {
                 let mut buf = [0; 8];
@@ -138,6 +141,7 @@ fn ex2_two_sockets_readable_in_one_park_are_both_served_next_turn_in_arrival_ord
         assert_eq!(trace.turn(turn), ["reader b", "reader a"]);
         assert_eq!(*served.borrow(), ["reader b: bee", "reader a: ay"]);
         assert_eq!(io.registrations(), 0, "one-shot: nothing stays registered");
+        drop(servers);
     });
 }
 
@@ -249,7 +253,7 @@ fn ex2_data_arriving_between_would_block_and_the_first_poll_is_not_missed() {
 fn ex2_a_dropped_readiness_future_unregisters() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
-        let (_client, server) = pair();
+        let (mut client, server) = pair();
         let counts = event_loop
             .run_until_complete(async move {
                 let io = Io::current().expect("inside the loop");
@@ -261,7 +265,13 @@ fn ex2_a_dropped_readiness_future_unregisters() {
                 .await;
                 let while_waiting = io.registrations();
                 drop(ready);
-                (while_waiting, io.registrations())
+                let after_drop = io.registrations();
+                // epoll forgot the fd too: a new wait registers it again and is woken.
+                client.write_all(b"x").unwrap();
+                readable(&server)
+                    .await
+                    .expect("a new wait on the fd registers again");
+                (while_waiting, after_drop)
             })
             .unwrap();
         assert_eq!(counts, (1, 0));
@@ -288,6 +298,25 @@ fn ex2_two_tasks_waiting_for_the_same_direction_is_an_error_for_the_second() {
             })
             .unwrap();
         assert!(outcome.contains("already waiting"), "{outcome}");
+    });
+}
+
+#[test]
+fn ex2_a_readiness_future_polled_after_ready_is_an_error_not_a_panic() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let (_client, server) = pair();
+        let again = event_loop
+            .run_until_complete(async move {
+                let mut ready = Box::pin(writable(&server));
+                (&mut ready).await.expect("a fresh socket is writable");
+                poll_fn(|cx| Poll::Ready(ready.as_mut().poll(cx))).await
+            })
+            .expect("polling after Ready does not panic");
+        assert!(
+            matches!(again, Poll::Ready(Err(_))),
+            "polled after Ready: {again:?}"
+        );
     });
 }
 

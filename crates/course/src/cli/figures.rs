@@ -1,4 +1,5 @@
-//! `cargo course figures`: regenerate the book's figures into `book/src/figures/`.
+//! `cargo course figures`: regenerate the book's figures into `book/src/figures/` and
+//! the browser stepper's recordings into `book/src/stepper/data/`.
 //!
 //! The figures are drawn by the `oneloop-trace` crate (its `figures` example), which
 //! needs the whole runtime; this crate stays std-only and just runs it.
@@ -9,12 +10,18 @@ use super::{CliError, Course};
 
 /// Where the figures go, from the workspace root.
 pub(crate) const FIGURES_DIR: &str = "book/src/figures";
+/// Where the stepper's recordings go, from the workspace root.
+pub(crate) const RECORDINGS_DIR: &str = "book/src/stepper/data";
 
 pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     let dir = course.root.join(FIGURES_DIR);
     let dir = dir
         .to_str()
         .ok_or_else(|| CliError::misuse(format!("the path {} is not UTF-8", dir.display())))?;
+    let recordings = course.root.join(RECORDINGS_DIR);
+    let recordings = recordings.to_str().ok_or_else(|| {
+        CliError::misuse(format!("the path {} is not UTF-8", recordings.display()))
+    })?;
     errln!("drawing the figures (the first build may take a minute)…");
     let args = [
         "run",
@@ -25,6 +32,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
         "figures",
         "--",
         dir,
+        recordings,
     ];
     let output = course.cargo.output(&args)?;
     if !output.status.success() {
@@ -38,7 +46,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     let stdout = String::from_utf8_lossy(&output.stdout);
     out!("{stdout}");
     outln!(
-        "{} file(s) written to {FIGURES_DIR}/",
+        "{} file(s) written to {FIGURES_DIR}/ and {RECORDINGS_DIR}/",
         stdout
             .lines()
             .filter(|line| line.starts_with("wrote "))

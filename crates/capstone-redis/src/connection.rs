@@ -1,0 +1,162 @@
+//! One connection: a reader task that parses and runs requests, a writer task that
+//! sends the replies.
+//!
+//! The reader keeps the bytes it has read and not yet parsed. After each read it takes
+//! every whole frame from the front of that buffer and runs it, so a pipeline of any
+//! depth is answered in order, one read at a time. What is left is the start of the
+//! next frame; it waits for more bytes.
+
+use std::net::Shutdown;
+use std::rc::Rc;
+
+use oneloop_core::{ExceptionReport, Label, spawn, with_current};
+use oneloop_io::TcpStream;
+use oneloop_timers::timeout;
+
+use crate::commands::{After, Client, execute};
+use crate::outbox::Closed;
+use crate::{Frame, Outbox, Server, parse};
+
+/// How much one read takes from the socket.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Why a connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The client closed it, or sent `QUIT`.
+    Client,
+    /// A frame that can never be parsed: the client was told, then disconnected.
+    Malformed,
+    /// Idle past the timeout.
+    Idle,
+    /// Its output passed the bound.
+    SlowClient,
+    /// The server is shutting down.
+    Shutdown,
+    /// A socket error.
+    Error,
+}
+
+// ANCHOR: connection
+/// Serves one client until it leaves, misbehaves or the server shuts down.
+pub async fn connection(server: Rc<Server>, stream: TcpStream) -> Ending {
+    let stream = Rc::new(stream);
+    let id = server.register(&stream);
+    let outbox = Outbox::new(Rc::clone(&stream), server.config.max_output);
+    let writer = spawn(Rc::clone(&outbox).write_loop());
+    let mut client = Client {
+        id,
+        outbox,
+        channels: Default::default(),
+    };
+    let ending = serve_requests(&server, &mut client, &stream).await;
+    for channel in std::mem::take(&mut client.channels) {
+        server.pubsub.unsubscribe(&channel, id);
+    }
+    let ending = match client.outbox.closed() {
+        Some(Closed::Overflow) => {
+            report(
+                id,
+                "client disconnected: its output passed the buffer limit",
+            );
+            Ending::SlowClient
+        }
+        _ => ending,
+    };
+    // Replies already computed are written before the socket closes.
+    client.outbox.close();
+    // The writer task ends on its own; its panic, if any, was reported by the loop.
+    let _ = writer.await;
+    server.unregister(id, ending);
+    ending
+}
+// ANCHOR_END: connection
+
+/// The reader's loop: parse and run what is buffered, then read more.
+async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream) -> Ending {
+    let config = &server.config;
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; READ_CHUNK];
+    loop {
+        // ANCHOR: pipeline
+        let mut start = 0;
+        loop {
+            // A client that does not read its replies is not given more of them.
+            client.outbox.below(config.max_output / 2).await;
+            if client.outbox.closed().is_some() {
+                return Ending::SlowClient;
+            }
+            // An empty line between frames is an empty inline command, which Redis
+            // ignores; `redis-cli --pipe` sends one before its last request.
+            let rest = &buffer[start..];
+            if rest.starts_with(b"\r\n") || rest.starts_with(b"\n") {
+                start += if rest[0] == b'\n' { 1 } else { 2 };
+                continue;
+            }
+            if rest == b"\r" {
+                break;
+            }
+            match parse(rest, &config.limits) {
+                Ok(Some((frame, used))) => {
+                    start += used;
+                    match execute(server, client, frame) {
+                        After::Continue => {}
+                        After::Close => return Ending::Client,
+                        After::Malformed => return Ending::Malformed,
+                    }
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    client.outbox.push(&Frame::error(format!("ERR {error}")));
+                    report(client.id, &format!("malformed request: {error}"));
+                    return Ending::Malformed;
+                }
+            }
+        }
+        buffer.drain(..start);
+        // ANCHOR_END: pipeline
+        if buffer.len() > config.max_query() {
+            client
+                .outbox
+                .push(&Frame::error("ERR query buffer over limit"));
+            return Ending::Malformed;
+        }
+        if server.is_stopping() {
+            return Ending::Shutdown;
+        }
+        // Subscribers wait for messages, not requests: no idle timeout for them.
+        let read = match config.idle_timeout {
+            Some(limit) if client.channels.is_empty() => {
+                match timeout(limit, stream.read(&mut chunk)).await {
+                    Ok(read) => read,
+                    Err(_) => {
+                        report(client.id, "client disconnected: idle past the timeout");
+                        return Ending::Idle;
+                    }
+                }
+            }
+            _ => stream.read(&mut chunk).await,
+        };
+        match read {
+            // End of file: the client left, or the server shut our read half down.
+            Ok(0) if server.is_stopping() => return Ending::Shutdown,
+            Ok(0) => return Ending::Client,
+            Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+            Err(_) => {
+                let _ = stream.shutdown(Shutdown::Both);
+                return Ending::Error;
+            }
+        }
+    }
+}
+
+/// Tells the loop's exception handler (stderr by default) about client `id`.
+fn report(id: u64, message: &str) {
+    let report = ExceptionReport {
+        message: message.to_owned(),
+        label: Label::from(format!("client {id}")),
+        panic: String::new(),
+    };
+    // Connections run as tasks, so a loop is running.
+    let _ = with_current(|core| core.report(&report));
+}

@@ -1,0 +1,89 @@
+//! RESP2 frames, and how each is written on the wire.
+//!
+//! RESP2 has five kinds of value, each starting with one byte that says which:
+//! `+` a simple string, `-` an error, `:` an integer, `$` a bulk string (length, then
+//! bytes), `*` an array (count, then that many frames). Every header ends with `\r\n`.
+//! A bulk string or an array of length -1 is "null".
+
+/// One RESP2 value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// `+OK\r\n`: a short line with no `\r` or `\n` in it.
+    Simple(String),
+    /// `-ERR message\r\n`.
+    Error(String),
+    /// `:42\r\n`.
+    Integer(i64),
+    /// `$5\r\nhello\r\n`, or `$-1\r\n` for `None`.
+    Bulk(Option<Vec<u8>>),
+    /// `*2\r\n…`, or `*-1\r\n` for `None`.
+    Array(Option<Vec<Frame>>),
+}
+
+impl Frame {
+    /// `+OK`.
+    pub fn ok() -> Frame {
+        Frame::Simple("OK".to_owned())
+    }
+
+    /// A bulk string of `bytes`.
+    pub fn bulk(bytes: impl Into<Vec<u8>>) -> Frame {
+        Frame::Bulk(Some(bytes.into()))
+    }
+
+    /// An error with `message` (which should start with a code such as `ERR`).
+    pub fn error(message: impl Into<String>) -> Frame {
+        Frame::Error(message.into())
+    }
+
+    /// An array of bulk strings: the shape of every command a client sends.
+    pub fn command<I, B>(parts: I) -> Frame
+    where
+        I: IntoIterator<Item = B>,
+        B: Into<Vec<u8>>,
+    {
+        Frame::Array(Some(parts.into_iter().map(Frame::bulk).collect()))
+    }
+
+    // ANCHOR: encode
+    /// Appends the frame's bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            Frame::Simple(line) => line_of(out, b'+', line.as_bytes()),
+            Frame::Error(line) => line_of(out, b'-', line.as_bytes()),
+            Frame::Integer(n) => line_of(out, b':', n.to_string().as_bytes()),
+            Frame::Bulk(None) => out.extend_from_slice(b"$-1\r\n"),
+            Frame::Bulk(Some(bytes)) => {
+                line_of(out, b'$', bytes.len().to_string().as_bytes());
+                out.extend_from_slice(bytes);
+                out.extend_from_slice(b"\r\n");
+            }
+            Frame::Array(None) => out.extend_from_slice(b"*-1\r\n"),
+            Frame::Array(Some(items)) => {
+                line_of(out, b'*', items.len().to_string().as_bytes());
+                for item in items {
+                    item.encode(out);
+                }
+            }
+        }
+    }
+    // ANCHOR_END: encode
+
+    /// The frame's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode(&mut out);
+        out
+    }
+}
+
+/// `kind`, `text` and the line's end. A `\r` or `\n` inside a simple line would end
+/// it early: such bytes are written as spaces.
+fn line_of(out: &mut Vec<u8>, kind: u8, text: &[u8]) {
+    out.push(kind);
+    out.extend(
+        text.iter()
+            .map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }),
+    );
+    out.extend_from_slice(b"\r\n");
+}

@@ -1,0 +1,180 @@
+//! A client's output buffer: replies and messages waiting for its writer task.
+//!
+//! Every connection has two tasks. Its reader parses requests and runs them; the
+//! replies go here, and so do the messages `PUBLISH` sends to a subscriber. The
+//! connection's writer task takes what is here and writes it to the socket.
+//!
+//! The buffer is bounded. A client that stops reading fills its socket's kernel
+//! buffers first, then this one. Past the bound the client is disconnected, as Redis
+//! disconnects a client over its `client-output-buffer-limit`: a subscriber that
+//! cannot keep up must not make the server hold every message for it. A client that
+//! pipelines requests faster than it reads replies is slowed down before that: its
+//! reader stops parsing while the buffer is above a high-water mark.
+
+use std::cell::{Cell, RefCell};
+use std::future::poll_fn;
+use std::net::Shutdown;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
+
+use oneloop_io::TcpStream;
+
+use crate::Frame;
+
+/// Why a client's output stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closed {
+    /// The connection is ending: write what is buffered, then stop.
+    Flush,
+    /// The buffer passed its bound: drop what is buffered and disconnect.
+    Overflow,
+    /// Writing failed (the peer is gone).
+    Failed,
+}
+
+/// One client's output buffer.
+#[derive(Debug)]
+pub struct Outbox {
+    stream: Rc<TcpStream>,
+    buffered: RefCell<Vec<u8>>,
+    /// Bytes the writer took and has not finished writing.
+    in_flight: Cell<usize>,
+    limit: usize,
+    closed: Cell<Option<Closed>>,
+    writer: RefCell<Option<Waker>>,
+    reader: RefCell<Option<Waker>>,
+}
+
+impl Outbox {
+    /// An empty buffer for `stream`, bounded at `limit` bytes.
+    pub fn new(stream: Rc<TcpStream>, limit: usize) -> Rc<Outbox> {
+        Rc::new(Outbox {
+            stream,
+            buffered: RefCell::new(Vec::new()),
+            in_flight: Cell::new(0),
+            limit,
+            closed: Cell::new(None),
+            writer: RefCell::new(None),
+            reader: RefCell::new(None),
+        })
+    }
+
+    /// Bytes waiting, the writer's current chunk included.
+    pub fn pending(&self) -> usize {
+        self.buffered.borrow().len() + self.in_flight.get()
+    }
+
+    /// The bound, in bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Why output stopped, if it did.
+    pub fn closed(&self) -> Option<Closed> {
+        self.closed.get()
+    }
+
+    // ANCHOR: push
+    /// Queues `frame` for the writer. Returns `false`, and disconnects the client,
+    /// when the frame would take the buffer past its bound; `false` too once the
+    /// output is closed.
+    pub fn push(&self, frame: &Frame) -> bool {
+        let mut bytes = Vec::new();
+        frame.encode(&mut bytes);
+        self.push_bytes(&bytes)
+    }
+
+    /// Queues bytes already encoded (a published message is encoded once for all
+    /// its subscribers).
+    pub fn push_bytes(&self, bytes: &[u8]) -> bool {
+        if self.closed.get().is_some() {
+            return false;
+        }
+        if self.pending() + bytes.len() > self.limit {
+            self.overflow();
+            return false;
+        }
+        self.buffered.borrow_mut().extend_from_slice(bytes);
+        wake(&self.writer);
+        true
+    }
+
+    /// Disconnects the client: what is buffered is dropped, the socket is shut down
+    /// both ways (its reader sees end of file, its writer an error).
+    fn overflow(&self) {
+        self.closed.set(Some(Closed::Overflow));
+        self.buffered.borrow_mut().clear();
+        // Already reset by the peer: nothing left to shut down.
+        let _ = self.stream.shutdown(Shutdown::Both);
+        wake(&self.writer);
+        wake(&self.reader);
+    }
+    // ANCHOR_END: push
+
+    /// Ends the output: the writer writes what is buffered, then stops.
+    pub fn close(&self) {
+        if self.closed.get().is_none() {
+            self.closed.set(Some(Closed::Flush));
+        }
+        wake(&self.writer);
+    }
+
+    /// Waits until fewer than `mark` bytes are pending, or the output is closed.
+    pub async fn below(&self, mark: usize) {
+        poll_fn(|cx| {
+            if self.pending() < mark || self.closed.get().is_some() {
+                return Poll::Ready(());
+            }
+            *self.reader.borrow_mut() = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await;
+    }
+
+    /// The next chunk for the writer: `None` when there is nothing more to write.
+    async fn next_chunk(&self) -> Option<Vec<u8>> {
+        poll_fn(|cx| {
+            let closed = self.closed.get();
+            if matches!(closed, Some(Closed::Overflow | Closed::Failed)) {
+                return Poll::Ready(None);
+            }
+            let chunk = std::mem::take(&mut *self.buffered.borrow_mut());
+            if !chunk.is_empty() {
+                self.in_flight.set(chunk.len());
+                return Poll::Ready(Some(chunk));
+            }
+            if closed == Some(Closed::Flush) {
+                return Poll::Ready(None);
+            }
+            *self.writer.borrow_mut() = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+
+    // ANCHOR: write_loop
+    /// The writer task's body: writes chunks until the output is closed and empty,
+    /// then shuts the socket's write half (the peer reads end of file).
+    pub async fn write_loop(self: Rc<Self>) {
+        while let Some(chunk) = self.next_chunk().await {
+            let written = self.stream.write_all(&chunk).await;
+            self.in_flight.set(0);
+            wake(&self.reader);
+            if written.is_err() {
+                self.closed.set(Some(Closed::Failed));
+                break;
+            }
+        }
+        // The peer may be gone already; then there is nothing to shut.
+        let _ = self.stream.shutdown(Shutdown::Write);
+    }
+    // ANCHOR_END: write_loop
+}
+
+fn wake(slot: &RefCell<Option<Waker>>) {
+    // Taken out first: waking runs no user code, but no borrow is held regardless.
+    let waker = slot.borrow_mut().take();
+    if let Some(waker) = waker {
+        waker.wake();
+    }
+}

@@ -1,0 +1,267 @@
+//! The key space: values with optional deadlines, and expiry on the loop's timers.
+//!
+//! The store is `Rc<RefCell<Store>>`. One thread runs every connection's task, so no
+//! two of them ever touch it at the same time: a command borrows it, does its work
+//! and lets go before the task awaits again. A `Mutex` would guard against a second
+//! thread that does not exist. (With several loop threads sharing one key space, it
+//! would be needed, and each command would pay for it.)
+//!
+//! Expiry has two halves, as in Redis:
+//!
+//! - **Active**: a key given a time to live gets a timer on the loop's heap (stage
+//!   5's `call_at`). When it fires, the key is deleted if it still carries that
+//!   deadline. Overwriting or deleting the key cancels its timer; the heap drops
+//!   cancelled timers lazily, in its sweep.
+//! - **Lazy**: a read checks the deadline first. A timer due in this very turn may not
+//!   have run yet; the read must still not see the key.
+//!
+//! Redis itself keeps no timer per key: it checks on access, and a periodic task
+//! samples keys with deadlines and deletes those past it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+use std::time::Duration;
+
+use oneloop_timers::{TimerHandle, Timers};
+
+/// The store, shared by every connection on the loop.
+pub type Db = Rc<RefCell<Store>>;
+
+/// A key's deadline and the timer that will delete it.
+#[derive(Debug)]
+struct Expiry {
+    at: Duration,
+    timer: TimerHandle,
+}
+
+#[derive(Debug)]
+struct Entry {
+    value: Vec<u8>,
+    expiry: Option<Expiry>,
+}
+
+/// The keys and their values.
+#[derive(Debug, Default)]
+pub struct Store {
+    entries: HashMap<Vec<u8>, Entry>,
+    expired: u64,
+}
+
+/// A key's time to live, as `TTL` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ttl {
+    /// No such key (`-2`).
+    Missing,
+    /// The key has no deadline (`-1`).
+    Forever,
+    /// The key is deleted in this long.
+    Left(Duration),
+}
+
+/// When `SET` may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Condition {
+    /// Always.
+    Always,
+    /// `NX`: only if the key does not exist.
+    IfMissing,
+    /// `XX`: only if it exists.
+    IfExists,
+}
+
+/// The loop's clock (the store only runs on a loop with timers).
+fn now() -> Duration {
+    timers().time()
+}
+
+fn timers() -> Rc<Timers> {
+    Timers::current().expect("the store is used on a loop with a timer driver")
+}
+
+/// A new, empty store.
+pub fn new_db() -> Db {
+    Rc::new(RefCell::new(Store::default()))
+}
+
+impl Store {
+    /// How many keys are stored (expired ones not yet deleted included).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no key is stored.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many keys were deleted because their deadline passed.
+    pub fn expired(&self) -> u64 {
+        self.expired
+    }
+
+    /// The live entry of `key`: one past its deadline is deleted here (lazy expiry).
+    fn live(&mut self, key: &[u8], now: Duration) -> Option<&mut Entry> {
+        let past = match self.entries.get(key) {
+            Some(entry) => entry.expiry.as_ref().is_some_and(|e| e.at <= now),
+            None => return None,
+        };
+        if past {
+            if let Some(entry) = self.entries.remove(key) {
+                cancel(entry);
+            }
+            self.expired += 1;
+            return None;
+        }
+        self.entries.get_mut(key)
+    }
+}
+
+/// Cancels the timer of an entry that leaves the store.
+fn cancel(entry: Entry) {
+    if let Some(expiry) = entry.expiry {
+        expiry.timer.cancel();
+    }
+}
+
+/// The value of `key`.
+pub fn get(db: &Db, key: &[u8]) -> Option<Vec<u8>> {
+    let now = now();
+    db.borrow_mut().live(key, now).map(|e| e.value.clone())
+}
+
+/// Whether `key` exists.
+pub fn exists(db: &Db, key: &[u8]) -> bool {
+    let now = now();
+    db.borrow_mut().live(key, now).is_some()
+}
+
+/// Deletes `key`; returns whether it existed.
+pub fn del(db: &Db, key: &[u8]) -> bool {
+    let now = now();
+    let mut store = db.borrow_mut();
+    if store.live(key, now).is_none() {
+        return false;
+    }
+    if let Some(entry) = store.entries.remove(key) {
+        cancel(entry);
+    }
+    true
+}
+
+// ANCHOR: set
+/// Sets `key` to `value` if `condition` allows, with a time to live if `ttl` is
+/// given (any earlier deadline is dropped, as `SET` does). Returns whether it wrote.
+pub fn set(
+    db: &Db,
+    key: &[u8],
+    value: Vec<u8>,
+    ttl: Option<Duration>,
+    condition: Condition,
+) -> bool {
+    let now = now();
+    let mut store = db.borrow_mut();
+    let exists = store.live(key, now).is_some();
+    match condition {
+        Condition::IfMissing if exists => return false,
+        Condition::IfExists if !exists => return false,
+        _ => {}
+    }
+    let expiry = ttl.map(|ttl| schedule(db, key, now + ttl));
+    let old = store.entries.insert(key.to_vec(), Entry { value, expiry });
+    drop(store);
+    if let Some(old) = old {
+        cancel(old);
+    }
+    true
+}
+
+/// A timer on the loop's heap that deletes `key` at `at`, if the key still carries
+/// that deadline then.
+fn schedule(db: &Db, key: &[u8], at: Duration) -> Expiry {
+    let weak: Weak<RefCell<Store>> = Rc::downgrade(db);
+    let key = key.to_vec();
+    let timer = timers().call_at_named(at, "expire key", move || {
+        let Some(db) = weak.upgrade() else { return };
+        let mut store = db.borrow_mut();
+        let due = store
+            .entries
+            .get(&key)
+            .and_then(|entry| entry.expiry.as_ref())
+            .is_some_and(|expiry| expiry.at == at);
+        if due {
+            store.entries.remove(&key);
+            store.expired += 1;
+        }
+    });
+    Expiry { at, timer }
+}
+// ANCHOR_END: set
+
+/// Gives `key` a time to live of `ttl` (a zero one deletes it at once, as Redis
+/// does). Returns whether the key existed.
+pub fn expire(db: &Db, key: &[u8], ttl: Duration) -> bool {
+    let now = now();
+    if ttl.is_zero() {
+        return del(db, key);
+    }
+    let expiry = {
+        let mut store = db.borrow_mut();
+        if store.live(key, now).is_none() {
+            return false;
+        }
+        Some(schedule(db, key, now + ttl))
+    };
+    let mut store = db.borrow_mut();
+    let entry = store.entries.get_mut(key).expect("checked live just above");
+    let old = std::mem::replace(&mut entry.expiry, expiry);
+    drop(store);
+    if let Some(old) = old {
+        old.timer.cancel();
+    }
+    true
+}
+
+/// The time to live of `key`.
+pub fn ttl(db: &Db, key: &[u8]) -> Ttl {
+    let now = now();
+    match db.borrow_mut().live(key, now) {
+        None => Ttl::Missing,
+        Some(Entry { expiry: None, .. }) => Ttl::Forever,
+        Some(Entry {
+            expiry: Some(expiry),
+            ..
+        }) => Ttl::Left(expiry.at - now),
+    }
+}
+
+/// Adds `delta` to the integer stored at `key` (a missing key counts as 0); the
+/// key's deadline, if any, is kept, as Redis keeps it.
+pub fn incr_by(db: &Db, key: &[u8], delta: i64) -> Result<i64, &'static str> {
+    const NOT_AN_INTEGER: &str = "ERR value is not an integer or out of range";
+    let now = now();
+    let mut store = db.borrow_mut();
+    let current = match store.live(key, now) {
+        Some(entry) => std::str::from_utf8(&entry.value)
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok())
+            .ok_or(NOT_AN_INTEGER)?,
+        None => 0,
+    };
+    let next = current
+        .checked_add(delta)
+        .ok_or("ERR increment or decrement would overflow")?;
+    match store.live(key, now) {
+        Some(entry) => entry.value = next.to_string().into_bytes(),
+        None => {
+            store.entries.insert(
+                key.to_vec(),
+                Entry {
+                    value: next.to_string().into_bytes(),
+                    expiry: None,
+                },
+            );
+        }
+    }
+    Ok(next)
+}

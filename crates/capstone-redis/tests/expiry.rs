@@ -1,0 +1,77 @@
+//! Expiry on the loop's timer heap, in virtual time: whole timelines, exactly.
+
+use std::time::Duration;
+
+use capstone_redis::new_db;
+use capstone_redis::store::{self, Condition, Ttl};
+use oneloop_timers::{block_for, sleep, virtual_time_loop};
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[test]
+fn a_timer_deletes_the_key_at_its_deadline_with_no_read() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            store::set(&db, b"forever", b"v".to_vec(), None, Condition::Always);
+            sleep(ms(99)).await;
+            assert_eq!(db.borrow().len(), 2);
+            sleep(ms(2)).await;
+            // Nobody read `k`: its timer deleted it.
+            assert_eq!(db.borrow().len(), 1);
+            assert_eq!(db.borrow().expired(), 1);
+            assert_eq!(store::ttl(&db, b"forever"), Ttl::Forever);
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_read_past_the_deadline_misses_even_before_the_timer_ran() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            assert_eq!(store::ttl(&db, b"k"), Ttl::Left(ms(100)));
+            // The clock passes the deadline inside this step: no turn, no timer.
+            block_for(ms(150));
+            assert_eq!(db.borrow().len(), 1);
+            assert_eq!(store::get(&db, b"k"), None);
+            assert_eq!(db.borrow().len(), 0);
+            assert_eq!(store::ttl(&db, b"k"), Ttl::Missing);
+        })
+        .unwrap();
+}
+
+#[test]
+fn overwriting_or_re_expiring_a_key_replaces_its_deadline() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            // Overwritten without a time to live: the old timer must not delete it.
+            store::set(&db, b"a", b"1".to_vec(), Some(ms(100)), Condition::Always);
+            store::set(&db, b"a", b"2".to_vec(), None, Condition::Always);
+            // Given a longer deadline: the first timer must not delete it.
+            store::set(&db, b"b", b"1".to_vec(), Some(ms(100)), Condition::Always);
+            assert!(store::expire(&db, b"b", ms(300)));
+            // INCR keeps the deadline, as in Redis.
+            store::set(&db, b"n", b"1".to_vec(), Some(ms(200)), Condition::Always);
+            assert_eq!(store::incr_by(&db, b"n", 1), Ok(2));
+            sleep(ms(150)).await;
+            assert_eq!(store::get(&db, b"a"), Some(b"2".to_vec()));
+            assert_eq!(store::ttl(&db, b"b"), Ttl::Left(ms(150)));
+            assert_eq!(store::ttl(&db, b"n"), Ttl::Left(ms(50)));
+            sleep(ms(200)).await;
+            assert_eq!(db.borrow().len(), 1);
+            assert_eq!(db.borrow().expired(), 2);
+            // A zero time to live deletes at once.
+            assert!(store::expire(&db, b"a", Duration::ZERO));
+            assert_eq!(db.borrow().len(), 0);
+        })
+        .unwrap();
+}

@@ -1,0 +1,146 @@
+//! The RESP parser as a property: any bytes, any split.
+
+use capstone_redis::{Frame, Limits, parse};
+use proptest::prelude::*;
+
+/// Small limits, so that random headers often pass them.
+const SMALL: Limits = Limits {
+    max_bulk: 64,
+    max_elements: 16,
+    max_depth: 4,
+    max_line: 32,
+};
+
+fn line() -> impl Strategy<Value = String> {
+    proptest::collection::vec(0x20u8..0x7f, 0..20)
+        .prop_map(|bytes| String::from_utf8(bytes).expect("printable ASCII"))
+}
+
+fn frame() -> impl Strategy<Value = Frame> {
+    let leaf = prop_oneof![
+        line().prop_map(Frame::Simple),
+        line().prop_map(Frame::Error),
+        any::<i64>().prop_map(Frame::Integer),
+        proptest::option::of(proptest::collection::vec(any::<u8>(), 0..64)).prop_map(Frame::Bulk),
+        Just(Frame::Array(None)),
+    ];
+    leaf.prop_recursive(3, 32, 8, |inner| {
+        proptest::collection::vec(inner, 0..8).prop_map(|items| Frame::Array(Some(items)))
+    })
+}
+
+/// Bytes a frame holds, headers excluded: what the parser had to copy.
+fn payload(frame: &Frame) -> usize {
+    match frame {
+        Frame::Simple(s) | Frame::Error(s) => s.len(),
+        Frame::Integer(_) | Frame::Bulk(None) | Frame::Array(None) => 0,
+        Frame::Bulk(Some(bytes)) => bytes.len(),
+        Frame::Array(Some(items)) => items.iter().map(payload).sum(),
+    }
+}
+
+/// Every bulk and array in `frame` is within `limits`.
+fn within(frame: &Frame, limits: &Limits) -> bool {
+    match frame {
+        Frame::Bulk(Some(bytes)) => bytes.len() <= limits.max_bulk,
+        Frame::Array(Some(items)) => {
+            items.len() <= limits.max_elements && items.iter().all(|item| within(item, limits))
+        }
+        _ => true,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic_and_never_take_more_than_they_hold(
+        bytes in proptest::collection::vec(any::<u8>(), 0..256)
+    ) {
+        if let Ok(Some((frame, used))) = parse(&bytes, &SMALL) {
+            prop_assert!(used <= bytes.len());
+            prop_assert!(payload(&frame) <= used);
+            prop_assert!(within(&frame, &SMALL));
+        }
+    }
+
+    #[test]
+    fn headers_with_random_lengths_are_refused_or_wait_without_allocating_for_them(
+        kind in prop_oneof![Just(b'$'), Just(b'*')],
+        length in any::<i64>(),
+        tail in proptest::collection::vec(any::<u8>(), 0..64),
+    ) {
+        let mut bytes = vec![kind];
+        bytes.extend(length.to_string().into_bytes());
+        bytes.extend_from_slice(b"\r\n");
+        bytes.extend(tail);
+        let limit = if kind == b'$' { SMALL.max_bulk } else { SMALL.max_elements };
+        match parse(&bytes, &SMALL) {
+            Ok(Some((frame, used))) => {
+                prop_assert!(length == -1 || (0..=limit as i64).contains(&length));
+                prop_assert!(used <= bytes.len());
+                prop_assert!(payload(&frame) <= used);
+            }
+            Ok(None) => prop_assert!((0..=limit as i64).contains(&length)),
+            Err(_) => {}
+        }
+    }
+
+    #[test]
+    fn a_valid_frame_round_trips_and_every_prefix_of_it_waits(frame in frame()) {
+        let bytes = frame.to_bytes();
+        let limits = Limits::default();
+        prop_assert_eq!(parse(&bytes, &limits), Ok(Some((frame.clone(), bytes.len()))));
+        for end in 0..bytes.len() {
+            prop_assert_eq!(parse(&bytes[..end], &limits), Ok(None), "prefix of {} bytes", end);
+        }
+    }
+
+    #[test]
+    fn pipelined_frames_come_out_one_at_a_time_in_order(
+        frames in proptest::collection::vec(frame(), 1..6)
+    ) {
+        let mut bytes = Vec::new();
+        for frame in &frames {
+            frame.encode(&mut bytes);
+        }
+        let limits = Limits::default();
+        let mut at = 0;
+        for frame in &frames {
+            let (got, used) = parse(&bytes[at..], &limits).unwrap().expect("a whole frame");
+            prop_assert_eq!(&got, frame);
+            at += used;
+        }
+        prop_assert_eq!(at, bytes.len());
+    }
+}
+
+#[test]
+fn a_gigabyte_header_is_refused_before_any_byte_of_it_arrives() {
+    let error = parse(b"$1073741824\r\n", &Limits::default()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Protocol error: invalid bulk length: 1073741824 is over the limit of 1048576"
+    );
+    let error = parse(b"*99999999999\r\n", &Limits::default()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("Protocol error: invalid multibulk length")
+    );
+    // Within the limits, a header alone waits for its bytes.
+    assert_eq!(parse(b"$1048576\r\n", &Limits::default()), Ok(None));
+    assert_eq!(parse(b"*1048576\r\n", &Limits::default()), Ok(None));
+}
+
+#[test]
+fn a_header_line_with_no_end_is_refused_past_the_line_limit() {
+    let mut bytes = b"$".to_vec();
+    bytes.extend(std::iter::repeat_n(b'1', SMALL.max_line));
+    assert_eq!(parse(&bytes, &SMALL), Ok(None));
+    bytes.extend_from_slice(b"11");
+    assert_eq!(
+        parse(&bytes, &SMALL).unwrap_err().to_string(),
+        "Protocol error: header line too long"
+    );
+}

@@ -1,0 +1,345 @@
+//! The server binary, driven over loopback with std sockets: a small RESP client for
+//! the commands, raw bytes for pipelining, malformed input, limits and shutdown.
+
+mod common;
+
+use std::thread;
+use std::time::Duration;
+
+use common::{Con, ServerProcess, command, expect_reply, read_to_end, send};
+use oneloop_testkit::watchdog_default;
+
+#[test]
+fn every_key_command_answers_as_redis_does() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut con = Con::new(&server);
+        assert_eq!(con.simple(&["PING"]), "PONG");
+        assert_eq!(con.bulk(&["ECHO", "hi there"]).as_deref(), Some("hi there"));
+        assert_eq!(con.simple(&["SET", "k", "v"]), "OK");
+        assert_eq!(con.bulk(&["GET", "k"]).as_deref(), Some("v"));
+        assert_eq!(con.bulk(&["GET", "missing"]), None);
+        // NX writes only a new key; XX only an existing one.
+        assert_eq!(con.bulk(&["SET", "k", "w", "NX"]), None);
+        assert_eq!(con.simple(&["SET", "k", "w", "XX"]), "OK");
+        assert_eq!(con.bulk(&["SET", "new", "w", "XX"]), None);
+        assert_eq!(con.bulk(&["GET", "k"]).as_deref(), Some("w"));
+        assert_eq!(con.int(&["INCR", "n"]), 1);
+        assert_eq!(con.int(&["INCR", "n"]), 2);
+        assert_eq!(con.int(&["DECR", "n"]), 1);
+        assert_eq!(
+            con.error(&["INCR", "k"]),
+            "ERR value is not an integer or out of range"
+        );
+        assert_eq!(con.int(&["EXISTS", "k", "n", "missing"]), 2);
+        assert_eq!(con.int(&["DEL", "k", "missing"]), 1);
+        assert_eq!(con.int(&["EXISTS", "k"]), 0);
+        // Time to live: none, then a deadline.
+        assert_eq!(con.int(&["TTL", "n"]), -1);
+        assert_eq!(con.int(&["TTL", "missing"]), -2);
+        assert_eq!(con.int(&["EXPIRE", "n", "100"]), 1);
+        let ttl = con.int(&["TTL", "n"]);
+        assert!((1..=100).contains(&ttl), "TTL {ttl}");
+        let pttl = con.int(&["PTTL", "n"]);
+        assert!((1..=100_000).contains(&pttl), "PTTL {pttl}");
+        assert_eq!(con.int(&["EXPIRE", "missing", "100"]), 0);
+        assert_eq!(
+            con.error(&["GET"]),
+            "ERR wrong number of arguments for 'get' command"
+        );
+        assert_eq!(con.int(&["COMMAND", "COUNT"]), 17);
+        let stopped = server.stop();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+    });
+}
+
+#[test]
+fn a_key_set_with_a_time_to_live_is_gone_once_it_has_passed() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut con = Con::new(&server);
+        assert_eq!(con.simple(&["SET", "k", "v", "PX", "20"]), "OK");
+        assert_eq!(con.simple(&["SET", "s", "v", "EX", "100"]), "OK");
+        assert_eq!(con.simple(&["SET", "p", "v"]), "OK");
+        assert_eq!(con.int(&["PEXPIRE", "p", "20"]), 1);
+        // Past both deadlines: whether the timer ran yet or not, a read must miss.
+        thread::sleep(Duration::from_millis(40));
+        assert_eq!(con.bulk(&["GET", "k"]), None);
+        assert_eq!(con.bulk(&["GET", "p"]), None);
+        assert_eq!(con.int(&["PTTL", "k"]), -2);
+        assert_eq!(con.bulk(&["GET", "s"]).as_deref(), Some("v"));
+        assert_eq!(
+            con.error(&["SET", "k", "v", "EX", "0"]),
+            "ERR invalid expire time in 'set' command"
+        );
+    });
+}
+
+#[test]
+fn publish_reaches_every_subscriber_and_counts_them() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut subscriber = server.connect();
+        send(
+            &mut subscriber,
+            &command(&[b"SUBSCRIBE", b"news", b"other"]),
+        );
+        expect_reply(
+            &mut subscriber,
+            b"*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n*3\r\n$9\r\nsubscribe\r\n$5\r\nother\r\n:2\r\n",
+        );
+        // In subscribed mode, GET is refused and PING answers as a push.
+        send(&mut subscriber, &command(&[b"GET", b"k"]));
+        send(&mut subscriber, &command(&[b"PING"]));
+        expect_reply(&mut subscriber, b"-ERR Can't execute 'get': only SUBSCRIBE / UNSUBSCRIBE / PING / QUIT are allowed in this context\r\n");
+        expect_reply(&mut subscriber, b"*2\r\n$4\r\npong\r\n$0\r\n\r\n");
+        let mut con = Con::new(&server);
+        assert_eq!(con.int(&["PUBLISH", "news", "hello"]), 1);
+        assert_eq!(con.int(&["PUBLISH", "nobody", "hello"]), 0);
+        expect_reply(
+            &mut subscriber,
+            b"*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n",
+        );
+        send(&mut subscriber, &command(&[b"UNSUBSCRIBE"]));
+        expect_reply(
+            &mut subscriber,
+            b"*3\r\n$11\r\nunsubscribe\r\n$4\r\nnews\r\n:1\r\n*3\r\n$11\r\nunsubscribe\r\n$5\r\nother\r\n:0\r\n",
+        );
+        assert_eq!(con.int(&["PUBLISH", "news", "again"]), 0);
+        // Out of subscribed mode, commands work again.
+        send(&mut subscriber, &command(&[b"PING"]));
+        expect_reply(&mut subscriber, b"+PONG\r\n");
+    });
+}
+
+#[test]
+fn a_pipeline_of_any_depth_is_answered_in_order_however_it_is_split() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut stream = server.connect();
+        let mut requests = Vec::new();
+        let mut expected = Vec::new();
+        for i in 1..=2000 {
+            requests.extend(command(&[b"INCR", b"counter"]));
+            expected.extend(format!(":{i}\r\n").into_bytes());
+            requests.extend(command(&[b"ECHO", format!("m{i}").as_bytes()]));
+            let m = format!("m{i}");
+            expected.extend(format!("${}\r\n{m}\r\n", m.len()).into_bytes());
+        }
+        // Split at odd places: inside headers, inside bulk strings, between frames.
+        let writer = {
+            let mut stream = stream.try_clone().unwrap();
+            thread::spawn(move || {
+                for piece in requests.chunks(7919) {
+                    send(&mut stream, piece);
+                }
+                // An empty line, as `redis-cli --pipe` sends one: ignored.
+                send(&mut stream, b"\r\n");
+                send(&mut stream, &command(&[b"QUIT"]));
+            })
+        };
+        expected.extend_from_slice(b"+OK\r\n");
+        let got = read_to_end(&mut stream);
+        writer.join().unwrap();
+        assert_eq!(got.len(), expected.len());
+        assert!(got == expected, "replies out of order");
+    });
+}
+
+#[test]
+fn a_malformed_frame_gets_an_error_and_a_close_while_others_go_on() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&["--max-bulk", "1024"]);
+        let mut bystander = server.connect();
+        send(&mut bystander, &command(&[b"SET", b"k", b"v"]));
+        expect_reply(&mut bystander, b"+OK\r\n");
+        for (input, error) in [
+            (
+                &b"*1\r\n$abc\r\nPING\r\n"[..],
+                "-ERR Protocol error: invalid bulk length\r\n",
+            ),
+            (
+                b"!\r\n",
+                "-ERR Protocol error: expected a type byte, got '!'\r\n",
+            ),
+            (
+                b"*2\r\n$3\r\nSET\r\n$2000\r\n",
+                "-ERR Protocol error: invalid bulk length: 2000 is over the limit of 1024\r\n",
+            ),
+            (
+                b"+PING\r\n",
+                "-ERR Protocol error: a request must be an array of bulk strings\r\n",
+            ),
+        ] {
+            let mut bad = server.connect();
+            // A good command first: it is answered before the bad frame's error.
+            let mut bytes = command(&[b"PING"]);
+            bytes.extend_from_slice(input);
+            send(&mut bad, &bytes);
+            let got = read_to_end(&mut bad);
+            assert_eq!(String::from_utf8_lossy(&got), format!("+PONG\r\n{error}"));
+        }
+        send(&mut bystander, &command(&[b"GET", b"k"]));
+        expect_reply(&mut bystander, b"$1\r\nv\r\n");
+        let stopped = server.stop();
+        assert!(stopped.stdout.contains("4 malformed"), "{}", stopped.stdout);
+    });
+}
+
+#[test]
+fn past_max_clients_a_newcomer_is_refused_with_an_error() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&["--max-clients", "2"]);
+        let mut first = server.connect();
+        let mut second = server.connect();
+        for stream in [&mut first, &mut second] {
+            send(stream, &command(&[b"PING"]));
+            expect_reply(stream, b"+PONG\r\n");
+        }
+        let mut third = server.connect();
+        assert_eq!(read_to_end(&mut third), b"-ERR max clients reached\r\n");
+        // One leaves: a slot is free again.
+        send(&mut first, &command(&[b"QUIT"]));
+        assert_eq!(read_to_end(&mut first), b"+OK\r\n");
+        // The server frees the slot when the first connection's task ends; until then
+        // a newcomer may still be refused. Try until one is served (bounded).
+        let mut served = false;
+        for _ in 0..100 {
+            let mut fourth = server.connect();
+            send(&mut fourth, &command(&[b"PING"]));
+            let mut reply = [0u8; 7];
+            use std::io::Read;
+            fourth.read_exact(&mut reply).unwrap();
+            if &reply == b"+PONG\r\n" {
+                served = true;
+                break;
+            }
+        }
+        assert!(served, "a freed slot was never reused");
+    });
+}
+
+#[test]
+fn an_idle_client_is_disconnected_and_a_subscriber_is_not() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&["--idle-timeout", "1"]);
+        let mut subscriber = server.connect();
+        send(&mut subscriber, &command(&[b"SUBSCRIBE", b"c"]));
+        expect_reply(
+            &mut subscriber,
+            b"*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n",
+        );
+        let mut idle = server.connect();
+        send(&mut idle, &command(&[b"PING"]));
+        expect_reply(&mut idle, b"+PONG\r\n");
+        // Nothing more: the server closes it after the timeout.
+        assert_eq!(read_to_end(&mut idle), b"");
+        // The subscriber, idle as long, still gets messages.
+        let mut con = Con::new(&server);
+        assert_eq!(con.int(&["PUBLISH", "c", "still here"]), 1);
+        expect_reply(
+            &mut subscriber,
+            b"*3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$10\r\nstill here\r\n",
+        );
+        let stopped = server.stop();
+        assert!(stopped.stdout.contains("1 idle"), "{}", stopped.stdout);
+    });
+}
+
+#[test]
+fn a_subscriber_that_does_not_read_is_disconnected_at_the_output_bound() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&["--max-output", "65536"]);
+        let mut slow = server.connect();
+        send(&mut slow, &command(&[b"SUBSCRIBE", b"firehose"]));
+        expect_reply(
+            &mut slow,
+            b"*3\r\n$9\r\nsubscribe\r\n$8\r\nfirehose\r\n:1\r\n",
+        );
+        // From here on `slow` reads nothing. The kernel's buffers fill, then the
+        // server's 64 KiB bound; the next message disconnects it.
+        let mut con = Con::new(&server);
+        let message = "x".repeat(16 * 1024);
+        let mut receivers = 1;
+        for _ in 0..20_000 {
+            receivers = con.int(&["PUBLISH", "firehose", &message]);
+            if receivers == 0 {
+                break;
+            }
+        }
+        assert_eq!(receivers, 0, "the slow subscriber was never disconnected");
+        // The publisher, and the server, go on.
+        assert_eq!(con.simple(&["PING"]), "PONG");
+        drop(slow);
+        let stopped = server.stop();
+        assert!(stopped.status.success());
+        assert!(stopped.stdout.contains("1 slow"), "{}", stopped.stdout);
+        assert!(
+            stopped
+                .stderr
+                .contains("client disconnected: its output passed the buffer limit"),
+            "{}",
+            stopped.stderr
+        );
+    });
+}
+
+#[test]
+fn shutdown_finishes_computed_replies_closes_everyone_and_exits_zero() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut idle = server.connect();
+        let mut busy = server.connect();
+        send(&mut busy, &command(&[b"SET", b"k", b"v"]));
+        expect_reply(&mut busy, b"+OK\r\n");
+        send(&mut idle, &command(&[b"PING"]));
+        expect_reply(&mut idle, b"+PONG\r\n");
+        let stopped = server.stop();
+        // Both connections end with end of file, nothing lost.
+        assert_eq!(read_to_end(&mut idle), b"");
+        assert_eq!(read_to_end(&mut busy), b"");
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+        assert!(
+            stopped.stdout.contains("shutdown: stopped accepting; closed 2 connections (2 finished, 0 forced at the deadline)"),
+            "stdout was:\n{}",
+            stopped.stdout
+        );
+        assert!(
+            stopped.stderr.contains("SIGTERM received"),
+            "{}",
+            stopped.stderr
+        );
+    });
+}
+
+#[test]
+fn at_the_shutdown_deadline_a_client_that_does_not_read_is_closed() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&["--shutdown-deadline", "200"]);
+        let mut slow = server.connect();
+        let value = vec![b'v'; 512 * 1024];
+        send(&mut slow, &command(&[b"SET", b"big", &value]));
+        expect_reply(&mut slow, b"+OK\r\n");
+        // Ask for far more than the kernel's buffers hold, and read none of it.
+        let mut gets = Vec::new();
+        for _ in 0..200 {
+            gets.extend(command(&[b"GET", b"big"]));
+        }
+        send(&mut slow, &gets);
+        server.signal("-INT");
+        let stopped = server.wait();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+        assert!(
+            stopped
+                .stdout
+                .contains("closed 1 connections (0 finished, 1 forced at the deadline)"),
+            "stdout was:\n{}",
+            stopped.stdout
+        );
+        assert!(
+            stopped.stderr.contains("SIGINT received"),
+            "{}",
+            stopped.stderr
+        );
+    });
+}

@@ -1,0 +1,80 @@
+//! oneloop: what you built, in one place.
+//!
+//! Each stage of the course added one layer to one loop. This crate adds nothing of its
+//! own: it names the pieces a program uses, so that `use oneloop::*` is all a server
+//! needs. Here is where each name comes from, and what it does.
+//!
+//! - **The loop** (stage 4): a ready queue of handles, run in turns. [`run`] builds a
+//!   loop, runs a future to completion on it and closes it, as `asyncio.run` does;
+//!   [`spawn`] starts a task on the running loop; [`yield_now`] gives the loop a turn;
+//!   [`gather`] awaits several futures at once.
+//! - **Time** (stage 5): a heap of timers, whose earliest deadline bounds how long the
+//!   loop may sleep. [`sleep`] waits on it, [`timeout`] drops a future whose time is up,
+//!   [`call_later`] runs a callback after a delay, [`time`] reads the loop's clock.
+//! - **Sockets** (stage 6): epoll, through mio, at the bottom of the driver stack.
+//!   [`TcpListener`] and [`TcpStream`] try each syscall and await readiness on
+//!   `WouldBlock`; [`StreamReader`] and [`StreamWriter`] are asyncio's streams, with a
+//!   read limit and write water marks; [`serve`] accepts for ever and backs off when
+//!   the process runs out of file descriptors.
+//! - **Threads** (stage 7): [`to_thread`] runs a blocking call on a pool and resolves
+//!   on the loop; a [`LoopHandle`] lets any thread hand work back
+//!   (`call_soon_threadsafe`).
+//! - **Signals** (the signal layer): [`add_signal_handler`] runs a callback on the loop
+//!   when the process receives `SIGINT`, `SIGTERM` and the like. The OS handler only
+//!   writes a byte that wakes the selector; the callback runs as an ordinary handle.
+//!
+//! [`run`] here is stage 7's: its loop is offload over timers over epoll, so every name
+//! above works inside it.
+//!
+//! ```
+//! use std::time::Duration;
+//! use oneloop::{
+//!     SIGUSR1, TcpListener, TcpStream, add_signal_handler, remove_signal_handler, run,
+//!     sleep, spawn, timeout, to_thread,
+//! };
+//!
+//! let answer = run(async {
+//!     // A server task on an ephemeral port: it reads one message and answers it.
+//!     let listener = TcpListener::bind("127.0.0.1:0")?;
+//!     let addr = listener.local_addr()?;
+//!     let server = spawn(async move {
+//!         let (stream, _) = listener.accept().await?;
+//!         let mut buf = [0; 16];
+//!         let n = stream.read(&mut buf).await?;
+//!         // A blocking computation leaves the loop's thread.
+//!         let len = to_thread(move || n).await.expect("no panic");
+//!         stream.write_all(format!("{len} bytes").as_bytes()).await
+//!     });
+//!     // A handler, in place for as long as the program wants it.
+//!     add_signal_handler(SIGUSR1, || {}).expect("SIGUSR1 can be handled");
+//!     let client = TcpStream::connect(addr).await?;
+//!     client.write_all(b"hello").await?;
+//!     let mut buf = [0; 16];
+//!     let n = timeout(Duration::from_secs(5), client.read(&mut buf))
+//!         .await
+//!         .expect("the answer comes in time")?;
+//!     server.await.expect("the server task finishes")?;
+//!     sleep(Duration::from_millis(1)).await;
+//!     remove_signal_handler(SIGUSR1).expect("SIGUSR1 was handled");
+//!     std::io::Result::Ok(String::from_utf8_lossy(&buf[..n]).into_owned())
+//! })
+//! .expect("main finishes")
+//! .expect("loopback works");
+//! assert_eq!(answer, "5 bytes");
+//! ```
+#![forbid(unsafe_code)]
+
+pub use oneloop_core::{
+    Core, ExceptionReport, JoinError, JoinHandle, Label, LoopError, gather, spawn, with_current,
+    yield_now,
+};
+pub use oneloop_io::{
+    Io, Receiver, Sender, StreamError, StreamReader, StreamWriter, TcpListener, TcpStream, channel,
+    open_connection, readable, serve, writable,
+};
+pub use oneloop_offload::{LoopHandle, OffloadLoop, ThreadPool, new_event_loop, run, to_thread};
+pub use oneloop_signals::{
+    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SignalError, SignalHandlers,
+    add_signal_handler, remove_signal_handler, signal_name,
+};
+pub use oneloop_timers::{TimedOut, Timeout, call_later, sleep, time, timeout};
