@@ -769,3 +769,31 @@ fn abort_from_another_thread_goes_through_the_thread_safe_queue() {
         assert_eq!(result, Ok((Ok(()), Err(Error::Cancelled(None)))));
     });
 }
+
+#[test]
+fn abort_releases_the_io_registration_a_pending_accept_held() {
+    watchdog_default(|| {
+        let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        let result = event_loop
+            .run_until_complete(async {
+                spawn(async {
+                    let io = oneloop_io::Io::current().expect("an I/O loop");
+                    let listener =
+                        oneloop_io::TcpListener::bind("127.0.0.1:0").expect("a free port");
+                    let child = spawn(async move {
+                        let _ = listener.accept().await;
+                        Ok(())
+                    });
+                    yield_now().await?;
+                    let before = io.registrations();
+                    child.abort();
+                    let joined = child.join().await;
+                    Ok((before, io.registrations(), joined))
+                })
+                .join()
+                .await
+            })
+            .expect("the loop runs");
+        assert_eq!(result, Ok((1, 0, Err(Error::Cancelled(None)))));
+    });
+}
