@@ -31,6 +31,10 @@ pub(crate) struct Ctl {
     /// The task's waker, refreshed at every step (another thread may take it).
     pub(crate) waker: Arc<Mutex<Option<Waker>>>,
     pub(crate) done: Cell<bool>,
+    /// False once the task's handle is dropped.
+    pub(crate) handle_alive: Cell<bool>,
+    /// Set once someone read the task's failure (an await, a group).
+    pub(crate) retrieved: Cell<bool>,
     pub(crate) ended_cancelled: Cell<bool>,
     pub(crate) joiners: RefCell<Vec<Waker>>,
     pub(crate) done_callbacks: RefCell<Vec<DoneCallback>>,
@@ -85,6 +89,8 @@ impl Ctl {
             aborted: Arc::new(AtomicBool::new(false)),
             waker: Arc::new(Mutex::new(None)),
             done: Cell::new(false),
+            handle_alive: Cell::new(true),
+            retrieved: Cell::new(false),
             ended_cancelled: Cell::new(false),
             joiners: RefCell::new(Vec::new()),
             done_callbacks: RefCell::new(Vec::new()),
@@ -153,6 +159,20 @@ impl Ctl {
         let left = self.requests.get().saturating_sub(1);
         self.requests.set(left);
         left
+    }
+
+    /// Reports a failure nobody will read (asyncio's "Task exception was never
+    /// retrieved"). A cancel is not a failure.
+    pub(crate) fn report_unretrieved(&self, error: &crate::Error) {
+        if error.is_cancelled() || self.retrieved.get() {
+            return;
+        }
+        let report = oneloop_core::ExceptionReport {
+            message: oneloop_core::NEVER_RETRIEVED.to_owned(),
+            label: oneloop_core::Label::from(self.name.clone()),
+            panic: error.to_string(),
+        };
+        oneloop_core::with_current(|core| core.report(&report));
     }
 
     pub(crate) fn is_aborted(&self) -> bool {

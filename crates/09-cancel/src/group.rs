@@ -98,7 +98,7 @@ impl TaskGroup {
         let watched = Task::watch(&task);
         task.add_done_callback("_on_task_done", move || {
             group.forget(&ctl);
-            let error = watched.error();
+            let error = watched.retrieve(&ctl);
             on_child_done(&group, ctl.ended_cancelled.get(), error);
         });
         Ok(task)

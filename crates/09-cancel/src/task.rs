@@ -45,6 +45,9 @@ fn finish<T>(ctl: &Ctl, outcome: &RefCell<Outcome<T>>, result: Result<T, Error>)
         .set(result.as_ref().is_err_and(Error::is_cancelled));
     ctl.done.set(true);
     ctl.waiting_on.borrow_mut().clear();
+    if let (false, Err(error)) = (ctl.handle_alive.get(), &result) {
+        ctl.report_unretrieved(error);
+    }
     *outcome.borrow_mut() = Outcome::Done(result);
     for joiner in mem::take(&mut *ctl.joiners.borrow_mut()) {
         joiner.wake();
@@ -292,7 +295,10 @@ impl<T> Task<T> {
         let mut outcome = self.outcome.borrow_mut();
         match &*outcome {
             Outcome::Running => None,
-            Outcome::Done(Err(error)) => Some(Err(error.clone())),
+            Outcome::Done(Err(error)) => {
+                self.ctl.retrieved.set(true);
+                Some(Err(error.clone()))
+            }
             Outcome::Done(Ok(_)) => match mem::replace(&mut *outcome, Outcome::Taken) {
                 Outcome::Done(result) => Some(result),
                 _ => unreachable!("matched Done above"),
@@ -328,10 +334,30 @@ impl<T> Task<T> {
     }
 }
 
+impl<T> Drop for Task<T> {
+    fn drop(&mut self) {
+        self.ctl.handle_alive.set(false);
+        let unread = match &*self.outcome.borrow() {
+            Outcome::Done(Err(error)) => Some(error.clone()),
+            _ => None,
+        };
+        if let Some(error) = unread {
+            self.ctl.report_unretrieved(&error);
+        }
+    }
+}
+
 /// A task's outcome, seen from a done callback.
 pub(crate) struct Watched<T>(Rc<RefCell<Outcome<T>>>);
 
 impl<T> Watched<T> {
+    /// The failure the task ended with, if it failed and was not cancelled; reading
+    /// it counts as retrieving it.
+    pub(crate) fn retrieve(&self, ctl: &Ctl) -> Option<Error> {
+        ctl.retrieved.set(true);
+        self.error()
+    }
+
     /// The failure the task ended with, if it failed and was not cancelled.
     pub(crate) fn error(&self) -> Option<Error> {
         match &*self.0.borrow() {

@@ -797,3 +797,39 @@ fn abort_releases_the_io_registration_a_pending_accept_held() {
         assert_eq!(result, Ok((1, 0, Err(Error::Cancelled(None)))));
     });
 }
+
+#[test]
+fn a_failure_nobody_reads_is_reported_as_never_retrieved_and_a_read_one_is_not() {
+    watchdog_default(|| {
+        let reports = Rc::new(RefCell::new(Vec::new()));
+        let r = Rc::clone(&reports);
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop.core().set_exception_handler(move |report| {
+            r.borrow_mut().push(format!(
+                "{} ({}): {}",
+                report.message, report.label, report.panic
+            ));
+        });
+        event_loop
+            .run_until_complete(async {
+                drop(spawn_named("dropped", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("lost".into()))
+                }));
+                let read =
+                    spawn_named("read", async { Err::<(), _>(Error::Failed("seen".into())) });
+                let _ = read.join().await;
+                drop(read); // retrieved above: no report
+                let cancelled = spawn_named("cancelled", async { sleep(secs(5)).await });
+                oneloop_timers::sleep(secs(2)).await;
+                cancelled.cancel(None);
+                drop(cancelled);
+                oneloop_timers::sleep(secs(1)).await;
+            })
+            .expect("the loop runs");
+        assert_eq!(
+            *reports.borrow(),
+            ["exception was never retrieved (dropped): failed: lost"]
+        );
+    });
+}
