@@ -71,6 +71,10 @@ enum Slot<S> {
     Vacant {
         generation: u32,
         next_free: Option<u32>,
+        /// The waker of the task that last lived here. The next task in this slot
+        /// takes it over, instead of allocating its own, if no one else holds it by
+        /// then (no stale waker of the old task can exist, so none can wake the new one).
+        spare: Option<Arc<TaskWaker<S>>>,
     },
     Occupied {
         generation: u32,
@@ -117,14 +121,15 @@ impl<S: Schedule> Tasks<S> {
     /// caller queues its first step (as `create_task` calls `call_soon(__step)`).
     /// Without a label, the task is shown by its id.
     pub fn insert(&mut self, future: BoxedTask, label: Option<Label>) -> TaskId {
-        let (index, generation) = match self.free_head {
-            Some(index) => match self.slots[index as usize] {
+        let (index, generation, spare) = match self.free_head {
+            Some(index) => match &mut self.slots[index as usize] {
                 Slot::Vacant {
                     generation,
                     next_free,
+                    spare,
                 } => {
-                    self.free_head = next_free;
-                    (index, generation)
+                    self.free_head = *next_free;
+                    (index, *generation, spare.take())
                 }
                 Slot::Occupied { .. } => unreachable!("the free list only holds vacant slots"),
             },
@@ -133,14 +138,17 @@ impl<S: Schedule> Tasks<S> {
                 self.slots.push(Slot::Vacant {
                     generation: 0,
                     next_free: None,
+                    spare: None,
                 });
-                (index, 0)
+                (index, 0, None)
             }
         };
         let id = TaskId::new(index, generation);
+        let reused = spare.and_then(|mut waker| TaskWaker::reuse(&mut waker, id).then_some(waker));
+        let waker = reused.unwrap_or_else(|| TaskWaker::new(id, Arc::clone(&self.scheduler)));
         let task = TaskSlot {
             state: TaskState::Idle(future),
-            waker: TaskWaker::new(id, Arc::clone(&self.scheduler)),
+            waker,
             queued: false,
             label: label.unwrap_or(Label::Task(id)),
         };
@@ -170,9 +178,14 @@ impl<S: Schedule> Tasks<S> {
             Slot::Occupied { generation, .. } if *generation == id.generation() => {}
             _ => return None,
         }
+        let spare = match &*slot {
+            Slot::Occupied { task, .. } => Some(Arc::clone(&task.waker)),
+            Slot::Vacant { .. } => None,
+        };
         let vacant = Slot::Vacant {
             generation: id.generation().wrapping_add(1),
             next_free: self.free_head,
+            spare,
         };
         let Slot::Occupied { task, .. } = mem::replace(slot, vacant) else {
             unreachable!("checked above")

@@ -57,6 +57,19 @@ impl<S: Schedule> TaskWaker<S> {
         Arc::new(Self { id, scheduler })
     }
 
+    /// Gives `this` to task `id`, if no one else holds it (no clone, no `Waker` made
+    /// from it is alive): then no wake meant for its old task can reach the new one.
+    /// Returns `false`, changing nothing, otherwise.
+    pub(crate) fn reuse(this: &mut Arc<Self>, id: TaskId) -> bool {
+        match Arc::get_mut(this) {
+            Some(waker) => {
+                waker.id = id;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The task this waker wakes.
     pub fn id(&self) -> TaskId {
         self.id

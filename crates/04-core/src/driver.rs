@@ -37,6 +37,9 @@ pub struct ParkReport {
     pub io_events: usize,
     /// Timers moved to the ready queue (stage 5 fills it in).
     pub timers_moved: usize,
+    /// How many times the driver asked the OS for events: one per `epoll_wait`
+    /// (stage 6 fills it in; zero when a park could skip the call).
+    pub polls: usize,
 }
 // ANCHOR_END: park_report
 

@@ -99,13 +99,15 @@ pub struct LoopWaker {
 
 impl Schedule for LoopWaker {
     fn schedule(&self, id: TaskId) {
-        if thread::current().id() == self.thread.id() {
-            // The loop's own thread: find the loop (it may be gone) and queue the step.
-            if let Some(core) = find(self.loop_id)
-                && !core.is_closed()
-            {
+        // Only the loop's own thread has the loop in its registry (ids are unique in
+        // the process), so finding it there answers "which thread?" without asking
+        // for `thread::current()`.
+        if let Some(core) = find(self.loop_id) {
+            if !core.is_closed() {
                 core.wake_here(id);
             }
+        } else if thread::current().id() == self.thread.id() {
+            // The loop's own thread, and the loop is gone: nothing to wake.
         } else if let Some(remote) = self.remote.get() {
             // Another thread, and a layer that can carry the wake: hand it over.
             remote.wake_from_thread(id);
@@ -191,7 +193,10 @@ impl LoopWaker {
             // Only the loop's thread sets it; a second set cannot happen.
             let _ = self.unparker.set(unparker);
         }
-        if self.foreign.swap(false, Ordering::SeqCst) {
+        // A plain load first: the flag is almost never set, and a load is cheaper
+        // than the swap that clears it. A store that happened before this park's end
+        // is seen by either (see `schedule`).
+        if self.foreign.load(Ordering::SeqCst) && self.foreign.swap(false, Ordering::SeqCst) {
             Err(LoopError::ForeignWake)
         } else {
             Ok(())

@@ -105,13 +105,17 @@ impl<D: Driver> Driver for TimerDriver<D> {
         self.timers.sweep();
         let timeout = self.timers.timeout(timeout);
         let clock = Rc::clone(self.timers.clock());
-        let before = clock.now();
+        // A park with a zero timeout does not sleep: it parks for no time, and the
+        // clock is not read to measure it.
+        let sleeps = timeout != Some(Duration::ZERO);
+        let before = sleeps.then(|| clock.now());
         let inner_timeout = clock.before_park(timeout);
         let inner = self.inner.park(inner_timeout, ready);
         let timers_moved = self.timers.move_due(ready);
+        let parked = before.map_or(Duration::ZERO, |before| clock.now().saturating_sub(before));
         ParkReport {
             timeout,
-            parked: clock.now().saturating_sub(before),
+            parked,
             timers_moved,
             ..inner
         }

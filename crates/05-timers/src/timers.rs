@@ -207,15 +207,27 @@ impl Timers {
     // ANCHOR_END: sweep_call
 
     /// The earliest deadline and the time now, for the select timeout.
+    ///
+    /// The clock is read only when its answer matters: a zero timeout stays zero and
+    /// an empty heap leaves the timeout as asked, whatever the time.
     pub(crate) fn timeout(&self, asked: Option<Duration>) -> Option<Duration> {
-        let earliest = self.earliest();
-        crate::select_timeout(asked, earliest, self.time())
+        if asked == Some(Duration::ZERO) {
+            return asked;
+        }
+        let Some(earliest) = self.earliest() else {
+            return asked;
+        };
+        crate::select_timeout(asked, Some(earliest), self.time())
     }
 
     // ANCHOR: move_due
     /// Step 5 of a turn: moves every timer due before `now + resolution` to the back
     /// of the ready queue, in heap order, and says how many.
     pub(crate) fn move_due(&self, ready: &ReadyQueue) -> usize {
+        // No timer, nothing due: the clock need not be read.
+        if self.heap.borrow().is_empty() {
+            return 0;
+        }
         let end = self.clock.now() + self.clock.resolution();
         let mut moved = 0;
         let mut skipped = Vec::new();

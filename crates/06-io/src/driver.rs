@@ -131,7 +131,19 @@ impl Driver for IoDriver {
             // the loop empties the table (see `Io::attach`).
             self.attached = with_current(|core| self.io.attach(core)).is_some();
         }
-        let started = Instant::now();
+        if timeout == Some(Duration::ZERO) && self.io.registrations() == 0 {
+            // A poll that may not sleep, with no fd to report: `epoll_wait` could only
+            // return the waker's event, which does nothing but end a sleep. Skip it;
+            // that event stays in the epoll instance, so the next park that may sleep
+            // returns at once (another thread's work is delivered by the layer above
+            // after every park, skipped or not).
+            return ParkReport {
+                timeout,
+                ..ParkReport::default()
+            };
+        }
+        // A zero-timeout poll does not sleep: no clock read to measure it.
+        let started = (timeout != Some(Duration::ZERO)).then(Instant::now);
         if let Err(error) = self.poll.poll(&mut self.events, timeout) {
             // A signal cut the sleep short: a turn with no events. (Python's `epoll.poll`
             // retries EINTR itself.) Any other error means the epoll fd itself is broken.
@@ -141,7 +153,7 @@ impl Driver for IoDriver {
             );
             self.events.clear();
         }
-        let parked = started.elapsed();
+        let parked = started.map_or(Duration::ZERO, |started| started.elapsed());
         // The waker's event only ended the sleep; its token finds no fd in the table.
         let wakes = self
             .events
@@ -153,6 +165,7 @@ impl Driver for IoDriver {
             timeout,
             parked,
             io_events,
+            polls: 1,
             ..ParkReport::default()
         }
     }

@@ -68,14 +68,20 @@ impl<D: Driver> Driver for OffloadDriver<D> {
             return self.inner.park(timeout, ready);
         };
         // A loop built by hand is tied to this layer on its first turn.
-        with_current(|core| offload.attach(core));
+        if !offload.is_attached() {
+            with_current(|core| offload.attach(core));
+        }
+        // Both checks read the count beside the inbox's lock: an empty inbox costs
+        // a load, not a lock.
         let timeout = if offload.pending() > 0 {
             Some(Duration::ZERO)
         } else {
             timeout
         };
         let report = self.inner.park(timeout, ready);
-        if let Some(core) = with_current(Rc::clone) {
+        if offload.pending() > 0
+            && let Some(core) = with_current(Rc::clone)
+        {
             offload.remote().deliver(&core);
         }
         report

@@ -20,8 +20,8 @@
 //! | who | when | what |
 //! |---|---|---|
 //! | any thread ([`LoopHandle::call_soon_threadsafe`], a task waker) | any time | locks the inbox; if `Open`, pushes one item at the back; unlocks; **then** calls the unparker |
-//! | the loop's driver, before parking | on the loop's thread | reads whether the inbox holds anything: if so it parks with a zero timeout |
-//! | the loop's driver, after parking | on the loop's thread | locks the inbox, takes the whole queue, unlocks, and queues each item on the ready queue: a callback as a handle, a task wake as the task's step |
+//! | the loop's driver, before parking | on the loop's thread | reads the count beside the lock: if it is not zero, it parks with a zero timeout |
+//! | the loop's driver, after parking | on the loop's thread | reads the count; if it is not zero, locks the inbox, takes the whole queue (setting the count to zero), unlocks, and queues each item on the ready queue: a callback as a handle, a task wake as the task's step |
 //! | the loop's close hook | on the loop's thread, once | locks, replaces the state with `Closed`, unlocks, drops what was left |
 //!
 //! No user code runs under the lock: items are pushed as values and dropped or run
@@ -51,10 +51,25 @@
 //! per-thread order of pushes is the order of the queue, so the calls of one thread run
 //! in the order they were made.
 //!
-//! There are no atomics to justify here: everything shared sits under the mutex, whose
-//! unlock and next lock order a push before the drain that sees it. The wake itself is
-//! a system call (an eventfd write, or a thread unpark), and is never what carries the
-//! data: it only makes the loop take the lock again.
+//! Everything shared sits under the mutex, whose unlock and next lock order a push
+//! before the drain that sees it. The wake itself is a system call (an eventfd write,
+//! or a thread unpark), and is never what carries the data: it only makes the loop
+//! look again.
+//!
+//! # The count beside the lock
+//!
+//! Most turns find the inbox empty, and a lock round trip to learn that costs more than
+//! the rest of the check. So the queue keeps its length in an atomic beside the lock
+//! as well: written only under the lock (a push stores the new length, a take stores
+//! zero), read by the loop without it. A read of zero lets the loop skip the lock.
+//!
+//! The count is a hint, never the data. A read that misses a push still in progress
+//! is case 2 or 3 above: that push's wake comes after its store, so the next park that
+//! may sleep returns at once, and the read after it sees the count (the wake is a
+//! system call that orders the store before the park's return, as it orders the push
+//! before the drain). Release stores and acquire loads make the read that sees a
+//! count also see the push it counts; the items themselves are still taken under the
+//! lock.
 //!
 //! # Where oneloop differs from asyncio
 //!
@@ -69,12 +84,13 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::mem;
 use std::sync::PoisonError;
-// Under `--cfg loom` the inbox's lock is loom's, so that the model in `tests/loom.rs`
-// explores every order in which pushes, drains and closes can take it.
+use std::sync::atomic::Ordering;
+// Under `--cfg loom` the inbox's lock and count are loom's, so that the model in
+// `tests/loom.rs` explores every order in which pushes, drains and closes take them.
 #[cfg(loom)]
-use loom::sync::{Mutex, MutexGuard};
+use loom::sync::{Arc, Mutex, MutexGuard, atomic::AtomicUsize};
 #[cfg(not(loom))]
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, atomic::AtomicUsize};
 
 use oneloop_core::{CancelFlag, Core, Handle, Label, RemoteWake, TaskId, Unparker};
 
@@ -93,22 +109,56 @@ pub(crate) enum Injected {
 /// The inbox's states.
 pub(crate) enum Inbox {
     /// The loop takes work: items wait here, oldest first.
-    Open(VecDeque<Injected>),
+    Open(Queue),
     /// The loop closed: pushes fail with [`LOOP_CLOSED`](crate::LOOP_CLOSED).
     Closed,
+}
+
+/// The open inbox's items, oldest first, with their count kept beside the lock.
+pub(crate) struct Queue {
+    items: VecDeque<Injected>,
+    /// The same atomic as [`Remote::queued`]: stored under the lock, read without it.
+    count: Arc<AtomicUsize>,
 }
 
 /// What the loop shares with other threads: the inbox and the way to wake the loop.
 pub(crate) struct Remote {
     pub(crate) inbox: Mutex<Inbox>,
+    /// How many items the inbox holds, readable without the lock (see the module docs).
+    queued: Arc<AtomicUsize>,
     pub(crate) unparker: Unparker,
 }
 // ANCHOR_END: inbox
 
+impl Queue {
+    /// Adds `item` at the back. Called with the inbox's lock held.
+    pub(crate) fn push_back(&mut self, item: Injected) {
+        self.items.push_back(item);
+        self.count.store(self.items.len(), Ordering::Release);
+    }
+
+    /// How many items wait.
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Takes every item. Called with the inbox's lock held.
+    fn take(&mut self) -> VecDeque<Injected> {
+        self.count.store(0, Ordering::Release);
+        mem::take(&mut self.items)
+    }
+}
+
 impl Remote {
     pub(crate) fn new(unparker: Unparker) -> Self {
+        let queued = Arc::new(AtomicUsize::new(0));
+        let queue = Queue {
+            items: VecDeque::new(),
+            count: Arc::clone(&queued),
+        };
         Self {
-            inbox: Mutex::new(Inbox::Open(VecDeque::new())),
+            inbox: Mutex::new(Inbox::Open(queue)),
+            queued,
             unparker,
         }
     }
@@ -119,12 +169,10 @@ impl Remote {
         self.inbox.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// How many items wait in the inbox (zero once closed).
+    /// How many items wait in the inbox (zero once closed): the count beside the
+    /// lock, read without taking it.
     pub(crate) fn pending(&self) -> usize {
-        match &*self.lock() {
-            Inbox::Open(queue) => queue.len(),
-            Inbox::Closed => 0,
-        }
+        self.queued.load(Ordering::Acquire)
     }
 
     /// Whether the loop closed.
@@ -136,14 +184,18 @@ impl Remote {
     /// Takes the whole inbox under the lock (nothing once closed).
     pub(crate) fn take(&self) -> VecDeque<Injected> {
         match &mut *self.lock() {
-            Inbox::Open(queue) => mem::take(queue),
+            Inbox::Open(queue) => queue.take(),
             Inbox::Closed => VecDeque::new(),
         }
     }
 
     /// On the loop's thread, after a park: takes the whole inbox under the lock, then,
     /// with the lock released, queues each item on the loop. Returns how many.
+    /// A count of zero skips the lock (see the module docs).
     pub(crate) fn deliver(&self, core: &Core) -> usize {
+        if self.pending() == 0 {
+            return 0;
+        }
         let batch = self.take();
         let count = batch.len();
         for item in batch {
@@ -164,6 +216,7 @@ impl Remote {
     /// (after the lock is released: dropping a callback runs its captures' drops).
     pub(crate) fn close(&self) -> usize {
         let left = mem::replace(&mut *self.lock(), Inbox::Closed);
+        self.queued.store(0, Ordering::Release);
         match left {
             Inbox::Open(queue) => queue.len(),
             Inbox::Closed => 0,
@@ -185,5 +238,52 @@ impl fmt::Debug for Remote {
             .field("pending", &self.pending())
             .field("closed", &self.is_closed())
             .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::mpsc;
+    use std::thread;
+
+    use oneloop_core::yield_now;
+    use oneloop_testkit::watchdog_default;
+
+    use crate::{Offload, new_event_loop};
+
+    /// Another thread holds the inbox's lock for the whole test: busy turns go on only
+    /// if none of them takes it (an empty inbox is read through the count alone).
+    #[test]
+    fn busy_turns_with_an_empty_inbox_never_take_its_lock() {
+        watchdog_default(|| {
+            let mut event_loop = new_event_loop().expect("epoll is available");
+            for _ in 0..2 {
+                drop(event_loop.spawn(async {
+                    for _ in 0..1_010 {
+                        yield_now().await;
+                    }
+                }));
+            }
+            // The first turn ties the layer to the loop.
+            event_loop.run_once().unwrap();
+            let remote = Offload::of(event_loop.core())
+                .expect("the offload layer")
+                .handle()
+                .remote;
+            let (locked_tx, locked_rx) = mpsc::channel();
+            let (release_tx, release_rx) = mpsc::channel::<()>();
+            let holder = thread::spawn(move || {
+                let _guard = remote.lock();
+                locked_tx.send(()).expect("the test waits");
+                // Held until the test is done (or gone).
+                let _ = release_rx.recv();
+            });
+            locked_rx.recv().expect("the holder locks");
+            for _ in 0..1_000 {
+                event_loop.run_once().unwrap();
+            }
+            release_tx.send(()).expect("the holder waits");
+            holder.join().expect("the holder does not panic");
+        });
     }
 }

@@ -92,6 +92,11 @@ impl Offload {
         });
     }
 
+    /// Whether [`attach`](Self::attach) already tied the layer to its loop.
+    pub fn is_attached(&self) -> bool {
+        self.attached.get()
+    }
+
     /// A `Send + Sync` handle for other threads.
     pub fn handle(&self) -> LoopHandle {
         LoopHandle {

@@ -1,0 +1,288 @@
+//! What a turn costs: counts of the work each layer does per turn, where nothing
+//! needs it done. Each test counts one thing a layer can skip (a clock read, an
+//! `epoll_wait`, an allocation) over many turns of a busy loop, so that a regression
+//! shows as a count, never as a timing.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use oneloop_core::{EventLoop, Observer, ParkReport, ThreadParker, spawn, yield_now};
+use oneloop_io::TcpListener;
+use oneloop_testkit::{CountingAllocator, watchdog_default};
+use oneloop_timers::{Clock, RealClock, TimerDriver};
+
+#[global_allocator]
+static ALLOC: CountingAllocator = CountingAllocator::new();
+
+const WARM_UP: usize = 100;
+const TURNS: usize = 1_000;
+
+/// The real clock, counting how often it is read.
+struct CountingClock {
+    inner: RealClock,
+    reads: Rc<Cell<usize>>,
+}
+
+impl Clock for CountingClock {
+    fn now(&self) -> Duration {
+        self.reads.set(self.reads.get() + 1);
+        self.inner.now()
+    }
+
+    fn resolution(&self) -> Duration {
+        self.inner.resolution()
+    }
+
+    fn block_for(&self, duration: Duration) {
+        self.inner.block_for(duration);
+    }
+}
+
+/// Two tasks that yield to each other for `turns` turns and more.
+fn ping_pong<D: oneloop_core::Driver>(event_loop: &mut EventLoop<D>, turns: usize) {
+    for _ in 0..2 {
+        drop(event_loop.spawn(async move {
+            for _ in 0..turns + 10 {
+                yield_now().await;
+            }
+        }));
+    }
+}
+
+#[test]
+fn a_busy_turn_with_no_timer_reads_no_clock() {
+    watchdog_default(|| {
+        let reads = Rc::new(Cell::new(0));
+        let clock = CountingClock {
+            inner: RealClock::new(),
+            reads: Rc::clone(&reads),
+        };
+        let mut event_loop =
+            EventLoop::with_driver(TimerDriver::with_clock(ThreadParker, Rc::new(clock)));
+        ping_pong(&mut event_loop, WARM_UP + TURNS);
+        for _ in 0..WARM_UP {
+            event_loop.run_once().unwrap();
+        }
+        let before = reads.get();
+        for _ in 0..TURNS {
+            event_loop.run_once().unwrap();
+        }
+        assert_eq!(
+            reads.get() - before,
+            0,
+            "{TURNS} turns with tasks ready and an empty heap read the clock"
+        );
+    });
+}
+
+#[test]
+fn a_busy_turn_with_a_timer_reads_the_clock_once() {
+    watchdog_default(|| {
+        let reads = Rc::new(Cell::new(0));
+        let clock = CountingClock {
+            inner: RealClock::new(),
+            reads: Rc::clone(&reads),
+        };
+        let mut event_loop =
+            EventLoop::with_driver(TimerDriver::with_clock(ThreadParker, Rc::new(clock)));
+        // A far timer: each turn must still look whether it is due.
+        let timer = oneloop_timers::LoopTimers::timers(&**event_loop.core())
+            .call_later(Duration::from_secs(3600), || {});
+        ping_pong(&mut event_loop, WARM_UP + TURNS);
+        for _ in 0..WARM_UP {
+            event_loop.run_once().unwrap();
+        }
+        let before = reads.get();
+        for _ in 0..TURNS {
+            event_loop.run_once().unwrap();
+        }
+        assert_eq!(
+            reads.get() - before,
+            TURNS,
+            "a turn that does not sleep reads the clock once, to find the due timers"
+        );
+        drop(timer);
+    });
+}
+
+/// Sums, over the turns it sees, the `epoll_wait` calls the driver reports, and those
+/// of them that could sleep (a timeout other than zero).
+#[derive(Default)]
+struct PollCounter {
+    polls: Cell<usize>,
+    sleeping: Cell<usize>,
+}
+
+impl Observer for PollCounter {
+    fn turn_ended(&self, _turn: u64, park: &ParkReport, _handles: usize) {
+        self.polls.set(self.polls.get() + park.polls);
+        if park.polls > 0 && park.timeout != Some(Duration::ZERO) {
+            self.sleeping.set(self.sleeping.get() + 1);
+        }
+    }
+}
+
+/// The full stack (offload over timers over epoll), with a poll counter on it.
+fn counted_full_loop() -> (oneloop_offload::OffloadLoop, Rc<PollCounter>) {
+    let event_loop = oneloop_offload::new_event_loop().expect("epoll is available");
+    let counter = Rc::new(PollCounter::default());
+    event_loop
+        .core()
+        .add_observer(Rc::clone(&counter) as Rc<dyn Observer>);
+    (event_loop, counter)
+}
+
+#[test]
+fn a_busy_turn_with_no_fd_registered_makes_no_epoll_wait() {
+    watchdog_default(|| {
+        let (mut event_loop, counter) = counted_full_loop();
+        ping_pong(&mut event_loop, WARM_UP + TURNS);
+        for _ in 0..WARM_UP {
+            event_loop.run_once().unwrap();
+        }
+        let before = counter.polls.get();
+        for _ in 0..TURNS {
+            event_loop.run_once().unwrap();
+        }
+        assert_eq!(
+            counter.polls.get() - before,
+            0,
+            "{TURNS} busy turns with no fd registered called epoll_wait"
+        );
+    });
+}
+
+#[test]
+fn a_busy_turn_with_an_fd_registered_still_polls_once() {
+    watchdog_default(|| {
+        let (mut event_loop, counter) = counted_full_loop();
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        // Waits for a connection that never comes: its fd stays registered.
+        drop(event_loop.spawn(async move { listener.accept().await.map(|_| ()) }));
+        ping_pong(&mut event_loop, WARM_UP + TURNS);
+        for _ in 0..WARM_UP {
+            event_loop.run_once().unwrap();
+        }
+        let before = counter.polls.get();
+        for _ in 0..TURNS {
+            event_loop.run_once().unwrap();
+        }
+        assert_eq!(
+            counter.polls.get() - before,
+            TURNS,
+            "with an fd registered, every turn looks for I/O"
+        );
+    });
+}
+
+#[test]
+fn an_idle_loop_makes_one_epoll_wait_per_sleep() {
+    watchdog_default(|| {
+        let (mut event_loop, counter) = counted_full_loop();
+        const SLEEPS: usize = 5;
+        event_loop
+            .run_until_complete(async {
+                for _ in 0..SLEEPS {
+                    oneloop_timers::sleep(Duration::from_millis(2)).await;
+                }
+            })
+            .unwrap();
+        assert_eq!(
+            counter.sleeping.get(),
+            SLEEPS,
+            "one epoll_wait that sleeps per sleep"
+        );
+        assert_eq!(
+            counter.polls.get(),
+            SLEEPS,
+            "and no zero-timeout epoll_wait with no fd registered"
+        );
+    });
+}
+
+#[test]
+fn work_from_another_thread_still_wakes_a_loop_that_skipped_its_polls() {
+    watchdog_default(|| {
+        let (mut event_loop, _counter) = counted_full_loop();
+        let total = event_loop
+            .run_until_complete(async {
+                let mut total = 0;
+                for i in 0..200_u64 {
+                    // Busy turns first (their polls are skipped), then a wait that only
+                    // another thread can end.
+                    let busy = spawn(async {
+                        for _ in 0..3 {
+                            yield_now().await;
+                        }
+                    });
+                    total += oneloop_offload::to_thread(move || i)
+                        .await
+                        .expect("no panic");
+                    busy.await.expect("no panic");
+                }
+                total
+            })
+            .unwrap();
+        assert_eq!(total, (0..200).sum::<u64>());
+    });
+}
+
+#[test]
+fn a_one_shot_with_one_waiter_allocates_nothing_to_register_it() {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Waker};
+
+    let one_shot = oneloop_future::OneShot::<u8, ()>::new();
+    let mut first = pin!(one_shot.wait());
+    let mut cx = Context::from_waker(Waker::noop());
+    let (pending, allocations) = ALLOC.count(|| first.as_mut().poll(&mut cx).is_pending());
+    assert!(pending);
+    assert_eq!(allocations, 0, "registering the only waiter allocated");
+    assert_eq!(one_shot.registered_wakers(), 1);
+
+    // A second waiter goes beside the first, and both are woken in the order made.
+    let mut second = pin!(one_shot.wait());
+    assert!(second.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(one_shot.registered_wakers(), 2);
+    one_shot.set_result(7).unwrap();
+    assert_eq!(one_shot.registered_wakers(), 0);
+    assert!(matches!(
+        first.as_mut().poll(&mut cx),
+        std::task::Poll::Ready(Ok(7))
+    ));
+    assert!(matches!(
+        second.as_mut().poll(&mut cx),
+        std::task::Poll::Ready(Ok(7))
+    ));
+}
+
+#[test]
+fn a_task_in_a_reused_slot_takes_over_the_finished_tasks_waker() {
+    watchdog_default(|| {
+        const TASKS: usize = 100;
+        let mut event_loop = EventLoop::new();
+        let spawn_and_join = |tasks: usize| async move {
+            for i in 0..tasks {
+                assert_eq!(spawn(async move { i }).await.expect("no panic"), i);
+            }
+        };
+        // Warm up: the slab, the ready queue and the registry have their room.
+        event_loop
+            .run_until_complete(spawn_and_join(TASKS))
+            .unwrap();
+        let ((), allocations) = ALLOC.count(|| {
+            event_loop
+                .run_until_complete(spawn_and_join(TASKS))
+                .unwrap();
+        });
+        // Per task: its boxed future and its join cell. The waker comes from the slot
+        // the previous task left (main's own allocations are a fixed few).
+        let per_task = allocations / TASKS;
+        assert_eq!(
+            per_task, 2,
+            "{allocations} allocations for {TASKS} spawned and joined tasks"
+        );
+    });
+}
