@@ -41,6 +41,7 @@ use truth::Difference::{
     CancelBecomesDrop, ChainCancelCheck, GatherDoneCallbackHop, SelfPipeRead, ShutdownTurns,
     TiesInSchedulingOrder, TimeoutFiresASleep,
 };
+use truth::Difference::{ShieldOuterCallback, WaitDoneCallbackHop};
 use truth::{Difference, Scenario};
 
 /// Declares the scenarios: the list `SCENARIOS`, and one `#[test]` per scenario, so a
@@ -167,6 +168,49 @@ scenarios! {
     to_thread_result: differs [SelfPipeRead, ChainCancelCheck, ShutdownTurns],
         cpython_says ["turn=2 run=_set_state", "turn=3 run=_call_check_cancel",
             "turn=3 event=main-resumed-5050", "turn=8 run=set_result", "turns=10"];
+
+    // Stage 9: cancellation and structured concurrency.
+    /// A sleeping task cancelled with a message sees it at its await in the next turn;
+    /// its cleanup awaits a sleep of its own; the task ends cancelled.
+    cancel_sleeping_task: differs [],
+        cpython_says ["turn=3 event=sleeper-saw-stop", "turn=5 event=sleeper-cleaned-up",
+            "turn=6 event=main-joined-cancelled-True"];
+    /// A task that catches the cancel carries on and returns a value; its request
+    /// count stays at one.
+    cancel_catch_continue: differs [],
+        cpython_says ["turn=5 event=main-got-5-cancelled-False-cancelling-1"];
+    /// Cancelling a task that awaits a child: the child sees it first (turn 4), the
+    /// parent a turn later.
+    cancel_awaiting_child: differs [],
+        cpython_says ["turn=4 event=child-cancelled", "turn=5 event=parent-cancelled-child-True"];
+    /// shield: the awaiting task is cancelled, the shielded task runs to its end.
+    shield_inner: differs [ShieldOuterCallback],
+        cpython_says ["turn=5 run=_outer_done_callback", "turn=8 event=inner-done"];
+    /// cancelling() counts two requests, uncancel() takes them back; a task's own
+    /// request is delivered at its next step.
+    uncancel_counts: differs [],
+        cpython_says ["turn=1 event=requested-True-True-cancelling-2",
+            "turn=2 event=delivered-at-await"];
+    /// timeout: its own cancel becomes TimeoutError; an outer cancel stays a cancel.
+    timeout_vs_outer_cancel: differs [],
+        cpython_says ["turn=3 run=_on_timeout", "turn=4 event=timed-out-cancelling-0",
+            "turn=9 event=guarded-cancelled"];
+    /// A TaskGroup whose child fails: _on_task_done cancels the sibling and the body in
+    /// the next turn; the group raises when the last child is done.
+    taskgroup_one_fails: differs [],
+        cpython_says ["turn=5 run=_on_task_done", "turn=6 event=a-cancelled",
+            "turn=6 event=body-cancelled", "turn=8 event=main-caught-1-boom"];
+    /// Nested TaskGroups: the inner failure fails the inner group's task, which makes
+    /// the outer group cancel the rest.
+    taskgroup_nested: differs [],
+        cpython_says ["turn=7 event=inner-body-cancelled", "turn=9 event=outer-body-cancelled",
+            "turn=11 event=main-caught-1"];
+    /// gather(return_exceptions=True): results and errors in argument order.
+    gather_return_exceptions: differs [GatherDoneCallbackHop],
+        cpython_says ["turn=12 event=main-got-3-fail-1-2"];
+    /// wait(FIRST_COMPLETED) returns with the first done task and two pending ones.
+    wait_first_completed: differs [WaitDoneCallbackHop],
+        cpython_says ["turn=5 run=_on_completion", "turn=6 event=main-done-1-pending-2-first-1"];
 }
 // ANCHOR_END: scenarios
 
@@ -764,6 +808,322 @@ mod oneloop {
         assert_eq!(value, 5050);
         runner.close();
     }
+
+    // Stage 9: each main is a task of `oneloop_cancel`, so that it can be cancelled and
+    // can run cancellation points.
+    mod stage9 {
+        use std::future::Future;
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_cancel::{
+            Error, ReturnWhen, current, gather, shield, sleep, spawn_named, task_future,
+            task_group, timeout, wait,
+        };
+        use oneloop_timers::virtual_time_loop;
+
+        use super::super::truth::Recorder;
+        use super::run_main;
+
+        fn ms(n: u64) -> Duration {
+            Duration::from_millis(n)
+        }
+
+        /// Python's `run_until_complete(main())`, with main a task of this layer.
+        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
+            rec: &Rc<Recorder>,
+            main: impl FnOnce(Rc<Recorder>) -> F,
+        ) {
+            let (future, task) = task_future("main", main(Rc::clone(rec)));
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+
+        pub fn cancel_sleeping_task(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let task = spawn_named("sleeper", async move {
+                    r.event("sleeper-sleeps");
+                    match sleep(Duration::from_secs(10)).await {
+                        Err(Error::Cancelled(message)) => {
+                            r.event(format!(
+                                "sleeper-saw-{}",
+                                message.clone().unwrap_or_default()
+                            ));
+                            sleep(ms(100)).await?;
+                            r.event("sleeper-cleaned-up");
+                            Err(Error::Cancelled(message))
+                        }
+                        other => other,
+                    }
+                });
+                sleep(Duration::ZERO).await?;
+                rec.event("cancelling");
+                task.cancel(Some("stop"));
+                if task.join().await.is_err() {
+                    rec.event(format!("main-joined-cancelled-{}", py(task.is_cancelled())));
+                }
+                Ok(())
+            });
+        }
+
+        fn py(value: bool) -> &'static str {
+            if value { "True" } else { "False" }
+        }
+
+        pub fn cancel_catch_continue(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let task = spawn_named("stubborn", async move {
+                    if sleep(Duration::from_secs(10)).await.is_err() {
+                        r.event("stubborn-caught");
+                    }
+                    sleep(Duration::ZERO).await?;
+                    r.event("stubborn-carried-on");
+                    Ok(5)
+                });
+                sleep(Duration::ZERO).await?;
+                task.cancel(None);
+                let value = task.join().await?;
+                rec.event(format!(
+                    "main-got-{value}-cancelled-{}-cancelling-{}",
+                    py(task.is_cancelled()),
+                    task.cancelling()
+                ));
+                Ok(())
+            });
+        }
+
+        pub fn cancel_awaiting_child(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let task = spawn_named("parent", async move {
+                    let r2 = Rc::clone(&r);
+                    let inner = spawn_named("child", async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        if slept.is_err() {
+                            r2.event("child-cancelled");
+                        }
+                        slept
+                    });
+                    let joined = inner.join().await;
+                    if joined.is_err() {
+                        r.event(format!(
+                            "parent-cancelled-child-{}",
+                            py(inner.is_cancelled())
+                        ));
+                    }
+                    joined
+                });
+                sleep(Duration::ZERO).await?;
+                sleep(Duration::ZERO).await?;
+                task.cancel(None);
+                if task.join().await.is_err() {
+                    rec.event("main-joined");
+                }
+                Ok(())
+            });
+        }
+
+        pub fn shield_inner(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let task = Rc::new(spawn_named("inner", async move {
+                    sleep(ms(200)).await?;
+                    r.event("inner-done");
+                    Ok("inner")
+                }));
+                let (r, t) = (Rc::clone(&rec), Rc::clone(&task));
+                let waiter = spawn_named("outer", async move {
+                    let shielded = shield(&t).await;
+                    if shielded.is_err() {
+                        r.event("outer-cancelled");
+                    }
+                    shielded
+                });
+                sleep(ms(100)).await?;
+                waiter.cancel(None);
+                if waiter.join().await.is_err() {
+                    rec.event("main-outer-cancelled");
+                }
+                let value = task.join().await?;
+                rec.event(format!("main-got-{value}"));
+                Ok(())
+            });
+        }
+
+        pub fn uncancel_counts(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                let first = me.cancel(None);
+                let second = me.cancel(None);
+                rec.event(format!(
+                    "requested-{}-{}-cancelling-{}",
+                    py(first),
+                    py(second),
+                    me.cancelling()
+                ));
+                rec.event(format!("uncancel-{}", me.uncancel()));
+                if sleep(Duration::ZERO).await.is_err() {
+                    rec.event("delivered-at-await");
+                }
+                let (a, b) = (me.uncancel(), me.uncancel());
+                rec.event(format!("uncancel-{a}-then-{b}"));
+                Ok(())
+            });
+        }
+
+        pub fn timeout_vs_outer_cancel(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let expiring = spawn_named("expiring", async move {
+                    let timed = timeout(ms(100), sleep(Duration::from_secs(10))).await;
+                    if timed == Err(Error::TimedOut) {
+                        let me = current().expect("a task");
+                        r.event(format!("timed-out-cancelling-{}", me.cancelling()));
+                    }
+                    Ok(())
+                });
+                expiring.join().await?;
+                let r = Rc::clone(&rec);
+                let guarded = spawn_named("guarded", async move {
+                    let timed = timeout(ms(500), sleep(Duration::from_secs(10))).await;
+                    match &timed {
+                        Err(Error::TimedOut) => r.event("wrongly-timed-out"),
+                        Err(Error::Cancelled(_)) => r.event("guarded-cancelled"),
+                        _ => {}
+                    }
+                    timed
+                });
+                sleep(ms(100)).await?;
+                guarded.cancel(None);
+                if guarded.join().await.is_err() {
+                    rec.event("main-joined-guarded");
+                }
+                Ok(())
+            });
+        }
+
+        pub fn taskgroup_one_fails(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let grouped = task_group(|tg| async move {
+                    let r2 = Rc::clone(&r);
+                    tg.spawn("a", async move {
+                        let slept = sleep(ms(500)).await;
+                        if slept.is_err() {
+                            r2.event("a-cancelled");
+                        }
+                        slept
+                    })?;
+                    tg.spawn("bad", async {
+                        sleep(ms(100)).await?;
+                        Err::<(), _>(Error::Failed("boom".into()))
+                    })?;
+                    let slept = sleep(Duration::from_secs(100)).await;
+                    if slept.is_err() {
+                        r.event("body-cancelled");
+                    }
+                    slept
+                })
+                .await;
+                if let Err(Error::Group(errors)) = grouped {
+                    let first = match &errors[0] {
+                        Error::Failed(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    rec.event(format!("main-caught-{}-{first}", errors.len()));
+                }
+                Ok(())
+            });
+        }
+
+        async fn waiting(rec: Rc<Recorder>, name: &'static str) -> Result<(), Error> {
+            let slept = sleep(Duration::from_secs(10)).await;
+            if slept.is_err() {
+                rec.event(format!("{name}-cancelled"));
+            }
+            slept
+        }
+
+        pub fn taskgroup_nested(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let grouped = task_group(|tg| async move {
+                    let r2 = Rc::clone(&r);
+                    tg.spawn("inner-group", async move {
+                        task_group(|inner| async move {
+                            inner.spawn("failing", async {
+                                sleep(ms(100)).await?;
+                                Err::<(), _>(Error::Failed("inner".into()))
+                            })?;
+                            waiting(r2, "inner-body").await
+                        })
+                        .await
+                    })?;
+                    tg.spawn("outer-child", waiting(Rc::clone(&r), "outer-child"))?;
+                    waiting(r, "outer-body").await
+                })
+                .await;
+                if let Err(Error::Group(errors)) = grouped {
+                    rec.event(format!("main-caught-{}", errors.len()));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn gather_return_exceptions(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let child = |tenths: u64, fail: bool| async move {
+                    sleep(ms(tenths * 100)).await?;
+                    if fail {
+                        return Err(Error::Failed(format!("fail-{tenths}")));
+                    }
+                    Ok(tenths)
+                };
+                let results =
+                    gather(vec![child(3, false), child(1, true), child(2, false)], true).await?;
+                let shown: Vec<String> = results
+                    .into_iter()
+                    .map(|r| match r {
+                        Ok(value) => value.to_string(),
+                        Err(Error::Failed(text)) => text,
+                        Err(other) => other.to_string(),
+                    })
+                    .collect();
+                rec.event(format!("main-got-{}", shown.join("-")));
+                Ok(())
+            });
+        }
+
+        pub fn wait_first_completed(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let tasks: Vec<_> = [3u64, 1, 2]
+                    .into_iter()
+                    .map(|tenths| {
+                        spawn_named(&format!("c{tenths}"), async move {
+                            sleep(ms(tenths * 100)).await?;
+                            Ok(tenths)
+                        })
+                    })
+                    .collect();
+                let (done, pending) = wait(&tasks, ReturnWhen::FirstCompleted).await?;
+                let first = tasks[done[0]].try_result().expect("done")?;
+                rec.event(format!(
+                    "main-done-{}-pending-{}-first-{first}",
+                    done.len(),
+                    pending.len()
+                ));
+                for task in &tasks {
+                    task.cancel(None);
+                }
+                wait(&tasks, ReturnWhen::AllCompleted).await?;
+                rec.event("main-cleaned-up");
+                Ok(())
+            });
+        }
+    }
+    pub use stage9::*;
 }
 
 #[test]

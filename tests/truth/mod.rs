@@ -310,6 +310,17 @@ pub enum Difference {
     /// Same turns; the timer's handle is the sleep's. Rewrite: `_on_timeout` becomes
     /// `_set_result_unless_cancelled`, the sleep timer's name.
     TimeoutFiresASleep,
+    /// asyncio's `shield` returns an outer future tied to the inner one by two done
+    /// callbacks; cancelling the outer runs `_outer_done_callback` in the same turn as
+    /// the awaiting task's step. oneloop's `shield` is a cancellation point over the
+    /// task's join, with no future in between. Rewrite: `_outer_done_callback`
+    /// handles are removed, and a turn left with nothing is removed.
+    ShieldOuterCallback,
+    /// asyncio's `wait` hangs `_on_completion` on every task, which completes a waiter
+    /// future, which wakes the awaiting task: one hop more than a task join.
+    /// oneloop's `wait` registers the awaiting task's waker on each task. Rewrite:
+    /// `_on_completion` handles are removed, and a turn left with nothing is removed.
+    WaitDoneCallbackHop,
 }
 // ANCHOR_END: differences
 
@@ -324,6 +335,8 @@ impl Difference {
             Difference::SelfPipeRead => "self-pipe read",
             Difference::ChainCancelCheck => "chained future's cancel check",
             Difference::TimeoutFiresASleep => "timeout fires a sleep",
+            Difference::ShieldOuterCallback => "shield's outer-future callback",
+            Difference::WaitDoneCallbackHop => "wait's done-callback hop",
         }
     }
 }
@@ -349,6 +362,8 @@ fn removed_handle(name: &str, differences: &[Difference]) -> bool {
     (has(Difference::GatherDoneCallbackHop) && name == "_done_callback")
         || (has(Difference::SelfPipeRead) && name == "_read_from_self")
         || (has(Difference::ChainCancelCheck) && name == "_call_check_cancel")
+        || (has(Difference::ShieldOuterCallback) && name == "_outer_done_callback")
+        || (has(Difference::WaitDoneCallbackHop) && name == "_on_completion")
 }
 
 /// The `n` of a handle named `tie_<n>`.

@@ -1,0 +1,264 @@
+//! The combinators people reach for: `shield`, `gather`, `wait`, `as_completed`, and
+//! a race of two tasks whose loser is cancelled and awaited.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
+
+use crate::ctl::current_ctl;
+use crate::{Error, LoserFate, Selected, Task, spawn};
+
+/// Takes the current task's undelivered request, if any.
+fn take_request() -> Option<Error> {
+    current_ctl()
+        .and_then(|task| task.take_request())
+        .map(Error::Cancelled)
+}
+
+// ANCHOR: shield
+/// Awaits `task` without passing a cancel on to it (asyncio's `shield`): a cancel of
+/// the awaiting task is delivered here, and `task` runs on.
+pub fn shield<T>(task: &Task<T>) -> Shield<'_, T> {
+    Shield { task }
+}
+// ANCHOR_END: shield
+
+/// The future of [`shield`].
+#[derive(Debug)]
+pub struct Shield<'a, T> {
+    task: &'a Task<T>,
+}
+
+impl<T> Future for Shield<'_, T> {
+    type Output = Result<T, Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(cancel) = take_request() {
+            return Poll::Ready(Err(cancel));
+        }
+        if let Some(result) = self.task.try_result() {
+            return Poll::Ready(result);
+        }
+        self.task.add_joiner(cx.waker());
+        Poll::Pending
+    }
+}
+
+/// When [`wait`] returns (asyncio's `return_when`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReturnWhen {
+    /// As soon as one task is done.
+    FirstCompleted,
+    /// As soon as one task fails (not cancelled), or all are done.
+    FirstException,
+    /// When every task is done.
+    AllCompleted,
+}
+
+/// Waits for `tasks` as `when` says, and returns the indices of the done ones and of
+/// the pending ones (asyncio's `wait`). It is a cancellation point; a cancel of the
+/// awaiting task does not reach the tasks.
+pub async fn wait<T>(
+    tasks: &[Task<T>],
+    when: ReturnWhen,
+) -> Result<(Vec<usize>, Vec<usize>), Error> {
+    Wait { tasks, when }.await
+}
+
+struct Wait<'a, T> {
+    tasks: &'a [Task<T>],
+    when: ReturnWhen,
+}
+
+impl<T> Future for Wait<'_, T> {
+    type Output = Result<(Vec<usize>, Vec<usize>), Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(cancel) = take_request() {
+            return Poll::Ready(Err(cancel));
+        }
+        let (done, pending): (Vec<usize>, Vec<usize>) =
+            (0..self.tasks.len()).partition(|&i| self.tasks[i].is_done());
+        let failed = done.iter().any(|&i| {
+            let ctl = &self.tasks[i].ctl;
+            !ctl.ended_cancelled.get() && Task::watch(&self.tasks[i]).error().is_some()
+        });
+        let ready = pending.is_empty()
+            || match self.when {
+                ReturnWhen::FirstCompleted => !done.is_empty(),
+                ReturnWhen::FirstException => failed,
+                ReturnWhen::AllCompleted => false,
+            };
+        if ready {
+            return Poll::Ready(Ok((done, pending)));
+        }
+        for &i in &pending {
+            self.tasks[i].add_joiner(cx.waker());
+        }
+        Poll::Pending
+    }
+}
+
+// ANCHOR: gather
+/// Spawns every future as a task and waits for all (asyncio's `gather`): results in
+/// argument order. With `return_exceptions`, failures take their place in the list;
+/// without, the first failure (in the order they happen) is returned at once and the
+/// other tasks run on. A cancel of the awaiting task goes on to every child.
+pub async fn gather<T, F>(
+    futures: Vec<F>,
+    return_exceptions: bool,
+) -> Result<Vec<Result<T, Error>>, Error>
+where
+    T: 'static,
+    F: Future<Output = Result<T, Error>> + 'static,
+{
+    let tasks: Vec<Task<T>> = futures.into_iter().map(spawn).collect();
+    let results = Gather {
+        tasks: &tasks,
+        return_exceptions,
+    }
+    .await?;
+    Ok(results)
+}
+// ANCHOR_END: gather
+
+struct Gather<'a, T> {
+    tasks: &'a [Task<T>],
+    return_exceptions: bool,
+}
+
+impl<T> Future for Gather<'_, T> {
+    type Output = Result<Vec<Result<T, Error>>, Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(cancel) = take_request() {
+            return Poll::Ready(Err(cancel));
+        }
+        let first_failure = (!self.return_exceptions)
+            .then(|| {
+                self.tasks
+                    .iter()
+                    .filter(|t| t.is_done())
+                    .find_map(|t| t.try_result_error())
+            })
+            .flatten();
+        if let Some(error) = first_failure {
+            return Poll::Ready(Err(error));
+        }
+        if self.tasks.iter().all(Task::is_done) {
+            return Poll::Ready(Ok(self
+                .tasks
+                .iter()
+                .map(|t| t.try_result().expect("done"))
+                .collect()));
+        }
+        let awaiting = current_ctl();
+        let pending = self.tasks.iter().filter(|t| !t.is_done()).count();
+        // Collecting everything, the awaiting task is woken once, by the last child
+        // (asyncio's outer future completes then); otherwise by each child, any of
+        // which may be the first failure.
+        let waker = if self.return_exceptions {
+            Waker::from(Arc::new(CountDown {
+                left: AtomicUsize::new(pending),
+                waker: cx.waker().clone(),
+            }))
+        } else {
+            cx.waker().clone()
+        };
+        for task in self.tasks.iter().filter(|t| !t.is_done()) {
+            task.add_joiner(&waker);
+            if let Some(awaiting) = &awaiting {
+                awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));
+            }
+        }
+        Poll::Pending
+    }
+}
+
+/// A waker that wakes `waker` on its `left`-th wake.
+struct CountDown {
+    left: AtomicUsize,
+    waker: Waker,
+}
+
+impl Wake for CountDown {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.waker.wake_by_ref();
+        }
+    }
+}
+
+/// Yields tasks' results in the order they finish (asyncio's `as_completed`).
+#[derive(Debug)]
+pub struct AsCompleted<T> {
+    tasks: Vec<Option<Task<T>>>,
+}
+
+impl<T> AsCompleted<T> {
+    /// Watches `tasks`.
+    pub fn new(tasks: Vec<Task<T>>) -> Self {
+        Self {
+            tasks: tasks.into_iter().map(Some).collect(),
+        }
+    }
+
+    /// The next task to finish: its index and result; `None` when all were yielded.
+    /// A cancellation point: `Some(Err(..))` if the awaiting task is cancelled.
+    pub async fn next(&mut self) -> Option<Result<(usize, Result<T, Error>), Error>> {
+        if self.tasks.iter().all(Option::is_none) {
+            return None;
+        }
+        Some(NextDone(self).await)
+    }
+}
+
+struct NextDone<'a, T>(&'a mut AsCompleted<T>);
+
+impl<T> Future for NextDone<'_, T> {
+    type Output = Result<(usize, Result<T, Error>), Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(cancel) = take_request() {
+            return Poll::Ready(Err(cancel));
+        }
+        let this = self.get_mut();
+        for (i, slot) in this.0.tasks.iter_mut().enumerate() {
+            if slot.as_ref().is_some_and(Task::is_done) {
+                let task = slot.take().expect("checked");
+                return Poll::Ready(Ok((i, task.try_result().expect("done"))));
+            }
+        }
+        for task in this.0.tasks.iter().flatten() {
+            task.add_joiner(cx.waker());
+        }
+        Poll::Pending
+    }
+}
+
+/// Races two tasks: the first to finish wins; the loser is cancelled and awaited, and
+/// what it ended with is reported (it may have ignored the cancel). A cancel of the
+/// awaiting task goes to both.
+pub async fn race<A, B>(
+    first: Task<A>,
+    second: Task<B>,
+) -> Result<Selected<Result<A, Error>, Result<B, Error>>, Error> {
+    let joined = crate::select(first.join(), second.join()).await;
+    Ok(match joined {
+        Selected::First(winner, _) => {
+            second.cancel(Some("lost the race"));
+            Selected::First(winner, LoserFate::Cancelled(second.join().await))
+        }
+        Selected::Second(winner, _) => {
+            first.cancel(Some("lost the race"));
+            Selected::Second(winner, LoserFate::Cancelled(first.join().await))
+        }
+    })
+}

@@ -1,0 +1,228 @@
+//! The control block every task of this layer shares with its handles: the cancel
+//! bookkeeping of an asyncio `Task`, without its result.
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Waker;
+
+/// A done callback and its label.
+pub(crate) type DoneCallback = (&'static str, Box<dyn FnOnce()>);
+
+// ANCHOR: ctl
+/// The cancel state of one task (asyncio's `_must_cancel`, `_cancel_message`,
+/// `_num_cancels_requested`, `_fut_waiter`), plus what abort needs.
+pub(crate) struct Ctl {
+    pub(crate) name: String,
+    /// A request not yet delivered at a cancellation point.
+    pub(crate) must_cancel: Cell<bool>,
+    pub(crate) message: RefCell<Option<String>>,
+    /// How many requests are pending (`cancelling()`).
+    pub(crate) requests: Cell<u32>,
+    /// How many steps the task began; a request records the count when it is made.
+    pub(crate) steps: Cell<u64>,
+    pub(crate) requested_at: Cell<u64>,
+    /// The tasks this task awaits right now: a request is passed on to them.
+    pub(crate) waiting_on: RefCell<Vec<Rc<Ctl>>>,
+    /// Set by `abort` (from any thread): the next step drops the future.
+    pub(crate) aborted: Arc<AtomicBool>,
+    /// The task's waker, refreshed at every step (another thread may take it).
+    pub(crate) waker: Arc<Mutex<Option<Waker>>>,
+    pub(crate) done: Cell<bool>,
+    /// False once the task's handle is dropped.
+    pub(crate) handle_alive: Cell<bool>,
+    /// Set once someone read the task's failure (an await, a group).
+    pub(crate) retrieved: Cell<bool>,
+    pub(crate) ended_cancelled: Cell<bool>,
+    pub(crate) joiners: RefCell<Vec<Waker>>,
+    pub(crate) done_callbacks: RefCell<Vec<DoneCallback>>,
+}
+// ANCHOR_END: ctl
+
+impl fmt::Debug for Ctl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ctl")
+            .field("name", &self.name)
+            .field("must_cancel", &self.must_cancel.get())
+            .field("requests", &self.requests.get())
+            .field("done", &self.done.get())
+            .finish_non_exhaustive()
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Rc<Ctl>>> = const { RefCell::new(None) };
+}
+
+/// Restores the previous current task when a step of a task ends (or unwinds).
+pub(crate) struct CurrentGuard(Option<Rc<Ctl>>);
+
+impl CurrentGuard {
+    pub(crate) fn enter(ctl: &Rc<Ctl>) -> Self {
+        Self(CURRENT.with(|current| current.replace(Some(Rc::clone(ctl)))))
+    }
+}
+
+impl Drop for CurrentGuard {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        let _ = CURRENT.try_with(|current| current.replace(previous));
+    }
+}
+
+pub(crate) fn current_ctl() -> Option<Rc<Ctl>> {
+    CURRENT.with(|current| current.borrow().clone())
+}
+
+impl Ctl {
+    pub(crate) fn new(name: String) -> Rc<Self> {
+        Rc::new(Self {
+            name,
+            must_cancel: Cell::new(false),
+            message: RefCell::new(None),
+            requests: Cell::new(0),
+            steps: Cell::new(0),
+            requested_at: Cell::new(0),
+            waiting_on: RefCell::new(Vec::new()),
+            aborted: Arc::new(AtomicBool::new(false)),
+            waker: Arc::new(Mutex::new(None)),
+            done: Cell::new(false),
+            handle_alive: Cell::new(true),
+            retrieved: Cell::new(false),
+            ended_cancelled: Cell::new(false),
+            joiners: RefCell::new(Vec::new()),
+            done_callbacks: RefCell::new(Vec::new()),
+        })
+    }
+
+    pub(crate) fn wake(&self) {
+        let waker = self
+            .waker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    // ANCHOR: cancel
+    /// asyncio's `Task.cancel`: false on a finished task; else count the request, pass
+    /// it on to the tasks this one awaits (if one of them takes it, that is enough:
+    /// its end wakes this task), or mark it undelivered and queue a step.
+    pub(crate) fn cancel(&self, message: Option<String>) -> bool {
+        if self.done.get() {
+            return false;
+        }
+        self.requests.set(self.requests.get() + 1);
+        let waiting_on = self.waiting_on.borrow().clone();
+        let mut passed_on = false;
+        for awaited in &waiting_on {
+            passed_on |= awaited.cancel(message.clone());
+        }
+        if passed_on {
+            return true;
+        }
+        self.must_cancel.set(true);
+        self.requested_at.set(self.steps.get());
+        *self.message.borrow_mut() = message;
+        self.wake();
+        true
+    }
+    // ANCHOR_END: cancel
+
+    /// Takes the undelivered request, if any, made before the step now running: the
+    /// cancellation point that calls this delivers it. A request made during this
+    /// step (a task cancelling itself) waits for the next step, as in asyncio, where
+    /// it is thrown in when the task resumes.
+    pub(crate) fn take_request(&self) -> Option<Option<String>> {
+        if self.must_cancel.get() && self.requested_at.get() < self.steps.get() {
+            self.must_cancel.set(false);
+            Some(self.message.borrow().clone())
+        } else {
+            None
+        }
+    }
+
+    /// Takes the undelivered request whenever it was made (the task's end).
+    pub(crate) fn take_any_request(&self) -> Option<Option<String>> {
+        if self.must_cancel.replace(false) {
+            Some(self.message.borrow().clone())
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn uncancel(&self) -> u32 {
+        let left = self.requests.get().saturating_sub(1);
+        self.requests.set(left);
+        left
+    }
+
+    /// Reports a failure nobody will read (asyncio's "Task exception was never
+    /// retrieved"). A cancel is not a failure.
+    pub(crate) fn report_unretrieved(&self, error: &crate::Error) {
+        if error.is_cancelled() || self.retrieved.get() {
+            return;
+        }
+        let report = oneloop_core::ExceptionReport {
+            message: oneloop_core::NEVER_RETRIEVED.to_owned(),
+            label: oneloop_core::Label::from(self.name.clone()),
+            panic: error.to_string(),
+        };
+        oneloop_core::with_current(|core| core.report(&report));
+    }
+
+    pub(crate) fn is_aborted(&self) -> bool {
+        self.aborted.load(Ordering::Acquire)
+    }
+}
+
+// ANCHOR: task_ref
+/// A task of this layer seen without its result type: enough to cancel it and to read
+/// its bookkeeping. [`current`] gives the running one.
+#[derive(Clone, Debug)]
+pub struct TaskRef {
+    pub(crate) ctl: Rc<Ctl>,
+}
+// ANCHOR_END: task_ref
+
+impl TaskRef {
+    /// Requests a cancel (asyncio's `Task.cancel(msg)`). Returns false if the task is
+    /// finished. The request is delivered at the task's next cancellation point.
+    pub fn cancel(&self, message: Option<&str>) -> bool {
+        self.ctl.cancel(message.map(str::to_owned))
+    }
+
+    /// How many cancel requests are pending (asyncio's `cancelling()`).
+    pub fn cancelling(&self) -> u32 {
+        self.ctl.requests.get()
+    }
+
+    /// Takes one request back and returns how many are left (asyncio's `uncancel()`).
+    pub fn uncancel(&self) -> u32 {
+        self.ctl.uncancel()
+    }
+
+    /// Whether the task finished.
+    pub fn is_done(&self) -> bool {
+        self.ctl.done.get()
+    }
+
+    /// Whether the task ended cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.ctl.ended_cancelled.get()
+    }
+
+    /// The task's name.
+    pub fn name(&self) -> &str {
+        &self.ctl.name
+    }
+}
+
+/// The task of this layer running on this thread (asyncio's `current_task()`), if any.
+pub fn current() -> Option<TaskRef> {
+    current_ctl().map(|ctl| TaskRef { ctl })
+}

@@ -1,0 +1,203 @@
+//! Task groups with asyncio 3.11's `TaskGroup` semantics.
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use crate::ctl::{Ctl, current_ctl};
+use crate::error::{GROUP_FINISHED, GROUP_SHUTTING_DOWN, NO_CURRENT_TASK};
+use crate::group_done::on_child_done;
+use crate::{Error, Task, TaskRef, current, spawn_named};
+
+// ANCHOR: group_state
+/// The state of one group (the fields of asyncio's `TaskGroup`).
+pub(crate) struct GroupState {
+    /// The task that runs the group's body and waits for its children.
+    pub(crate) parent: TaskRef,
+    /// The children not finished yet.
+    pub(crate) children: RefCell<Vec<Rc<Ctl>>>,
+    /// Every failure of a child, in the order they were seen.
+    pub(crate) errors: RefCell<Vec<Error>>,
+    /// Set once the group has cancelled its children.
+    pub(crate) aborting: Cell<bool>,
+    /// Set once the group has cancelled its parent (for its first failing child).
+    pub(crate) parent_cancel_requested: Cell<bool>,
+    pub(crate) exiting: Cell<bool>,
+    pub(crate) exited: Cell<bool>,
+    /// The parent's waker while it waits for the last child.
+    pub(crate) waiter: RefCell<Option<Waker>>,
+}
+// ANCHOR_END: group_state
+
+impl GroupState {
+    /// Cancels every child not finished yet (asyncio's `_abort`).
+    pub(crate) fn abort(&self) {
+        self.aborting.set(true);
+        let children = self.children.borrow().clone();
+        for child in children {
+            if !child.done.get() {
+                child.cancel(None);
+            }
+        }
+    }
+
+    /// Forgets a finished child; wakes the parent if it was the last.
+    pub(crate) fn forget(&self, child: &Rc<Ctl>) {
+        self.children.borrow_mut().retain(|c| !Rc::ptr_eq(c, child));
+        let last = self.children.borrow().is_empty();
+        let waker = if last {
+            self.waiter.borrow_mut().take()
+        } else {
+            None
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+/// A handle on a running group: spawn children into it.
+#[derive(Clone)]
+pub struct TaskGroup {
+    state: Rc<GroupState>,
+}
+
+impl fmt::Debug for TaskGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskGroup")
+            .field("children", &self.state.children.borrow().len())
+            .field("errors", &self.state.errors.borrow().len())
+            .field("aborting", &self.state.aborting.get())
+            .finish()
+    }
+}
+
+impl TaskGroup {
+    /// Spawns a child (asyncio's `TaskGroup.create_task`). A group that is finished, or
+    /// shutting down after a failure, refuses with a clear error (the future is
+    /// dropped unpolled).
+    pub fn spawn<T, F>(&self, name: &str, future: F) -> Result<Task<T>, Error>
+    where
+        T: 'static,
+        F: Future<Output = Result<T, Error>> + 'static,
+    {
+        let state = &self.state;
+        if state.exited.get() || (state.exiting.get() && state.children.borrow().is_empty()) {
+            return Err(Error::Misuse(GROUP_FINISHED));
+        }
+        if state.aborting.get() {
+            return Err(Error::Misuse(GROUP_SHUTTING_DOWN));
+        }
+        let task = spawn_named(name, future);
+        state.children.borrow_mut().push(Rc::clone(&task.ctl));
+        let group = Rc::clone(state);
+        let ctl = Rc::clone(&task.ctl);
+        let watched = Task::watch(&task);
+        task.add_done_callback("_on_task_done", move || {
+            group.forget(&ctl);
+            let error = watched.retrieve(&ctl);
+            on_child_done(&group, ctl.ended_cancelled.get(), error);
+        });
+        Ok(task)
+    }
+
+    /// How many children are not finished.
+    pub fn len(&self) -> usize {
+        self.state.children.borrow().len()
+    }
+
+    /// Whether every child finished.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Waits until the group has no child left: a cancellation point of the parent.
+struct AllDone<'a>(&'a GroupState);
+
+impl Future for AllDone<'_> {
+    type Output = Result<(), Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(message) = current_ctl().and_then(|task| task.take_request()) {
+            return Poll::Ready(Err(Error::Cancelled(message)));
+        }
+        if self.0.children.borrow().is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        *self.0.waiter.borrow_mut() = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+// ANCHOR: task_group
+/// Runs `body` with a new group in the current task (asyncio's `async with
+/// TaskGroup() as tg`), then waits for every child.
+///
+/// The first child to fail cancels the other children and the body; every failure is
+/// returned together as `Err(Error::Group(..))`. A cancel of the current task from
+/// outside cancels the children too and comes out as a cancel.
+pub async fn task_group<T, F, Fut>(body: F) -> Result<T, Error>
+where
+    F: FnOnce(TaskGroup) -> Fut,
+    Fut: Future<Output = Result<T, Error>>,
+{
+    let Some(parent) = current() else {
+        return Err(Error::Misuse(NO_CURRENT_TASK));
+    };
+    let state = Rc::new(GroupState {
+        parent,
+        children: RefCell::new(Vec::new()),
+        errors: RefCell::new(Vec::new()),
+        aborting: Cell::new(false),
+        parent_cancel_requested: Cell::new(false),
+        exiting: Cell::new(false),
+        exited: Cell::new(false),
+        waiter: RefCell::new(None),
+    });
+    let result = body(TaskGroup {
+        state: Rc::clone(&state),
+    })
+    .await;
+    exit(&state, result).await
+}
+// ANCHOR_END: task_group
+
+async fn exit<T>(state: &GroupState, result: Result<T, Error>) -> Result<T, Error> {
+    state.exiting.set(true);
+    let mut propagate = match &result {
+        Err(error @ Error::Cancelled(_)) => Some(error.clone()),
+        _ => None,
+    };
+    if state.parent_cancel_requested.get() && state.parent.uncancel() == 0 {
+        // The cancel was the group's own, for a failing child: not to be propagated.
+        propagate = None;
+    }
+    if result.is_err() && !state.aborting.get() {
+        state.abort();
+    }
+    while !state.children.borrow().is_empty() {
+        let waited = AllDone(state).await;
+        if let (Err(cancel), false) = (waited, state.aborting.get()) {
+            propagate = Some(cancel);
+            state.abort();
+        }
+    }
+    state.exited.set(true);
+    let mut errors = std::mem::take(&mut *state.errors.borrow_mut());
+    if let (Some(cancel), true) = (propagate, errors.is_empty()) {
+        return Err(cancel);
+    }
+    match result {
+        Err(Error::Cancelled(_)) | Ok(_) if !errors.is_empty() => Err(Error::Group(errors)),
+        Err(Error::Cancelled(message)) => Err(Error::Cancelled(message)),
+        Err(error) => {
+            errors.push(error);
+            Err(Error::Group(errors))
+        }
+        Ok(value) => Ok(value),
+    }
+}

@@ -1,0 +1,43 @@
+//! Cancellation points: where a request is delivered.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use crate::Error;
+use crate::deliver::deliver;
+
+/// A future made a cancellation point: its output, or `Err(Error::Cancelled(_))` if
+/// the current task has an undelivered request when it is polled (the inner future is
+/// then dropped).
+#[derive(Debug)]
+pub struct Cancellable<F> {
+    pub(crate) inner: Option<Pin<Box<F>>>,
+}
+
+/// Turns `future` into a cancellation point of the task that awaits it.
+pub fn cancellable<F: Future>(future: F) -> Cancellable<F> {
+    Cancellable {
+        inner: Some(Box::pin(future)),
+    }
+}
+
+impl<F: Future> Future for Cancellable<F> {
+    type Output = Result<F::Output, Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        deliver(&mut self.get_mut().inner, cx)
+    }
+}
+
+/// Stage 5's `sleep`, made a cancellation point (asyncio's `await asyncio.sleep(d)`).
+/// A cancel drops the sleep, which cancels its timer.
+pub fn sleep(delay: Duration) -> Cancellable<oneloop_timers::Sleep> {
+    cancellable(oneloop_timers::sleep(delay))
+}
+
+/// One bare yield, made a cancellation point (asyncio's `await asyncio.sleep(0)`).
+pub fn yield_now() -> Cancellable<oneloop_core::YieldNow> {
+    cancellable(oneloop_core::yield_now())
+}

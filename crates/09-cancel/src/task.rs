@@ -1,0 +1,428 @@
+//! Spawning a task of this layer, its handle, abort, and awaiting it.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::future::Future;
+use std::mem;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
+
+use oneloop_core::with_current;
+use oneloop_offload::LoopHandle;
+
+use crate::ctl::{Ctl, CurrentGuard, current_ctl};
+use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
+use crate::{Error, TaskRef};
+
+/// Where a task's result is.
+pub(crate) enum Outcome<T> {
+    Running,
+    Done(Result<T, Error>),
+    Taken,
+}
+
+// ANCHOR: driven
+/// A task's future as the loop holds it: the user's future, boxed, and the shared
+/// state its handle reads. Each poll is one step of the task.
+pub struct TaskFuture<T, F> {
+    ctl: Rc<Ctl>,
+    future: Option<Pin<Box<F>>>,
+    outcome: Rc<RefCell<Outcome<T>>>,
+}
+// ANCHOR_END: driven
+
+impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
+    fn finish(&mut self, result: Result<T, Error>) {
+        finish(&self.ctl, &self.outcome, result);
+    }
+}
+
+fn finish<T>(ctl: &Ctl, outcome: &RefCell<Outcome<T>>, result: Result<T, Error>) {
+    ctl.ended_cancelled
+        .set(result.as_ref().is_err_and(Error::is_cancelled));
+    ctl.done.set(true);
+    ctl.waiting_on.borrow_mut().clear();
+    if let (false, Err(error)) = (ctl.handle_alive.get(), &result) {
+        ctl.report_unretrieved(error);
+    }
+    *outcome.borrow_mut() = Outcome::Done(result);
+    for joiner in mem::take(&mut *ctl.joiners.borrow_mut()) {
+        joiner.wake();
+    }
+    // Done callbacks run in a coming turn, as asyncio's do (`call_soon`).
+    for (label, callback) in mem::take(&mut *ctl.done_callbacks.borrow_mut()) {
+        with_current(|core| core.call_soon_named(label, callback));
+    }
+}
+
+impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
+    type Output = ();
+
+    // ANCHOR: step
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // Every field is `Unpin` (the user's future is boxed).
+        let this = self.get_mut();
+        {
+            let mut waker = this
+                .ctl
+                .waker
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *waker = Some(cx.waker().clone());
+            }
+        }
+        if this.ctl.is_aborted() {
+            // Abort, Rust's way: the future is dropped here, between two of its steps,
+            // never inside its own poll.
+            drop(this.future.take());
+            this.finish(Err(Error::Cancelled(None)));
+            return Poll::Ready(());
+        }
+        this.ctl.steps.set(this.ctl.steps.get() + 1);
+        // A new step waits on nothing until a cancellation point says so.
+        this.ctl.waiting_on.borrow_mut().clear();
+        let Some(future) = this.future.as_mut() else {
+            return Poll::Ready(());
+        };
+        let poll = {
+            let _current = CurrentGuard::enter(&this.ctl);
+            future.as_mut().poll(cx)
+        };
+        match poll {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(result) => {
+                drop(this.future.take());
+                // A request that no cancellation point delivered still ends the task
+                // cancelled, as asyncio's step does when the coroutine returns.
+                let result = match (result, this.ctl.take_any_request()) {
+                    (Ok(_), Some(message)) => Err(Error::Cancelled(message)),
+                    (result, _) => result,
+                };
+                this.finish(result);
+                Poll::Ready(())
+            }
+        }
+    }
+    // ANCHOR_END: step
+}
+
+impl<T, F> fmt::Debug for TaskFuture<T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskFuture")
+            .field("ctl", &self.ctl)
+            .finish()
+    }
+}
+
+impl<T, F> Drop for TaskFuture<T, F> {
+    fn drop(&mut self) {
+        if self.ctl.done.get() {
+            return;
+        }
+        // Dropped unfinished: the loop closed with the task pending, or its step
+        // unwound from a panic.
+        let error = if std::thread::panicking() {
+            Error::Panicked("the task's future panicked".to_owned())
+        } else {
+            Error::Cancelled(None)
+        };
+        drop(self.future.take());
+        self.ctl.ended_cancelled.set(error.is_cancelled());
+        self.ctl.done.set(true);
+        self.ctl.waiting_on.borrow_mut().clear();
+        for joiner in mem::take(&mut *self.ctl.joiners.borrow_mut()) {
+            joiner.wake();
+        }
+        self.ctl.done_callbacks.borrow_mut().clear();
+        self.outcome.replace(Outcome::Done(Err(error)));
+    }
+}
+
+/// Makes `future` a task of this layer without spawning it: the returned future is
+/// what the loop's task polls (give it to `run_until_complete`, or to a loop's own
+/// `spawn`), and the handle reads its result. [`spawn`] is this plus the loop's spawn.
+pub fn task_future<T, F>(name: &str, future: F) -> (TaskFuture<T, F>, Task<T>)
+where
+    T: 'static,
+    F: Future<Output = Result<T, Error>> + 'static,
+{
+    let ctl = Ctl::new(name.to_owned());
+    let outcome = Rc::new(RefCell::new(Outcome::Running));
+    let driven = TaskFuture {
+        ctl: Rc::clone(&ctl),
+        future: Some(Box::pin(future)),
+        outcome: Rc::clone(&outcome),
+    };
+    (driven, Task { ctl, outcome })
+}
+
+/// The handle of a task of this layer (asyncio's `Task` object, minus the coroutine).
+///
+/// Dropping it does not stop the task.
+pub struct Task<T> {
+    pub(crate) ctl: Rc<Ctl>,
+    outcome: Rc<RefCell<Outcome<T>>>,
+}
+
+impl<T> fmt::Debug for Task<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Task").field("ctl", &self.ctl).finish()
+    }
+}
+
+// ANCHOR: spawn
+/// Spawns `future` as a task of this layer on the running loop (asyncio's
+/// `create_task`). Its output is a `Result`: `Err(Error::Cancelled(_))` returned from
+/// it ends the task cancelled.
+///
+/// # Panics
+///
+/// When no loop is running on this thread.
+pub fn spawn<T, F>(future: F) -> Task<T>
+where
+    T: 'static,
+    F: Future<Output = Result<T, Error>> + 'static,
+{
+    spawn_named("task", future)
+}
+
+/// Like [`spawn`], with a name.
+///
+/// # Panics
+///
+/// When no loop is running on this thread.
+pub fn spawn_named<T, F>(name: &str, future: F) -> Task<T>
+where
+    T: 'static,
+    F: Future<Output = Result<T, Error>> + 'static,
+{
+    let (driven, task) = task_future(name, future);
+    let name = name.to_owned();
+    // The loop's own join handle is not needed: the outcome cell says everything.
+    drop(
+        with_current(|core| core.spawn_named(name, driven))
+            .expect("oneloop_cancel::spawn needs a running loop on this thread"),
+    );
+    task
+}
+// ANCHOR_END: spawn
+
+impl<T> Task<T> {
+    /// This task without its result type.
+    pub fn task_ref(&self) -> TaskRef {
+        TaskRef {
+            ctl: Rc::clone(&self.ctl),
+        }
+    }
+
+    /// Requests a cancel (asyncio's `Task.cancel(msg)`): false if the task is finished.
+    /// If the task awaits other tasks, the request goes to them; otherwise it waits,
+    /// undelivered, for the task's next cancellation point.
+    pub fn cancel(&self, message: Option<&str>) -> bool {
+        self.ctl.cancel(message.map(str::to_owned))
+    }
+
+    /// How many cancel requests are pending (asyncio's `cancelling()`).
+    pub fn cancelling(&self) -> u32 {
+        self.ctl.requests.get()
+    }
+
+    /// Takes one request back; returns how many are left (asyncio's `uncancel()`).
+    pub fn uncancel(&self) -> u32 {
+        self.ctl.uncancel()
+    }
+
+    /// Aborts the task, Rust's way: its next step drops its future instead of polling
+    /// it, and its result is `Err(Error::Cancelled(None))`. Returns false if the task is
+    /// finished. The future's drops run then, synchronously; no code of it runs again.
+    pub fn abort(&self) -> bool {
+        if self.ctl.done.get() {
+            return false;
+        }
+        self.ctl.aborted.store(true, Ordering::Release);
+        self.ctl.wake();
+        true
+    }
+
+    /// A `Send` handle that aborts this task from another thread, through the loop's
+    /// thread-safe queue (stage 7). Fails outside a loop that has the offload layer.
+    pub fn abort_handle(&self) -> Result<AbortHandle, Error> {
+        let handle = LoopHandle::current()
+            .map_err(|_| Error::Misuse("abort_handle needs a loop with the offload layer"))?;
+        Ok(AbortHandle {
+            aborted: Arc::clone(&self.ctl.aborted),
+            waker: Arc::clone(&self.ctl.waker),
+            handle,
+        })
+    }
+
+    /// Whether the task finished.
+    pub fn is_done(&self) -> bool {
+        self.ctl.done.get()
+    }
+
+    /// Whether the task ended cancelled (or aborted).
+    pub fn is_cancelled(&self) -> bool {
+        self.ctl.ended_cancelled.get()
+    }
+
+    /// The task's name.
+    pub fn name(&self) -> &str {
+        &self.ctl.name
+    }
+
+    /// Adds a callback run in a coming turn once the task is done (asyncio's
+    /// `add_done_callback`), labelled `label` in traces.
+    pub fn add_done_callback(&self, label: &'static str, callback: impl FnOnce() + 'static) {
+        if self.ctl.done.get() {
+            with_current(|core| core.call_soon_named(label, callback));
+        } else {
+            self.ctl
+                .done_callbacks
+                .borrow_mut()
+                .push((label, Box::new(callback)));
+        }
+    }
+
+    /// Takes the result without waiting, if the task is done. A failure is cloned (it
+    /// can be read again); a value is moved out, and a second take is
+    /// `Err(Error::Misuse(RESULT_TAKEN))`.
+    pub fn try_result(&self) -> Option<Result<T, Error>> {
+        let mut outcome = self.outcome.borrow_mut();
+        match &*outcome {
+            Outcome::Running => None,
+            Outcome::Done(Err(error)) => {
+                self.ctl.retrieved.set(true);
+                Some(Err(error.clone()))
+            }
+            Outcome::Done(Ok(_)) => match mem::replace(&mut *outcome, Outcome::Taken) {
+                Outcome::Done(result) => Some(result),
+                _ => unreachable!("matched Done above"),
+            },
+            Outcome::Taken => Some(Err(Error::Misuse(RESULT_TAKEN))),
+        }
+    }
+
+    /// The failure the task ended with (cancels included), without taking anything.
+    pub(crate) fn try_result_error(&self) -> Option<Error> {
+        match &*self.outcome.borrow() {
+            Outcome::Done(Err(error)) => Some(error.clone()),
+            _ => None,
+        }
+    }
+
+    /// A view of the outcome that a done callback can keep.
+    pub(crate) fn watch(task: &Task<T>) -> Watched<T> {
+        Watched(Rc::clone(&task.outcome))
+    }
+
+    pub(crate) fn add_joiner(&self, waker: &Waker) {
+        let mut joiners = self.ctl.joiners.borrow_mut();
+        if !joiners.iter().any(|w| w.will_wake(waker)) {
+            joiners.push(waker.clone());
+        }
+    }
+
+    /// Awaits the task: a cancellation point of the awaiting task, and a cancel of the
+    /// awaiting task goes on to this one (asyncio cancels `_fut_waiter`).
+    pub fn join(&self) -> Join<'_, T> {
+        Join { task: self }
+    }
+}
+
+impl<T> Drop for Task<T> {
+    fn drop(&mut self) {
+        self.ctl.handle_alive.set(false);
+        let unread = match &*self.outcome.borrow() {
+            Outcome::Done(Err(error)) => Some(error.clone()),
+            _ => None,
+        };
+        if let Some(error) = unread {
+            self.ctl.report_unretrieved(&error);
+        }
+    }
+}
+
+/// A task's outcome, seen from a done callback.
+pub(crate) struct Watched<T>(Rc<RefCell<Outcome<T>>>);
+
+impl<T> Watched<T> {
+    /// The failure the task ended with, if it failed and was not cancelled; reading
+    /// it counts as retrieving it.
+    pub(crate) fn retrieve(&self, ctl: &Ctl) -> Option<Error> {
+        ctl.retrieved.set(true);
+        self.error()
+    }
+
+    /// The failure the task ended with, if it failed and was not cancelled.
+    pub(crate) fn error(&self) -> Option<Error> {
+        match &*self.0.borrow() {
+            Outcome::Done(Err(error)) if !error.is_cancelled() => Some(error.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// The future of [`Task::join`].
+#[derive(Debug)]
+pub struct Join<'a, T> {
+    task: &'a Task<T>,
+}
+
+impl<T> Future for Join<'_, T> {
+    type Output = Result<T, Error>;
+
+    // ANCHOR: join
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let task = self.task;
+        let awaiting = current_ctl();
+        if let Some(message) = awaiting.as_ref().and_then(|task| task.take_request()) {
+            return Poll::Ready(Err(Error::Cancelled(message)));
+        }
+        if let Some(result) = task.try_result() {
+            return Poll::Ready(result);
+        }
+        task.add_joiner(cx.waker());
+        if let Some(awaiting) = awaiting {
+            awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));
+        }
+        Poll::Pending
+    }
+    // ANCHOR_END: join
+}
+
+/// Aborts a task from any thread (see [`Task::abort_handle`]).
+#[derive(Clone)]
+pub struct AbortHandle {
+    aborted: Arc<std::sync::atomic::AtomicBool>,
+    waker: Arc<Mutex<Option<Waker>>>,
+    handle: LoopHandle,
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle").finish_non_exhaustive()
+    }
+}
+
+impl AbortHandle {
+    /// Marks the task aborted and asks the loop, through its thread-safe queue, to
+    /// step it (the step drops its future). Fails with a clear error once the loop is
+    /// closed.
+    pub fn abort(&self) -> Result<(), Error> {
+        self.aborted.store(true, Ordering::Release);
+        let waker = Arc::clone(&self.waker);
+        self.handle
+            .call_soon_threadsafe_named("abort", move || {
+                let waker = waker.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
+            })
+            .map_err(|_| Error::Misuse(LOOP_CLOSED))
+    }
+}

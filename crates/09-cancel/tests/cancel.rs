@@ -1,0 +1,835 @@
+//! Stage 9 through its public API, on a virtual clock: turns and drops are counted.
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::rc::Rc;
+use std::time::Duration;
+
+use oneloop_cancel::{
+    AsCompleted, Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LoserFate, RESULT_TAKEN, ReturnWhen,
+    Selected, cancellable, current, gather, race, select, shield, sleep, spawn, spawn_named,
+    task_group, timeout, timeout_scope, wait, wait_for, yield_now,
+};
+use oneloop_testkit::{DropFlag, watchdog_default};
+use oneloop_timers::Timers;
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+fn turn() -> u64 {
+    oneloop_core::with_current(|core| core.turn()).expect("a loop runs")
+}
+
+fn live_timers() -> usize {
+    Timers::current().expect("a timer loop runs").live()
+}
+
+/// Runs `main` as a task of this layer on a virtual-time loop (each test runs under a
+/// watchdog, a hang detector only).
+fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -> Result<T, Error> {
+    let mut event_loop = oneloop_timers::virtual_time_loop();
+    event_loop
+        .run_until_complete(async move { spawn_named("main", main).join().await })
+        .expect("the loop runs")
+}
+
+/// A boxed child of a gather.
+type Boxed = std::pin::Pin<Box<dyn Future<Output = Result<u32, Error>>>>;
+
+type Log = Rc<RefCell<Vec<String>>>;
+
+fn log() -> Log {
+    Rc::new(RefCell::new(Vec::new()))
+}
+
+fn note(log: &Log, line: impl Into<String>) {
+    log.borrow_mut().push(line.into());
+}
+
+#[test]
+fn abort_drops_every_future_inside_exactly_once_and_releases_its_timers() {
+    watchdog_default(|| {
+        let outer = DropFlag::new();
+        let inner = DropFlag::new();
+        let sibling = DropFlag::new();
+        let (o, i, s) = (outer.clone(), inner.clone(), sibling.clone());
+        let seen = run(async move {
+            let child = spawn(async move {
+                let _outer = o.guard();
+                let nested = async move {
+                    let _inner = i.guard();
+                    oneloop_timers::sleep(secs(100)).await;
+                };
+                let other = async move {
+                    let _sibling = s.guard();
+                    oneloop_timers::sleep(secs(50)).await;
+                };
+                select(nested, other).await;
+                Ok(())
+            });
+            yield_now().await?;
+            let timers_before = live_timers();
+            assert!(child.abort(), "a running task can be aborted");
+            let result = child.join().await;
+            Ok((timers_before, live_timers(), result, child.is_cancelled()))
+        });
+        let (timers_before, timers_after, result, cancelled) = seen.expect("main finishes");
+        assert_eq!(timers_before, 2, "both sleeps held a timer");
+        assert_eq!(timers_after, 0, "the abort released both timers");
+        assert_eq!(result, Err(Error::Cancelled(None)));
+        assert!(cancelled);
+        assert_eq!((outer.drops(), inner.drops(), sibling.drops()), (1, 1, 1));
+    });
+}
+
+#[test]
+fn abort_drops_the_future_at_the_tasks_next_step_not_at_the_call() {
+    watchdog_default(|| {
+        let flag = DropFlag::new();
+        let f = flag.clone();
+        let seen = log();
+        let s = Rc::clone(&seen);
+        run(async move {
+            let probe = f.clone();
+            let child: oneloop_cancel::Task<()> = spawn(async move {
+                let _guard = f.guard();
+                yield_now().await?;
+                Ok(())
+            });
+            yield_now().await?;
+            // The child suspended once; abort it from here and see its drop at its step.
+            assert!(child.abort());
+            note(&s, format!("after abort, dropped={}", probe.dropped()));
+            let result = child.join().await;
+            note(&s, format!("{result:?}"));
+            Ok(())
+        })
+        .expect("main finishes");
+        assert_eq!(flag.drops(), 1);
+        assert_eq!(
+            *seen.borrow(),
+            ["after abort, dropped=false", "Err(Cancelled(None))"]
+        );
+    });
+}
+
+#[test]
+fn cancel_of_a_sleeping_task_is_seen_at_its_await_and_cleanup_may_await() {
+    watchdog_default(|| {
+        let seen = log();
+        let s = Rc::clone(&seen);
+        run(async move {
+            let s2 = Rc::clone(&s);
+            let child = spawn(async move {
+                match sleep(secs(10)).await {
+                    Err(Error::Cancelled(message)) => {
+                        note(&s2, format!("saw cancel {message:?} in turn {}", turn()));
+                        sleep(secs(1)).await.expect("cleanup is not cancelled");
+                        note(&s2, format!("cleanup done at {:?}", oneloop_timers::time()));
+                        Err(Error::Cancelled(message))
+                    }
+                    other => other,
+                }
+            });
+            sleep(secs(1)).await?;
+            note(&s, format!("cancel in turn {}", turn()));
+            assert!(child.cancel(Some("stop")));
+            let result = child.join().await;
+            note(
+                &s,
+                format!("joined {result:?} cancelled={}", child.is_cancelled()),
+            );
+            Ok(())
+        })
+        .expect("main finishes");
+        let lines = seen.borrow();
+        let cancel_turn: u64 = lines[0].rsplit(' ').next().unwrap().parse().unwrap();
+        assert_eq!(
+            lines[1],
+            format!("saw cancel Some(\"stop\") in turn {}", cancel_turn + 1)
+        );
+        assert_eq!(lines[2], "cleanup done at 2s");
+        assert_eq!(
+            lines[3],
+            "joined Err(Cancelled(Some(\"stop\"))) cancelled=true"
+        );
+    });
+}
+
+#[test]
+fn a_task_may_catch_the_cancel_and_carry_on() {
+    watchdog_default(|| {
+        let result = run(async {
+            let child = spawn(async {
+                let first = sleep(secs(10)).await;
+                sleep(secs(1)).await?;
+                Ok(format!("{first:?} then carried on"))
+            });
+            yield_now().await?;
+            child.cancel(None);
+            let result = child.join().await;
+            Ok((result, child.is_cancelled(), child.cancelling()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Ok("Err(Cancelled(None)) then carried on".to_owned()),
+                false,
+                1
+            ))
+        );
+    });
+}
+
+#[test]
+fn cancel_of_a_finished_task_returns_false() {
+    watchdog_default(|| {
+        let result = run(async {
+            let child = spawn(async { Ok(7) });
+            let value = child.join().await;
+            Ok((value, child.cancel(None), child.abort(), child.cancelling()))
+        });
+        assert_eq!(result, Ok((Ok(7), false, false, 0)));
+    });
+}
+
+#[test]
+fn a_second_cancel_while_one_is_pending_counts_and_replaces_the_message() {
+    watchdog_default(|| {
+        let result = run(async {
+            let child = spawn(async { sleep(secs(10)).await });
+            yield_now().await?;
+            let first = child.cancel(Some("one"));
+            let second = child.cancel(Some("two"));
+            let count = child.cancelling();
+            Ok((first, second, count, child.join().await))
+        });
+        assert_eq!(
+            result,
+            Ok((true, true, 2, Err(Error::Cancelled(Some("two".to_owned())))))
+        );
+    });
+}
+
+#[test]
+fn a_request_never_delivered_still_ends_the_task_cancelled() {
+    watchdog_default(|| {
+        let result = run(async {
+            let child = spawn(async {
+                // A stage 5 sleep is not a cancellation point.
+                oneloop_timers::sleep(secs(1)).await;
+                Ok(1)
+            });
+            yield_now().await?;
+            child.cancel(Some("late"));
+            Ok(child.join().await)
+        });
+        assert_eq!(result, Ok(Err(Error::Cancelled(Some("late".to_owned())))));
+    });
+}
+
+#[test]
+fn cancelling_a_task_that_awaits_another_cancels_the_awaited_one() {
+    watchdog_default(|| {
+        let result = run(async {
+            let inner = Rc::new(spawn(async { sleep(secs(10)).await }));
+            let i = Rc::clone(&inner);
+            let outer = spawn(async move { i.join().await });
+            yield_now().await?;
+            yield_now().await?;
+            outer.cancel(Some("down"));
+            let outer_result = outer.join().await;
+            Ok((outer_result, inner.is_cancelled()))
+        });
+        assert_eq!(
+            result,
+            Ok((Err(Error::Cancelled(Some("down".to_owned()))), true))
+        );
+    });
+}
+
+#[test]
+fn shield_keeps_the_awaited_task_running() {
+    watchdog_default(|| {
+        let result = run(async {
+            let inner = Rc::new(spawn(async {
+                sleep(secs(2)).await?;
+                Ok("inner done")
+            }));
+            let i = Rc::clone(&inner);
+            let outer = spawn(async move { shield(&i).await });
+            sleep(secs(1)).await?;
+            outer.cancel(None);
+            let outer_result = outer.join().await;
+            let inner_result = inner.join().await;
+            Ok((outer_result, inner_result, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((Err(Error::Cancelled(None)), Ok("inner done"), secs(2)))
+        );
+    });
+}
+
+#[test]
+fn uncancel_takes_a_request_back() {
+    watchdog_default(|| {
+        let result = run(async {
+            let me = current().expect("main is a task");
+            me.cancel(None);
+            me.cancel(None);
+            let two = me.cancelling();
+            let one = me.uncancel();
+            let caught = yield_now().await;
+            let zero = me.uncancel();
+            let floor = me.uncancel();
+            Ok((two, one, caught, zero, floor))
+        });
+        assert_eq!(result, Ok((2, 1, Err(Error::Cancelled(None)), 0, 0)));
+    });
+}
+
+#[test]
+fn a_timeout_expiring_gives_timed_out_and_leaves_no_request() {
+    watchdog_default(|| {
+        let result = run(async {
+            let r = timeout(secs(1), sleep(secs(10))).await;
+            let me = current().expect("main is a task");
+            Ok((r, oneloop_timers::time(), me.cancelling(), live_timers()))
+        });
+        assert_eq!(result, Ok((Err(Error::TimedOut), secs(1), 0, 0)));
+    });
+}
+
+#[test]
+fn an_outer_cancel_during_a_timeout_stays_a_cancel() {
+    watchdog_default(|| {
+        let result = run(async {
+            let child = spawn(async {
+                timeout(secs(5), async {
+                    // Both arrive in the same sweep: the outer cancel at 2 s, the deadline
+                    // at 2 s. The outer one must not become a timeout.
+                    sleep(secs(10)).await
+                })
+                .await
+            });
+            sleep(secs(5)).await?;
+            child.cancel(Some("outer"));
+            Ok(child.join().await)
+        });
+        // The outer cancel comes at 5 s, with the deadline: two requests, the timeout takes
+        // its own back, one is left, so the result stays a cancel.
+        assert_eq!(result, Ok(Err(Error::Cancelled(Some("outer".to_owned())))));
+        let result = run(async {
+            let child = spawn(async { timeout(secs(5), sleep(secs(10))).await });
+            sleep(secs(1)).await?;
+            child.cancel(Some("outer"));
+            Ok(child.join().await)
+        });
+        assert_eq!(result, Ok(Err(Error::Cancelled(Some("outer".to_owned())))));
+    });
+}
+
+#[test]
+fn a_timeout_can_be_rescheduled_from_inside() {
+    watchdog_default(|| {
+        let result = run(async {
+            let r = timeout_scope(Some(secs(1)), |scope| async move {
+                scope.reschedule(Some(secs(3)));
+                sleep(secs(2)).await?;
+                scope.reschedule(None);
+                sleep(secs(5)).await?;
+                Ok(scope.when())
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(result, Ok((Ok(None), secs(7))));
+    });
+}
+
+#[test]
+fn wait_for_on_a_slow_task_times_out_and_the_task_sees_the_cancel() {
+    watchdog_default(|| {
+        let seen = log();
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let r = wait_for(secs(1), async move {
+                let r = sleep(secs(10)).await;
+                note(&s, format!("slow saw {r:?}"));
+                r
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(result, Ok((Err(Error::TimedOut), secs(1))));
+        assert_eq!(*seen.borrow(), ["slow saw Err(Cancelled(None))"]);
+    });
+}
+
+#[test]
+fn a_group_with_one_failing_child_cancels_the_rest_and_reports_the_failure() {
+    watchdog_default(|| {
+        let seen = log();
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let s2 = Rc::clone(&s);
+            let r = task_group(|tg| async move {
+                for (name, delay) in [("a", 5), ("b", 6)] {
+                    let s3 = Rc::clone(&s2);
+                    tg.spawn(name, async move {
+                        let r = sleep(secs(delay)).await;
+                        note(&s3, format!("{name} saw {r:?} in turn {}", turn()));
+                        r
+                    })?;
+                }
+                tg.spawn("bad", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("boom".into()))
+                })?;
+                let r = sleep(secs(100)).await;
+                note(&s2, format!("body saw {r:?} in turn {}", turn()));
+                r
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![Error::Failed("boom".into())])),
+                secs(1)
+            ))
+        );
+        let lines = seen.borrow();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(
+            lines[0].starts_with("a saw Err(Cancelled(None))"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("b saw Err(Cancelled(None))"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[2].starts_with("body saw Err(Cancelled(None))"),
+            "{lines:?}"
+        );
+    });
+}
+
+#[test]
+fn every_failure_of_a_group_is_reported_together() {
+    watchdog_default(|| {
+        let result = run(async {
+            task_group(|tg| async move {
+                for name in ["x", "y"] {
+                    tg.spawn(name, async move {
+                        sleep(secs(1)).await?;
+                        Err::<(), _>(Error::Failed(name.into()))
+                    })?;
+                }
+                Ok(())
+            })
+            .await
+        });
+        assert_eq!(
+            result,
+            Err(Error::Group(vec![
+                Error::Failed("x".into()),
+                Error::Failed("y".into())
+            ]))
+        );
+    });
+}
+
+#[test]
+fn nested_groups_with_simultaneous_failures_finish() {
+    watchdog_default(|| {
+        let result = run(async {
+            let r = task_group(|outer| async move {
+                outer.spawn("inner-group", async {
+                    task_group(|inner| async move {
+                        inner.spawn("i1", async {
+                            sleep(secs(1)).await?;
+                            Err::<(), _>(Error::Failed("i1".into()))
+                        })?;
+                        sleep(secs(10)).await
+                    })
+                    .await
+                })?;
+                outer.spawn("o1", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("o1".into()))
+                })?;
+                sleep(secs(10)).await
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![
+                    Error::Failed("o1".into()),
+                    Error::Group(vec![Error::Failed("i1".into())])
+                ])),
+                secs(1)
+            ))
+        );
+    });
+}
+
+#[test]
+fn the_owners_cancel_propagates_into_its_group() {
+    watchdog_default(|| {
+        let result = run(async {
+            let flags = Rc::new(Cell::new(0));
+            let f = Rc::clone(&flags);
+            let owner = spawn(async move {
+                task_group(|tg| async move {
+                    for name in ["a", "b"] {
+                        let f = Rc::clone(&f);
+                        tg.spawn(name, async move {
+                            let r = sleep(secs(10)).await;
+                            if r.is_err() {
+                                f.set(f.get() + 1);
+                            }
+                            r
+                        })?;
+                    }
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(1)).await?;
+            owner.cancel(Some("shutdown"));
+            Ok((owner.join().await, flags.get()))
+        });
+        assert_eq!(
+            result,
+            Ok((Err(Error::Cancelled(Some("shutdown".into()))), 2))
+        );
+    });
+}
+
+#[test]
+fn a_group_refuses_new_tasks_once_finished_or_shutting_down() {
+    watchdog_default(|| {
+        let result = run(async {
+            let kept = Rc::new(RefCell::new(None));
+            let k = Rc::clone(&kept);
+            let shutting = task_group(|tg| async move {
+                tg.spawn("bad", async { Err::<(), _>(Error::Failed("x".into())) })?;
+                *k.borrow_mut() = Some(tg.clone());
+                let r = sleep(secs(1)).await;
+                let late = tg.spawn("late", async { Ok(()) }).map(|_| ());
+                assert!(r.is_err());
+                late
+            })
+            .await;
+            let tg = kept.borrow_mut().take().expect("kept");
+            let after = tg.spawn("after", async { Ok(()) }).map(|_| ());
+            Ok((shutting, after))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![
+                    Error::Failed("x".into()),
+                    Error::Misuse(GROUP_SHUTTING_DOWN)
+                ])),
+                Err(Error::Misuse(GROUP_FINISHED))
+            ))
+        );
+    });
+}
+
+#[test]
+fn gather_keeps_argument_order_and_returns_exceptions_in_place() {
+    watchdog_default(|| {
+        let result = run(async {
+            let futures: Vec<Boxed> = vec![
+                Box::pin(async {
+                    sleep(secs(3)).await?;
+                    Ok(1)
+                }),
+                Box::pin(async {
+                    sleep(secs(1)).await?;
+                    Err(Error::Failed("two".into()))
+                }),
+                Box::pin(async {
+                    sleep(secs(2)).await?;
+                    Ok(3)
+                }),
+            ];
+            gather(futures, true).await
+        });
+        assert_eq!(
+            result,
+            Ok(vec![Ok(1), Err(Error::Failed("two".into())), Ok(3)])
+        );
+        let result = run(async {
+            let futures: Vec<Boxed> = vec![
+                Box::pin(async {
+                    sleep(secs(3)).await?;
+                    Ok(1)
+                }),
+                Box::pin(async {
+                    sleep(secs(1)).await?;
+                    Err(Error::Failed("two".into()))
+                }),
+            ];
+            let r = gather(futures, false).await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(result, Ok((Err(Error::Failed("two".into())), secs(1))));
+    });
+}
+
+#[test]
+fn wait_returns_done_and_pending_as_asked() {
+    watchdog_default(|| {
+        let result = run(async {
+            let tasks: Vec<oneloop_cancel::Task<u64>> = [3, 1, 2]
+                .into_iter()
+                .map(|n| {
+                    spawn(async move {
+                        sleep(secs(n)).await?;
+                        if n == 2 {
+                            return Err(Error::Failed("two".into()));
+                        }
+                        Ok(n)
+                    })
+                })
+                .collect();
+            let first = wait(&tasks, ReturnWhen::FirstCompleted).await?;
+            let exception = wait(&tasks, ReturnWhen::FirstException).await?;
+            let all = wait(&tasks, ReturnWhen::AllCompleted).await?;
+            Ok((first, exception, all, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                (vec![1], vec![0, 2]),
+                (vec![1, 2], vec![0]),
+                (vec![0, 1, 2], vec![]),
+                secs(3)
+            ))
+        );
+    });
+}
+
+#[test]
+fn as_completed_yields_in_finishing_order() {
+    watchdog_default(|| {
+        let result = run(async {
+            let tasks = [3u64, 1, 2]
+                .into_iter()
+                .map(|n| {
+                    spawn(async move {
+                        sleep(secs(n)).await?;
+                        Ok(n)
+                    })
+                })
+                .collect();
+            let mut order = Vec::new();
+            let mut stream = AsCompleted::new(tasks);
+            while let Some(next) = stream.next().await {
+                let (index, value) = next?;
+                order.push((index, value?));
+            }
+            Ok(order)
+        });
+        assert_eq!(result, Ok(vec![(1, 1), (2, 2), (0, 3)]));
+    });
+}
+
+#[test]
+fn select_drops_the_loser_and_race_cancels_and_awaits_it() {
+    watchdog_default(|| {
+        let loser = DropFlag::new();
+        let l = loser.clone();
+        let result = run(async move {
+            let quick = sleep(secs(1));
+            let slow = async move {
+                let _guard = l.guard();
+                sleep(secs(5)).await
+            };
+            let selected = select(quick, slow).await;
+            Ok(matches!(
+                selected,
+                Selected::First(Ok(()), LoserFate::Dropped)
+            ))
+        });
+        assert_eq!(result, Ok(true));
+        assert_eq!(loser.drops(), 1);
+        let result = run(async {
+            let a = spawn(async {
+                sleep(secs(1)).await?;
+                Ok("a")
+            });
+            let b = spawn(async {
+                let r = sleep(secs(5)).await;
+                // Cleanup that awaits, after the cancel.
+                sleep(secs(1)).await?;
+                r.map(|()| "b")
+            });
+            let selected = race(a, b).await?;
+            Ok((selected, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Selected::First(
+                    Ok("a"),
+                    LoserFate::Cancelled(Err(Error::Cancelled(Some("lost the race".into()))))
+                ),
+                secs(2)
+            ))
+        );
+    });
+}
+
+#[test]
+fn awaiting_a_handle_twice_gives_the_failure_again_or_a_clear_error() {
+    watchdog_default(|| {
+        let result = run(async {
+            let cancelled = spawn(async { sleep(secs(1)).await });
+            yield_now().await?;
+            cancelled.cancel(None);
+            let once = cancelled.join().await;
+            let twice = cancelled.join().await;
+            let fine = spawn(async { Ok(5) });
+            let first = fine.join().await;
+            let second = fine.join().await;
+            Ok((once, twice, first, second))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Cancelled(None)),
+                Err(Error::Cancelled(None)),
+                Ok(5),
+                Err(Error::Misuse(RESULT_TAKEN))
+            ))
+        );
+    });
+}
+
+#[test]
+fn a_cancellable_point_drops_its_inner_future_when_the_request_is_delivered() {
+    watchdog_default(|| {
+        let flag = DropFlag::new();
+        let f = flag.clone();
+        let result = run(async move {
+            let probe = f.clone();
+            let child = spawn(async move {
+                // Not a cancellation point: the request waits.
+                oneloop_timers::sleep(secs(1)).await;
+                let guard = f.guard();
+                cancellable(async move {
+                    let _guard = guard;
+                    Ok::<_, Error>(())
+                })
+                .await?
+            });
+            yield_now().await?;
+            child.cancel(Some("now"));
+            let joined = child.join().await;
+            Ok((joined, probe.drops()))
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(Some("now".into()))), 1)));
+    });
+}
+
+#[test]
+fn abort_from_another_thread_goes_through_the_thread_safe_queue() {
+    watchdog_default(|| {
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll is available");
+        let result = event_loop
+            .run_until_complete(async {
+                spawn(async {
+                    let child = spawn(async {
+                        // Real time, but the abort ends it long before.
+                        sleep(Duration::from_secs(3600)).await
+                    });
+                    yield_now().await?;
+                    let handle = child.abort_handle()?;
+                    let thread = std::thread::spawn(move || handle.abort());
+                    let result = child.join().await;
+                    let sent = thread.join().expect("the thread does not panic");
+                    Ok((sent, result))
+                })
+                .join()
+                .await
+            })
+            .expect("the loop runs");
+        assert_eq!(result, Ok((Ok(()), Err(Error::Cancelled(None)))));
+    });
+}
+
+#[test]
+fn abort_releases_the_io_registration_a_pending_accept_held() {
+    watchdog_default(|| {
+        let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        let result = event_loop
+            .run_until_complete(async {
+                spawn(async {
+                    let io = oneloop_io::Io::current().expect("an I/O loop");
+                    let listener =
+                        oneloop_io::TcpListener::bind("127.0.0.1:0").expect("a free port");
+                    let child = spawn(async move {
+                        let _ = listener.accept().await;
+                        Ok(())
+                    });
+                    yield_now().await?;
+                    let before = io.registrations();
+                    child.abort();
+                    let joined = child.join().await;
+                    Ok((before, io.registrations(), joined))
+                })
+                .join()
+                .await
+            })
+            .expect("the loop runs");
+        assert_eq!(result, Ok((1, 0, Err(Error::Cancelled(None)))));
+    });
+}
+
+#[test]
+fn a_failure_nobody_reads_is_reported_as_never_retrieved_and_a_read_one_is_not() {
+    watchdog_default(|| {
+        let reports = Rc::new(RefCell::new(Vec::new()));
+        let r = Rc::clone(&reports);
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop.core().set_exception_handler(move |report| {
+            r.borrow_mut().push(format!(
+                "{} ({}): {}",
+                report.message, report.label, report.panic
+            ));
+        });
+        event_loop
+            .run_until_complete(async {
+                drop(spawn_named("dropped", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("lost".into()))
+                }));
+                let read =
+                    spawn_named("read", async { Err::<(), _>(Error::Failed("seen".into())) });
+                let _ = read.join().await;
+                drop(read); // retrieved above: no report
+                let cancelled = spawn_named("cancelled", async { sleep(secs(5)).await });
+                oneloop_timers::sleep(secs(2)).await;
+                cancelled.cancel(None);
+                drop(cancelled);
+                oneloop_timers::sleep(secs(1)).await;
+            })
+            .expect("the loop runs");
+        assert_eq!(
+            *reports.borrow(),
+            ["exception was never retrieved (dropped): failed: lost"]
+        );
+    });
+}

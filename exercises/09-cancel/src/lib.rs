@@ -1,0 +1,73 @@
+//! Stage 9 exercises: cancellation and structured concurrency.
+//!
+//! This crate is the reference crate `oneloop-cancel` with four mechanisms cut out. The
+//! files you edit are:
+//!
+//! - `src/deliver.rs` — exercise 1: delivering a cancel at a cancellation point
+//!   (chapter 9.2);
+//! - `src/timeout_exit.rs` — exercise 2: the `uncancel` bookkeeping that lets a timeout
+//!   tell its own cancel from an outer one (chapter 9.3);
+//! - `src/group_done.rs` — exercise 3: a group's first failure cancels the rest
+//!   (chapter 9.4);
+//! - `src/select_poll.rs` — exercise 4: a select and its loser (chapter 9.5).
+//!
+//! Every other module comes from `crates/09-cancel/src`, unchanged. Do not edit this
+//! file. Test your work with `cargo course test 9`, or `cargo test -p ex09-cancel`.
+#![forbid(unsafe_code)]
+// The helpers that only the holes call look unused until the holes are written.
+#![cfg_attr(not(feature = "solution"), allow(dead_code))]
+
+#[path = "../../../crates/09-cancel/src/combinators.rs"]
+mod combinators;
+#[path = "../../../crates/09-cancel/src/ctl.rs"]
+mod ctl;
+#[path = "../../../crates/09-cancel/src/error.rs"]
+mod error;
+#[path = "../../../crates/09-cancel/src/group.rs"]
+mod group;
+#[path = "../../../crates/09-cancel/src/point.rs"]
+mod point;
+#[path = "../../../crates/09-cancel/src/select.rs"]
+mod select;
+#[path = "../../../crates/09-cancel/src/task.rs"]
+mod task;
+#[path = "../../../crates/09-cancel/src/timeout.rs"]
+mod timeout;
+
+#[cfg(not(feature = "solution"))]
+mod deliver;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/09-cancel/src/deliver.rs"]
+mod deliver;
+
+#[cfg(not(feature = "solution"))]
+mod timeout_exit;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/09-cancel/src/timeout_exit.rs"]
+mod timeout_exit;
+
+#[cfg(not(feature = "solution"))]
+mod group_done;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/09-cancel/src/group_done.rs"]
+mod group_done;
+
+#[cfg(not(feature = "solution"))]
+mod select_poll;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/09-cancel/src/select_poll.rs"]
+mod select_poll;
+
+pub use combinators::{AsCompleted, ReturnWhen, Shield, gather, race, shield, wait};
+pub use ctl::{TaskRef, current};
+pub use deliver::deliver;
+pub use error::{
+    Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
+};
+pub use group::{TaskGroup, task_group};
+pub use point::{Cancellable, cancellable, sleep, yield_now};
+pub use select::{LoserFate, Select, Selected, select};
+pub use select_poll::poll_select;
+pub use task::{AbortHandle, Join, Task, TaskFuture, spawn, spawn_named, task_future};
+pub use timeout::{TimeoutScope, timeout, timeout_at, timeout_scope, wait_for};
+pub use timeout_exit::timeout_exit;

@@ -1,0 +1,88 @@
+//! Exercise 1: delivering a cancel at a cancellation point.
+
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use common::{run, secs, turn};
+use ex09_cancel::{Error, cancellable, current, sleep, spawn, yield_now};
+use oneloop_testkit::{DropFlag, watchdog_default};
+
+#[test]
+fn ex1_a_sleeping_task_sees_the_cancel_at_its_await_in_the_next_turn() {
+    watchdog_default(|| {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let s2 = Rc::clone(&s);
+            let child = spawn(async move {
+                let slept = sleep(secs(10)).await;
+                s2.borrow_mut().push((turn(), format!("{slept:?}")));
+                slept
+            });
+            yield_now().await?;
+            s.borrow_mut().push((turn(), "cancel".to_owned()));
+            child.cancel(Some("stop"));
+            child.join().await
+        });
+        assert_eq!(result, Err(Error::Cancelled(Some("stop".into()))));
+        let seen = seen.borrow();
+        assert_eq!(
+            seen[1].0,
+            seen[0].0 + 1,
+            "delivered one turn later: {seen:?}"
+        );
+        assert_eq!(seen[1].1, "Err(Cancelled(Some(\"stop\")))");
+    });
+}
+
+#[test]
+fn ex1_with_no_request_the_inner_output_comes_through() {
+    watchdog_default(|| {
+        let result = run(async { cancellable(async { 41 + 1 }).await });
+        assert_eq!(result, Ok(42));
+    });
+}
+
+#[test]
+fn ex1_the_inner_future_is_dropped_when_the_request_is_delivered() {
+    watchdog_default(|| {
+        let flag = DropFlag::new();
+        let f = flag.clone();
+        let result = run(async move {
+            let probe = f.clone();
+            let child = spawn(async move {
+                // A stage 5 sleep is no cancellation point: the request waits.
+                oneloop_timers::sleep(secs(1)).await;
+                let guard = f.guard();
+                cancellable(async move {
+                    let _guard = guard;
+                    Ok::<_, Error>(())
+                })
+                .await?
+            });
+            yield_now().await?;
+            child.cancel(None);
+            let joined = child.join().await;
+            Ok((joined, probe.drops()))
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), 1)));
+    });
+}
+
+#[test]
+fn ex1_a_request_made_in_this_step_waits_for_the_next() {
+    watchdog_default(|| {
+        let result = run(async {
+            let me = current().expect("main is a task");
+            me.cancel(None);
+            // Ready at once: no suspension, so no delivery.
+            let ready = cancellable(async { 1 }).await;
+            // Suspends: the request is delivered when the task resumes.
+            let yielded = yield_now().await;
+            Ok((ready, yielded))
+        });
+        assert_eq!(result, Ok((Ok(1), Err(Error::Cancelled(None)))));
+    });
+}

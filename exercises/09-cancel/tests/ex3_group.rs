@@ -1,0 +1,92 @@
+//! Exercise 3: a group's first failure cancels the rest, then the group waits for all.
+//!
+//! The tests go through `sleep`, a cancellation point: they need exercise 1 too.
+
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use common::{run, secs};
+use ex09_cancel::{Error, sleep, task_group};
+use oneloop_testkit::watchdog_default;
+
+#[test]
+fn ex3_the_first_failure_cancels_the_siblings_and_the_body() {
+    watchdog_default(|| {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let s2 = Rc::clone(&s);
+            let r = task_group(|tg| async move {
+                let s3 = Rc::clone(&s2);
+                tg.spawn("sibling", async move {
+                    let slept = sleep(secs(5)).await;
+                    s3.borrow_mut().push(format!("sibling {slept:?}"));
+                    slept
+                })?;
+                tg.spawn("bad", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("boom".into()))
+                })?;
+                let slept = sleep(secs(100)).await;
+                s2.borrow_mut().push(format!("body {slept:?}"));
+                slept
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![Error::Failed("boom".into())])),
+                secs(1)
+            ))
+        );
+        assert_eq!(
+            *seen.borrow(),
+            ["sibling Err(Cancelled(None))", "body Err(Cancelled(None))"]
+        );
+    });
+}
+
+#[test]
+fn ex3_every_failure_is_kept_and_a_cancelled_child_is_none() {
+    watchdog_default(|| {
+        let result = run(async {
+            task_group(|tg| async move {
+                for name in ["x", "y"] {
+                    tg.spawn(name, async move {
+                        sleep(secs(1)).await?;
+                        Err::<(), _>(Error::Failed(name.into()))
+                    })?;
+                }
+                tg.spawn("cancelled", async { sleep(secs(9)).await })?;
+                Ok(())
+            })
+            .await
+        });
+        assert_eq!(
+            result,
+            Err(Error::Group(vec![
+                Error::Failed("x".into()),
+                Error::Failed("y".into())
+            ]))
+        );
+    });
+}
+
+#[test]
+fn ex3_a_group_whose_children_succeed_returns_the_bodys_value() {
+    watchdog_default(|| {
+        let result = run(async {
+            task_group(|tg| async move {
+                tg.spawn("ok", async { sleep(secs(2)).await })?;
+                Ok("body")
+            })
+            .await
+            .map(|body| (body, oneloop_timers::time()))
+        });
+        assert_eq!(result, Ok(("body", secs(2))));
+    });
+}

@@ -1,0 +1,69 @@
+//! Exercise 4: a two-way select, and what happens to its loser.
+
+use std::future::{Future, pending, ready};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use ex09_cancel::{LoserFate, Selected, poll_select};
+use oneloop_testkit::{CountingWaker, DropFlag, watchdog_default};
+
+fn boxed<F: Future>(future: F) -> Option<Pin<Box<F>>> {
+    Some(Box::pin(future))
+}
+
+#[test]
+fn ex4_the_first_ready_side_wins_and_the_loser_is_dropped_before_the_result() {
+    watchdog_default(|| {
+        let flag = DropFlag::new();
+        let guard = flag.guard();
+        let mut first = boxed(ready(1));
+        let mut second = boxed(async move {
+            let _guard = guard;
+            pending::<u8>().await
+        });
+        let waker = CountingWaker::new();
+        let waker = waker.waker();
+        let mut cx = Context::from_waker(&waker);
+        let outcome = poll_select(&mut first, &mut second, &mut cx);
+        assert_eq!(flag.drops(), 1, "the loser was dropped");
+        assert!(second.is_none() && first.is_none());
+        assert!(matches!(
+            outcome,
+            Poll::Ready(Selected::First(1, LoserFate::Dropped))
+        ));
+    });
+}
+
+#[test]
+fn ex4_the_second_side_wins_when_only_it_is_ready() {
+    watchdog_default(|| {
+        let mut first = boxed(pending::<u8>());
+        let mut second = boxed(ready("b"));
+        let waker = CountingWaker::new();
+        let waker = waker.waker();
+        let mut cx = Context::from_waker(&waker);
+        let outcome = poll_select(&mut first, &mut second, &mut cx);
+        assert!(matches!(
+            outcome,
+            Poll::Ready(Selected::Second("b", LoserFate::Dropped))
+        ));
+        assert!(first.is_none(), "the loser is gone");
+    });
+}
+
+#[test]
+fn ex4_both_ready_the_first_wins_and_neither_ready_is_pending() {
+    watchdog_default(|| {
+        let waker = CountingWaker::new();
+        let waker = waker.waker();
+        let mut cx = Context::from_waker(&waker);
+        let (mut a, mut b) = (boxed(ready(1)), boxed(ready(2)));
+        assert!(matches!(
+            poll_select(&mut a, &mut b, &mut cx),
+            Poll::Ready(Selected::First(1, LoserFate::Dropped))
+        ));
+        let (mut a, mut b) = (boxed(pending::<u8>()), boxed(pending::<u8>()));
+        assert!(poll_select(&mut a, &mut b, &mut cx).is_pending());
+        assert!(a.is_some() && b.is_some(), "both still wait");
+    });
+}
