@@ -275,7 +275,7 @@ pub(crate) fn async_returns_promise() {
 
 pub(crate) fn timers_by_deadline() {
     console_log("main");
-    set_timeout(|| console_log("100 ms"), 100);
-    set_timeout(|| console_log("50 ms"), 50);
+    set_timeout(|| console_log("400 ms"), 400);
+    set_timeout(|| console_log("200 ms"), 200);
     set_timeout(|| console_log("0 ms"), 0);
 }
