@@ -212,6 +212,9 @@ pub(crate) fn interval_slow_callback() {
         move || {
             n += 1;
             console_log(format!("tick {n}"));
+            if n == 1 {
+                set_timeout(|| console_log("timeout"), 380);
+            }
             busy_wait(80);
             if n == 4
                 && let Some(timer) = handle.get()
@@ -222,7 +225,6 @@ pub(crate) fn interval_slow_callback() {
         100,
     );
     id.set(Some(timer));
-    set_timeout(|| console_log("timeout"), 480);
 }
 // ANCHOR_END: interval_slow_callback
 
