@@ -10,6 +10,7 @@
 //! - [`CloneCountingWaker`] also counts clones, through a hand-written vtable.
 //! - [`PollCounter`] wraps a future and counts its polls.
 //! - [`DropFlag`] is a value that records when it is dropped, to observe cleanup.
+//! - [`panic_text`] gives the text of a caught panic, for tests of required messages.
 //! - [`CountingAllocator`] is a global allocator that counts a thread's allocations,
 //!   to check that a loop's steady state allocates nothing.
 //!
@@ -34,6 +35,7 @@ mod clone_counting_waker;
 mod counting_alloc;
 mod counting_waker;
 mod drop_flag;
+mod panic_text;
 mod poll_counter;
 mod watchdog;
 
@@ -41,5 +43,6 @@ pub use clone_counting_waker::CloneCountingWaker;
 pub use counting_alloc::CountingAllocator;
 pub use counting_waker::CountingWaker;
 pub use drop_flag::{DropFlag, DropGuard};
+pub use panic_text::panic_text;
 pub use poll_counter::{PollCount, PollCounter};
 pub use watchdog::{DEFAULT_LIMIT, watchdog, watchdog_default};

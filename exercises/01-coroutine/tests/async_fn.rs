@@ -1,7 +1,6 @@
 //! Exercise 3 (chapter 1.4): `poll` is `resume` with a `Context`; what `async fn`
 //! compiles to, and what a ready `await` costs: no extra poll at all.
 
-use std::any::Any;
 use std::future::{Future, ready};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
@@ -10,7 +9,7 @@ use std::task::{Poll, Waker};
 use ex01_coroutine::{
     AsFuture, CoError, Coroutine, Resume, Resumed, Step, SumTwo, YieldNow, yield_now,
 };
-use oneloop_testkit::{CountingWaker, PollCounter, watchdog_default};
+use oneloop_testkit::{CountingWaker, PollCounter, panic_text, watchdog_default};
 
 /// Polls `future` once with a waker that counts into `waker`.
 fn poll_once<F: Future + Unpin>(future: &mut F, waker: &CountingWaker) -> Poll<F::Output> {
@@ -134,15 +133,6 @@ fn ex3_polling_after_completion_panics_like_an_async_fn() {
              (e.g. \"`AsFuture` polled after completion\"); it was {message:?}"
         );
     });
-}
-
-/// The text of a panic's payload (`panic!` gives a `&str` or a `String`).
-fn panic_text(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(a panic with no text)".to_string())
 }
 
 async fn inner() -> u64 {

@@ -2,7 +2,6 @@
 
 mod common;
 
-use std::any::Any;
 use std::future::{Future, Ready, ready};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
@@ -11,7 +10,7 @@ use std::task::Poll;
 use common::{gate, yield_times};
 use ex02_future::{Join, join};
 use oneloop_coroutine::yield_now;
-use oneloop_testkit::{CountingWaker, PollCounter, watchdog_default};
+use oneloop_testkit::{CountingWaker, PollCounter, panic_text, watchdog_default};
 
 /// Polls `fut` with a counting waker until it is ready; returns the output and the polls.
 fn run<F: Future>(fut: F) -> (F::Output, usize) {
@@ -121,15 +120,6 @@ fn ex4_polling_a_finished_join_panics() {
              (e.g. \"a Join was polled after it resolved\"); it was {message:?}"
         );
     });
-}
-
-/// The text of a panic's payload (`panic!` gives a `&str` or a `String`).
-fn panic_text(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(a panic with no text)".to_string())
 }
 
 #[test]
