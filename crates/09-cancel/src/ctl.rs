@@ -68,6 +68,8 @@ impl CurrentGuard {
 impl Drop for CurrentGuard {
     fn drop(&mut self) {
         let previous = self.0.take();
+        // Fails only while the thread's locals are being torn down, when no step can
+        // run again: there is nothing left to restore.
         let _ = CURRENT.try_with(|current| current.replace(previous));
     }
 }
