@@ -19,12 +19,14 @@ fn ex3_the_first_failure_cancels_the_siblings_and_the_body() {
         let result = run(async move {
             let s2 = Rc::clone(&s);
             let r = task_group(|tg| async move {
-                let s3 = Rc::clone(&s2);
-                tg.spawn("sibling", async move {
-                    let slept = sleep(secs(5)).await;
-                    s3.borrow_mut().push(format!("sibling {slept:?}"));
-                    slept
-                })?;
+                for (name, delay) in [("a", 5), ("b", 6)] {
+                    let s3 = Rc::clone(&s2);
+                    tg.spawn(name, async move {
+                        let slept = sleep(secs(delay)).await;
+                        s3.borrow_mut().push(format!("{name} {slept:?}"));
+                        slept
+                    })?;
+                }
                 tg.spawn("bad", async {
                     sleep(secs(1)).await?;
                     Err::<(), _>(Error::Failed("boom".into()))
@@ -45,7 +47,11 @@ fn ex3_the_first_failure_cancels_the_siblings_and_the_body() {
         );
         assert_eq!(
             *seen.borrow(),
-            ["sibling Err(Cancelled(None))", "body Err(Cancelled(None))"]
+            [
+                "a Err(Cancelled(None))",
+                "b Err(Cancelled(None))",
+                "body Err(Cancelled(None))"
+            ]
         );
     });
 }
