@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use common::{run, secs};
-use ex09_cancel::{Error, sleep, task_group};
+use ex09_cancel::{Error, current, sleep, task_group};
 use oneloop_testkit::watchdog_default;
 
 #[test]
@@ -94,5 +94,29 @@ fn ex3_a_group_whose_children_succeed_returns_the_bodys_value() {
             .map(|body| (body, oneloop_timers::time()))
         });
         assert_eq!(result, Ok(("body", secs(2))));
+    });
+}
+
+#[test]
+fn ex3_two_failures_at_once_cancel_the_owner_once_and_the_group_takes_it_back() {
+    watchdog_default(|| {
+        let result = run(async {
+            let r = task_group(|tg| async move {
+                for name in ["x", "y"] {
+                    tg.spawn(name, async move {
+                        sleep(secs(1)).await?;
+                        Err::<(), _>(Error::Failed(name.into()))
+                    })?;
+                }
+                sleep(secs(100)).await
+            })
+            .await;
+            let me = current().expect("main is a task");
+            let left = me.cancelling();
+            // No request of the group is left to cancel the owner's next await.
+            let after = sleep(secs(1)).await;
+            Ok((r.is_err(), left, after, oneloop_timers::time()))
+        });
+        assert_eq!(result, Ok((true, 0, Ok(()), secs(2))));
     });
 }
