@@ -120,3 +120,37 @@ fn ex3_two_failures_at_once_cancel_the_owner_once_and_the_group_takes_it_back() 
         assert_eq!(result, Ok((true, 0, Ok(()), secs(2))));
     });
 }
+
+#[test]
+fn ex3_the_group_waits_for_a_cancelled_siblings_cleanup() {
+    watchdog_default(|| {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let r = task_group(|tg| async move {
+                tg.spawn("slow to stop", async move {
+                    let slept = sleep(secs(5)).await;
+                    // Cleanup that awaits, after the cancel.
+                    sleep(secs(1)).await?;
+                    s.borrow_mut().push(oneloop_timers::time());
+                    slept
+                })?;
+                tg.spawn("bad", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("boom".into()))
+                })?;
+                Ok(())
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![Error::Failed("boom".into())])),
+                secs(2)
+            ))
+        );
+        assert_eq!(*seen.borrow(), [secs(2)], "the cleanup ran to its end");
+    });
+}
