@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use oneloop_cancel::{
     AsCompleted, Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LoserFate, RESULT_TAKEN, ReturnWhen,
-    Selected, cancellable, current, gather, race, select, shield, sleep, spawn, spawn_named,
-    task_group, timeout, timeout_scope, wait, wait_for, yield_now,
+    Selected, current, gather, race, select, shield, sleep, spawn, spawn_named, task_group,
+    timeout_scope, wait, wait_for, yield_now,
 };
 use oneloop_testkit::{DropFlag, watchdog_default};
 use oneloop_timers::Timers;
@@ -291,47 +291,6 @@ fn uncancel_takes_a_request_back() {
 }
 
 #[test]
-fn a_timeout_expiring_gives_timed_out_and_leaves_no_request() {
-    watchdog_default(|| {
-        let result = run(async {
-            let r = timeout(secs(1), sleep(secs(10))).await;
-            let me = current().expect("main is a task");
-            Ok((r, oneloop_timers::time(), me.cancelling(), live_timers()))
-        });
-        assert_eq!(result, Ok((Err(Error::TimedOut), secs(1), 0, 0)));
-    });
-}
-
-#[test]
-fn an_outer_cancel_during_a_timeout_stays_a_cancel() {
-    watchdog_default(|| {
-        let result = run(async {
-            let child = spawn(async {
-                timeout(secs(5), async {
-                    // Both arrive in the same sweep: the outer cancel at 2 s, the deadline
-                    // at 2 s. The outer one must not become a timeout.
-                    sleep(secs(10)).await
-                })
-                .await
-            });
-            sleep(secs(5)).await?;
-            child.cancel(Some("outer"));
-            Ok(child.join().await)
-        });
-        // The outer cancel comes at 5 s, with the deadline: two requests, the timeout takes
-        // its own back, one is left, so the result stays a cancel.
-        assert_eq!(result, Ok(Err(Error::Cancelled(Some("outer".to_owned())))));
-        let result = run(async {
-            let child = spawn(async { timeout(secs(5), sleep(secs(10))).await });
-            sleep(secs(1)).await?;
-            child.cancel(Some("outer"));
-            Ok(child.join().await)
-        });
-        assert_eq!(result, Ok(Err(Error::Cancelled(Some("outer".to_owned())))));
-    });
-}
-
-#[test]
 fn a_timeout_can_be_rescheduled_from_inside() {
     watchdog_default(|| {
         let result = run(async {
@@ -365,82 +324,6 @@ fn wait_for_on_a_slow_task_times_out_and_the_task_sees_the_cancel() {
         });
         assert_eq!(result, Ok((Err(Error::TimedOut), secs(1))));
         assert_eq!(*seen.borrow(), ["slow saw Err(Cancelled(None))"]);
-    });
-}
-
-#[test]
-fn a_group_with_one_failing_child_cancels_the_rest_and_reports_the_failure() {
-    watchdog_default(|| {
-        let seen = log();
-        let s = Rc::clone(&seen);
-        let result = run(async move {
-            let s2 = Rc::clone(&s);
-            let r = task_group(|tg| async move {
-                for (name, delay) in [("a", 5), ("b", 6)] {
-                    let s3 = Rc::clone(&s2);
-                    tg.spawn(name, async move {
-                        let r = sleep(secs(delay)).await;
-                        note(&s3, format!("{name} saw {r:?} in turn {}", turn()));
-                        r
-                    })?;
-                }
-                tg.spawn("bad", async {
-                    sleep(secs(1)).await?;
-                    Err::<(), _>(Error::Failed("boom".into()))
-                })?;
-                let r = sleep(secs(100)).await;
-                note(&s2, format!("body saw {r:?} in turn {}", turn()));
-                r
-            })
-            .await;
-            Ok((r, oneloop_timers::time()))
-        });
-        assert_eq!(
-            result,
-            Ok((
-                Err(Error::Group(vec![Error::Failed("boom".into())])),
-                secs(1)
-            ))
-        );
-        let lines = seen.borrow();
-        assert_eq!(lines.len(), 3, "{lines:?}");
-        assert!(
-            lines[0].starts_with("a saw Err(Cancelled(None))"),
-            "{lines:?}"
-        );
-        assert!(
-            lines[1].starts_with("b saw Err(Cancelled(None))"),
-            "{lines:?}"
-        );
-        assert!(
-            lines[2].starts_with("body saw Err(Cancelled(None))"),
-            "{lines:?}"
-        );
-    });
-}
-
-#[test]
-fn every_failure_of_a_group_is_reported_together() {
-    watchdog_default(|| {
-        let result = run(async {
-            task_group(|tg| async move {
-                for name in ["x", "y"] {
-                    tg.spawn(name, async move {
-                        sleep(secs(1)).await?;
-                        Err::<(), _>(Error::Failed(name.into()))
-                    })?;
-                }
-                Ok(())
-            })
-            .await
-        });
-        assert_eq!(
-            result,
-            Err(Error::Group(vec![
-                Error::Failed("x".into()),
-                Error::Failed("y".into())
-            ]))
-        );
     });
 }
 
@@ -715,32 +598,6 @@ fn awaiting_a_handle_twice_gives_the_failure_again_or_a_clear_error() {
                 Err(Error::Misuse(RESULT_TAKEN))
             ))
         );
-    });
-}
-
-#[test]
-fn a_cancellable_point_drops_its_inner_future_when_the_request_is_delivered() {
-    watchdog_default(|| {
-        let flag = DropFlag::new();
-        let f = flag.clone();
-        let result = run(async move {
-            let probe = f.clone();
-            let child = spawn(async move {
-                // Not a cancellation point: the request waits.
-                oneloop_timers::sleep(secs(1)).await;
-                let guard = f.guard();
-                cancellable(async move {
-                    let _guard = guard;
-                    Ok::<_, Error>(())
-                })
-                .await?
-            });
-            yield_now().await?;
-            child.cancel(Some("now"));
-            let joined = child.join().await;
-            Ok((joined, probe.drops()))
-        });
-        assert_eq!(result, Ok((Err(Error::Cancelled(Some("now".into()))), 1)));
     });
 }
 

@@ -56,18 +56,21 @@ fn ex1_the_inner_future_is_dropped_when_the_request_is_delivered() {
                 // A stage 5 sleep is no cancellation point: the request waits.
                 oneloop_timers::sleep(secs(1)).await;
                 let guard = f.guard();
-                cancellable(async move {
+                let mut point = std::pin::pin!(cancellable(async move {
                     let _guard = guard;
                     Ok::<_, Error>(())
-                })
-                .await?
+                }));
+                // The point is still alive here: only the delivery can have dropped
+                // its inner future.
+                let delivered = point.as_mut().await;
+                Ok((delivered, f.drops()))
             });
             yield_now().await?;
             child.cancel(None);
             let joined = child.join().await;
             Ok((joined, probe.drops()))
         });
-        assert_eq!(result, Ok((Err(Error::Cancelled(None)), 1)));
+        assert_eq!(result, Ok((Ok((Err(Error::Cancelled(None)), 1)), 1)));
     });
 }
 

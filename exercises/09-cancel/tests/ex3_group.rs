@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use common::{run, secs};
-use ex09_cancel::{Error, sleep, task_group};
+use ex09_cancel::{Error, current, sleep, task_group};
 use oneloop_testkit::watchdog_default;
 
 #[test]
@@ -19,12 +19,14 @@ fn ex3_the_first_failure_cancels_the_siblings_and_the_body() {
         let result = run(async move {
             let s2 = Rc::clone(&s);
             let r = task_group(|tg| async move {
-                let s3 = Rc::clone(&s2);
-                tg.spawn("sibling", async move {
-                    let slept = sleep(secs(5)).await;
-                    s3.borrow_mut().push(format!("sibling {slept:?}"));
-                    slept
-                })?;
+                for (name, delay) in [("a", 5), ("b", 6)] {
+                    let s3 = Rc::clone(&s2);
+                    tg.spawn(name, async move {
+                        let slept = sleep(secs(delay)).await;
+                        s3.borrow_mut().push(format!("{name} {slept:?}"));
+                        slept
+                    })?;
+                }
                 tg.spawn("bad", async {
                     sleep(secs(1)).await?;
                     Err::<(), _>(Error::Failed("boom".into()))
@@ -45,7 +47,11 @@ fn ex3_the_first_failure_cancels_the_siblings_and_the_body() {
         );
         assert_eq!(
             *seen.borrow(),
-            ["sibling Err(Cancelled(None))", "body Err(Cancelled(None))"]
+            [
+                "a Err(Cancelled(None))",
+                "b Err(Cancelled(None))",
+                "body Err(Cancelled(None))"
+            ]
         );
     });
 }
@@ -88,5 +94,63 @@ fn ex3_a_group_whose_children_succeed_returns_the_bodys_value() {
             .map(|body| (body, oneloop_timers::time()))
         });
         assert_eq!(result, Ok(("body", secs(2))));
+    });
+}
+
+#[test]
+fn ex3_two_failures_at_once_cancel_the_owner_once_and_the_group_takes_it_back() {
+    watchdog_default(|| {
+        let result = run(async {
+            let r = task_group(|tg| async move {
+                for name in ["x", "y"] {
+                    tg.spawn(name, async move {
+                        sleep(secs(1)).await?;
+                        Err::<(), _>(Error::Failed(name.into()))
+                    })?;
+                }
+                sleep(secs(100)).await
+            })
+            .await;
+            let me = current().expect("main is a task");
+            let left = me.cancelling();
+            // No request of the group is left to cancel the owner's next await.
+            let after = sleep(secs(1)).await;
+            Ok((r.is_err(), left, after, oneloop_timers::time()))
+        });
+        assert_eq!(result, Ok((true, 0, Ok(()), secs(2))));
+    });
+}
+
+#[test]
+fn ex3_the_group_waits_for_a_cancelled_siblings_cleanup() {
+    watchdog_default(|| {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let r = task_group(|tg| async move {
+                tg.spawn("slow to stop", async move {
+                    let slept = sleep(secs(5)).await;
+                    // Cleanup that awaits, after the cancel.
+                    sleep(secs(1)).await?;
+                    s.borrow_mut().push(oneloop_timers::time());
+                    slept
+                })?;
+                tg.spawn("bad", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("boom".into()))
+                })?;
+                Ok(())
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![Error::Failed("boom".into())])),
+                secs(2)
+            ))
+        );
+        assert_eq!(*seen.borrow(), [secs(2)], "the cleanup ran to its end");
     });
 }

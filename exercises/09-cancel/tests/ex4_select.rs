@@ -1,7 +1,9 @@
 //! Exercise 4: a two-way select, and what happens to its loser.
 
+use std::cell::Cell;
 use std::future::{Future, pending, ready};
 use std::pin::Pin;
+use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use ex09_cancel::{LoserFate, Selected, poll_select};
@@ -65,5 +67,29 @@ fn ex4_both_ready_the_first_wins_and_neither_ready_is_pending() {
         let (mut a, mut b) = (boxed(pending::<u8>()), boxed(pending::<u8>()));
         assert!(poll_select(&mut a, &mut b, &mut cx).is_pending());
         assert!(a.is_some() && b.is_some(), "both still wait");
+    });
+}
+
+#[test]
+fn ex4_a_ready_first_side_means_the_second_is_not_polled() {
+    watchdog_default(|| {
+        // Polling the loser after the winner is ready could take a value from it (a
+        // message, a connection) that its drop then loses.
+        let polls = Rc::new(Cell::new(0));
+        let p = Rc::clone(&polls);
+        let mut first = boxed(ready(1));
+        let mut second = boxed(std::future::poll_fn(move |_| {
+            p.set(p.get() + 1);
+            Poll::Ready(2)
+        }));
+        let waker = CountingWaker::new();
+        let waker = waker.waker();
+        let mut cx = Context::from_waker(&waker);
+        let outcome = poll_select(&mut first, &mut second, &mut cx);
+        assert!(matches!(
+            outcome,
+            Poll::Ready(Selected::First(1, LoserFate::Dropped))
+        ));
+        assert_eq!(polls.get(), 0, "the loser was never polled");
     });
 }
