@@ -9,7 +9,6 @@ use std::net::Shutdown;
 use std::pin::pin;
 use std::task::Poll;
 use std::thread;
-use std::time::Duration;
 
 use common::{line_client, pair};
 use ex06_io::{
