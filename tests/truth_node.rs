@@ -32,7 +32,7 @@ use oneloop_testkit::watchdog;
 const NODE_LIMIT: Duration = Duration::from_secs(10);
 
 /// How long oneloop's side of a scenario may run (the same bound as the asyncio suite's).
-const ONELOOP_LIMIT: Duration = Duration::from_secs(5);
+const ONELOOP_LIMIT: Duration = oneloop_testkit::DEFAULT_LIMIT;
 
 /// Node, as every machine here and CI has it.
 const NODE: Interpreter = Interpreter {

@@ -12,7 +12,6 @@
 use std::panic;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use oneloop_offload::{
     DEFAULT_KEEP_ALIVE, Offload, OffloadError, ThreadPool, run, run_in_executor, to_thread,
@@ -87,7 +86,7 @@ fn a_job_on_a_one_thread_pool_whose_payload_panics_when_dropped_leaves_the_pool_
     assert_eq!(second, Ok(2));
     assert!(pool.is_open(), "the pool is not broken: {pool:?}");
     assert_eq!(pool.threads(), 1);
-    assert!(pool.shutdown(Duration::from_secs(5)).is_clean());
+    assert!(pool.shutdown(oneloop_testkit::DEFAULT_LIMIT).is_clean());
 }
 
 #[test]

@@ -36,7 +36,7 @@ use oneloop_core::{Core, EventLoop, Label, Observer, ParkReport, with_current};
 const PYTHON_LIMIT: Duration = Duration::from_secs(10);
 
 /// The longest the oneloop side of a scenario may run (under the test kit's watchdog).
-pub const ONELOOP_LIMIT: Duration = Duration::from_secs(5);
+pub const ONELOOP_LIMIT: Duration = oneloop_testkit::DEFAULT_LIMIT;
 
 // ---------------------------------------------------------------------------------------
 // The oneloop side: a recorder fed by the loop's observer hook.

@@ -323,3 +323,40 @@ fn ex1_handles_and_waiters_cross_threads() {
         assert_eq!(counter.wakes(), 1);
     });
 }
+
+/// A waker that writes its name into a shared log when woken.
+struct LogOnWake {
+    name: u32,
+    log: Arc<Mutex<Vec<u32>>>,
+}
+
+impl Wake for LogOnWake {
+    fn wake(self: Arc<Self>) {
+        self.log.lock().unwrap().push(self.name);
+    }
+}
+
+#[test]
+fn ex1_settling_wakes_the_waiters_in_the_order_they_were_made() {
+    watchdog_default(|| {
+        let fut = Fut::new();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        // Made in the order 1, 2, 3, 4, but polled (registered) in another order, so
+        // neither a stack of wakers nor the order of registration gives 1, 2, 3, 4.
+        let mut waits: Vec<_> = (1..=4).map(|_| fut.wait()).collect();
+        for index in [2, 0, 3, 1] {
+            let waker = Waker::from(Arc::new(LogOnWake {
+                name: index as u32 + 1,
+                log: Arc::clone(&log),
+            }));
+            let mut cx = Context::from_waker(&waker);
+            assert!(Pin::new(&mut waits[index]).poll(&mut cx).is_pending());
+        }
+        fut.set_result(7).unwrap();
+        assert_eq!(
+            *log.lock().unwrap(),
+            vec![1, 2, 3, 4],
+            "woken in order of creation"
+        );
+    });
+}

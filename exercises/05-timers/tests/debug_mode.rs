@@ -170,6 +170,34 @@ fn ex3_the_threshold_is_a_separate_knob_that_needs_the_mode() {
 }
 
 #[test]
+fn ex3_debug_mode_turned_off_again_stops_the_reports() {
+    watchdog_default(|| {
+        // Virtual time: a slow step with debug on is reported; after `set_debug(false)`
+        // the same slow step on the same loop is not.
+        let mut event_loop = virtual_time_loop();
+        let reports = record_reports(&event_loop);
+        let timers = event_loop.timers();
+        timers.set_debug(true);
+        event_loop
+            .run_until_complete(async { block_for(ms(150)) })
+            .unwrap();
+        assert_eq!(
+            messages(&reports),
+            ["Executing <Task main> took 0.150 seconds"]
+        );
+        timers.set_debug(false);
+        event_loop
+            .run_until_complete(async { block_for(ms(150)) })
+            .unwrap();
+        assert_eq!(
+            messages(&reports),
+            ["Executing <Task main> took 0.150 seconds"],
+            "nothing new once the mode is off"
+        );
+    });
+}
+
+#[test]
 fn ex3_debug_env_child() {
     // Does nothing unless started by the test below, with ONELOOP_DEBUG set.
     if !is_child() {

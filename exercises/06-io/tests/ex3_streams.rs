@@ -9,13 +9,12 @@ use std::net::Shutdown;
 use std::pin::pin;
 use std::task::Poll;
 use std::thread;
-use std::time::Duration;
 
 use common::{line_client, pair};
 use ex06_io::{
     StreamError, StreamReader, TcpListener, TcpStream, WELCOME, new_event_loop, serve_chat,
 };
-use oneloop_testkit::{watchdog, watchdog_default};
+use oneloop_testkit::watchdog_default;
 
 /// Runs `body` with a reader over the server side of a pair whose client sent `sent`
 /// and then closed its writing half.
@@ -138,7 +137,7 @@ fn ex3_a_record_of_exactly_the_limit_fits_and_one_byte_more_overruns() {
 
 #[test]
 fn ex3_no_newline_past_the_limit_on_an_open_stream_is_an_overrun_not_a_wait() {
-    watchdog(Duration::from_secs(5), || {
+    watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let (mut client, server) = pair();
         // The peer sends 40 bytes without a newline and keeps the connection open: no
