@@ -49,6 +49,17 @@ fn ex3_clones_add_references_and_drops_release_them() {
         let (wake, _hits) = counting_closure();
         let waker = waker_fn(Arc::clone(&wake));
         let clones: Vec<_> = (0..5).map(|_| waker.clone()).collect();
+        if Arc::strong_count(&wake) != 7 {
+            // A clone that took no reference of its own: dropping these wakers would
+            // free the closure more than once and abort the whole test binary. Leak
+            // them, so that the failure is the assertion below.
+            std::mem::forget(clones);
+            std::mem::forget(waker);
+            panic!(
+                "five clones of one waker must add five references: the count is {}, not 7",
+                Arc::strong_count(&wake)
+            );
+        }
         assert_eq!(Arc::strong_count(&wake), 7);
         drop(clones);
         assert_eq!(Arc::strong_count(&wake), 2);
