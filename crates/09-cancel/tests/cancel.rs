@@ -833,3 +833,48 @@ fn a_failure_nobody_reads_is_reported_as_never_retrieved_and_a_read_one_is_not()
         );
     });
 }
+
+#[test]
+fn a_dropped_handle_does_not_stop_its_task_and_close_drops_what_is_left() {
+    watchdog_default(|| {
+        let ran = Rc::new(Cell::new(false));
+        let flag = DropFlag::new();
+        let (r, f) = (Rc::clone(&ran), flag.clone());
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop
+            .run_until_complete(async move {
+                let detached = spawn(async move {
+                    sleep(secs(1)).await?;
+                    r.set(true);
+                    Ok(())
+                });
+                drop(detached);
+                let stuck = spawn(async move {
+                    let _guard = f.guard();
+                    sleep(secs(3600)).await?;
+                    Ok(())
+                });
+                drop(stuck);
+                spawn_named("main", async { sleep(secs(2)).await })
+                    .join()
+                    .await
+            })
+            .expect("the loop runs")
+            .expect("main finishes");
+        assert!(
+            ran.get(),
+            "a task whose handle was dropped still ran to its end"
+        );
+        assert_eq!(
+            flag.drops(),
+            0,
+            "the unfinished task is still held by the loop"
+        );
+        event_loop.close();
+        assert_eq!(
+            flag.drops(),
+            1,
+            "close dropped the unfinished task's future once"
+        );
+    });
+}
