@@ -878,3 +878,41 @@ fn a_dropped_handle_does_not_stop_its_task_and_close_drops_what_is_left() {
         );
     });
 }
+
+#[test]
+fn a_cancelled_wait_passes_no_request_to_the_tasks_it_waits_for() {
+    watchdog_default(|| {
+        let result = run(async {
+            let tasks = Rc::new(vec![spawn(async {
+                sleep(secs(2)).await?;
+                Ok("still done")
+            })]);
+            let t = Rc::clone(&tasks);
+            let waiter = spawn(async move {
+                wait(&t, ReturnWhen::AllCompleted).await?;
+                Ok(())
+            });
+            sleep(secs(1)).await?;
+            waiter.cancel(None);
+            let waiter_result = waiter.join().await;
+            let waited = tasks[0].join().await;
+            Ok((
+                waiter_result,
+                waited,
+                tasks[0].is_cancelled(),
+                tasks[0].cancelling(),
+                oneloop_timers::time(),
+            ))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Cancelled(None)),
+                Ok("still done"),
+                false,
+                0,
+                secs(2)
+            ))
+        );
+    });
+}
