@@ -916,3 +916,23 @@ fn a_cancelled_wait_passes_no_request_to_the_tasks_it_waits_for() {
         );
     });
 }
+
+#[test]
+fn a_timeouts_body_may_await_its_cleanup_before_the_scope_returns() {
+    watchdog_default(|| {
+        let seen = log();
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let r = timeout(secs(1), async move {
+                let r = sleep(secs(10)).await;
+                sleep(secs(1)).await?;
+                note(&s, format!("cleanup done after {r:?}"));
+                r
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(result, Ok((Err(Error::TimedOut), secs(2))));
+        assert_eq!(*seen.borrow(), ["cleanup done after Err(Cancelled(None))"]);
+    });
+}
