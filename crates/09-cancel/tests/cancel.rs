@@ -690,3 +690,106 @@ fn a_failure_nobody_reads_is_reported_as_never_retrieved_and_a_read_one_is_not()
         );
     });
 }
+
+#[test]
+fn a_dropped_handle_does_not_stop_its_task_and_close_drops_what_is_left() {
+    watchdog_default(|| {
+        let ran = Rc::new(Cell::new(false));
+        let flag = DropFlag::new();
+        let (r, f) = (Rc::clone(&ran), flag.clone());
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop
+            .run_until_complete(async move {
+                let detached = spawn(async move {
+                    sleep(secs(1)).await?;
+                    r.set(true);
+                    Ok(())
+                });
+                drop(detached);
+                let stuck = spawn(async move {
+                    let _guard = f.guard();
+                    sleep(secs(3600)).await?;
+                    Ok(())
+                });
+                drop(stuck);
+                spawn_named("main", async { sleep(secs(2)).await })
+                    .join()
+                    .await
+            })
+            .expect("the loop runs")
+            .expect("main finishes");
+        assert!(
+            ran.get(),
+            "a task whose handle was dropped still ran to its end"
+        );
+        assert_eq!(
+            flag.drops(),
+            0,
+            "the unfinished task is still held by the loop"
+        );
+        event_loop.close();
+        assert_eq!(
+            flag.drops(),
+            1,
+            "close dropped the unfinished task's future once"
+        );
+    });
+}
+
+#[test]
+fn a_cancelled_wait_passes_no_request_to_the_tasks_it_waits_for() {
+    watchdog_default(|| {
+        let result = run(async {
+            let tasks = Rc::new(vec![spawn(async {
+                sleep(secs(2)).await?;
+                Ok("still done")
+            })]);
+            let t = Rc::clone(&tasks);
+            let waiter = spawn(async move {
+                wait(&t, ReturnWhen::AllCompleted).await?;
+                Ok(())
+            });
+            sleep(secs(1)).await?;
+            waiter.cancel(None);
+            let waiter_result = waiter.join().await;
+            let waited = tasks[0].join().await;
+            Ok((
+                waiter_result,
+                waited,
+                tasks[0].is_cancelled(),
+                tasks[0].cancelling(),
+                oneloop_timers::time(),
+            ))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Cancelled(None)),
+                Ok("still done"),
+                false,
+                0,
+                secs(2)
+            ))
+        );
+    });
+}
+
+#[test]
+fn a_timeouts_body_may_await_its_cleanup_before_the_scope_returns() {
+    watchdog_default(|| {
+        let seen = log();
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let r = timeout(secs(1), async move {
+                let r = sleep(secs(10)).await;
+                sleep(secs(1)).await?;
+                note(&s, format!("cleanup done after {r:?}"));
+                r
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(result, Ok((Err(Error::TimedOut), secs(2))));
+        assert_eq!(*seen.borrow(), ["cleanup done after Err(Cancelled(None))"]);
+    });
+}
