@@ -8,7 +8,7 @@ use std::time::Duration;
 use oneloop_cancel::{
     AsCompleted, Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LoserFate, RESULT_TAKEN, ReturnWhen,
     Selected, current, gather, race, select, shield, sleep, spawn, spawn_named, task_group,
-    timeout_scope, wait, wait_for, yield_now,
+    timeout, timeout_scope, wait, wait_for, yield_now,
 };
 use oneloop_testkit::{DropFlag, watchdog_default};
 use oneloop_timers::Timers;
