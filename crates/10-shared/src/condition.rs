@@ -1,0 +1,122 @@
+//! `Condition`: waiters that give up a lock while they wait.
+
+use std::fmt;
+use std::rc::Rc;
+
+use oneloop_cancel::Error;
+
+use crate::Lock;
+use crate::bind::LoopBound;
+use crate::error::CONDITION_NOT_LOCKED;
+use crate::wait::Wait;
+use crate::waiters::WaitQueue;
+
+/// asyncio's `Condition`: a lock and a queue of waiters. [`wait`](Self::wait) releases
+/// the lock, sleeps until [`notify`](Self::notify), then takes the lock back before it
+/// returns, even when it was cancelled.
+pub struct Condition {
+    lock: Rc<Lock>,
+    waiters: WaitQueue,
+    bound: LoopBound,
+}
+
+impl fmt::Debug for Condition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Condition")
+            .field("lock", &self.lock)
+            .field("waiters", &self.waiters.len())
+            .finish()
+    }
+}
+
+impl Default for Condition {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Condition {
+    /// A condition with a lock of its own.
+    pub fn new() -> Self {
+        Self::with_lock(Rc::new(Lock::new()))
+    }
+
+    /// A condition over a lock shared with other code.
+    pub fn with_lock(lock: Rc<Lock>) -> Self {
+        Self {
+            lock,
+            waiters: WaitQueue::default(),
+            bound: LoopBound::default(),
+        }
+    }
+
+    /// The lock.
+    pub fn lock(&self) -> &Lock {
+        &self.lock
+    }
+
+    /// Waits for the lock and takes it (see [`Lock::acquire`]).
+    pub async fn acquire(&self) -> Result<(), Error> {
+        self.lock.acquire().await
+    }
+
+    /// Releases the lock (see [`Lock::release`]).
+    pub fn release(&self) -> Result<(), Error> {
+        self.lock.release()
+    }
+
+    /// Releases the lock, waits for a notify, takes the lock back. Without the lock
+    /// held: `Err(Error::Misuse(CONDITION_NOT_LOCKED))`. A cancel while it waits is
+    /// returned only once the lock is held again. Dropped while waiting (an abort),
+    /// it cannot take the lock back: a drop cannot await.
+    pub async fn wait(&self) -> Result<(), Error> {
+        if !self.lock.locked() {
+            return Err(Error::Misuse(CONDITION_NOT_LOCKED));
+        }
+        self.lock.release()?;
+        let waited = Wait::new(&self.waiters, &self.bound, |_| {}).await;
+        let mut cancelled = None;
+        loop {
+            match self.lock.acquire().await {
+                Ok(()) => break,
+                Err(error @ Error::Cancelled(_)) => cancelled = Some(error),
+                Err(other) => return Err(other),
+            }
+        }
+        match (waited, cancelled) {
+            (Err(error), _) | (Ok(()), Some(error)) => Err(error),
+            (Ok(()), None) => Ok(()),
+        }
+    }
+
+    /// Waits until `predicate` holds, checking it first and after every wake.
+    pub async fn wait_for(&self, mut predicate: impl FnMut() -> bool) -> Result<(), Error> {
+        while !predicate() {
+            self.wait().await?;
+        }
+        Ok(())
+    }
+
+    /// Wakes up to `n` waiters that are not already woken or cancelled. Needs the lock.
+    pub fn notify(&self, n: usize) -> Result<(), Error> {
+        if !self.lock.locked() {
+            return Err(Error::Misuse(CONDITION_NOT_LOCKED));
+        }
+        let mut woken = 0;
+        for waiter in self.waiters.snapshot() {
+            if woken >= n {
+                break;
+            }
+            if !waiter.done() {
+                woken += 1;
+                waiter.wake();
+            }
+        }
+        Ok(())
+    }
+
+    /// Wakes every waiter. Needs the lock.
+    pub fn notify_all(&self) -> Result<(), Error> {
+        self.notify(self.waiters.len())
+    }
+}

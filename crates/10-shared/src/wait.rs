@@ -1,0 +1,104 @@
+//! The one wait every primitive but the lock and the queue is made of, and the probe
+//! that makes a wait a cancellation point.
+
+use std::fmt;
+use std::future::{Future, ready};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use oneloop_cancel::{Error, deliver};
+
+use crate::bind::LoopBound;
+use crate::waiters::{WaitQueue, Waiter};
+
+/// Takes the running task's undelivered cancel request, if it has one (the request
+/// is then delivered: the caller must return it).
+pub(crate) fn pending_cancel(cx: &mut Context<'_>) -> Option<Error> {
+    // Stage 9's delivery, around a future that is already done: it answers
+    // `Err(Cancelled)` exactly when a request is waiting to be delivered.
+    let mut probe = Some(Box::pin(ready(())));
+    match deliver(&mut probe, cx) {
+        Poll::Ready(Err(error)) => Some(error),
+        _ => None,
+    }
+}
+
+/// Waits in `queue` until a primitive wakes this waiter; a cancellation point.
+///
+/// Leaving without being served (a delivered cancel, or a drop of this future) takes
+/// the waiter out of the queue and calls `on_leave(woken)`: a waiter that was woken
+/// and leaves anyway must pass on what it was handed.
+pub(crate) struct Wait<'a, L: FnMut(bool)> {
+    queue: &'a WaitQueue,
+    bound: &'a LoopBound,
+    waiter: Option<Rc<Waiter>>,
+    on_leave: L,
+}
+
+impl<'a, L: FnMut(bool)> Wait<'a, L> {
+    pub(crate) fn new(queue: &'a WaitQueue, bound: &'a LoopBound, on_leave: L) -> Self {
+        Self {
+            queue,
+            bound,
+            waiter: None,
+            on_leave,
+        }
+    }
+}
+
+impl<L: FnMut(bool)> fmt::Debug for Wait<'_, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Wait")
+            .field("waiter", &self.waiter)
+            .finish_non_exhaustive()
+    }
+}
+
+// Every field is `Unpin`: the closure is only ever called, never pinned.
+impl<L: FnMut(bool)> Unpin for Wait<'_, L> {}
+
+impl<L: FnMut(bool)> Future for Wait<'_, L> {
+    type Output = Result<(), Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let Some(waiter) = this.waiter.clone() else {
+            // First poll: the caller found it must wait.
+            if let Some(error) = pending_cancel(cx) {
+                return Poll::Ready(Err(error));
+            }
+            this.bound.check()?;
+            let waiter = Waiter::new(cx.waker());
+            this.queue.push(&waiter);
+            this.waiter = Some(waiter);
+            return Poll::Pending;
+        };
+        if let Some(error) = pending_cancel(cx) {
+            this.leave();
+            return Poll::Ready(Err(error));
+        }
+        if waiter.is_woken() {
+            this.queue.remove(&waiter);
+            this.waiter = None;
+            return Poll::Ready(Ok(()));
+        }
+        waiter.refresh(cx.waker());
+        Poll::Pending
+    }
+}
+
+impl<L: FnMut(bool)> Wait<'_, L> {
+    fn leave(&mut self) {
+        if let Some(waiter) = self.waiter.take() {
+            self.queue.remove(&waiter);
+            (self.on_leave)(waiter.is_woken());
+        }
+    }
+}
+
+impl<L: FnMut(bool)> Drop for Wait<'_, L> {
+    fn drop(&mut self) {
+        self.leave();
+    }
+}
