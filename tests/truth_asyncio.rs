@@ -211,6 +211,41 @@ scenarios! {
     /// wait(FIRST_COMPLETED) returns with the first done task and two pending ones.
     wait_first_completed: differs [WaitDoneCallbackHop],
         cpython_says ["turn=5 run=_on_completion", "turn=6 event=main-done-1-pending-2-first-1"];
+
+    // Stage 10: shared state across awaits.
+    /// Two workers that read, await and write a counter lose half their updates.
+    lost_update_no_lock: differs [],
+        cpython_says ["turn=3 event=b-wrote-1", "turn=6 event=counter-3-of-6"];
+    /// The same workers holding a Lock around each update lose none.
+    lost_update_with_lock: differs [],
+        cpython_says ["turn=13 event=b-wrote-6", "turn=14 event=counter-6-of-6"];
+    /// Three waiters get a lock first in, first out, one turn after each release; the
+    /// releaser asking again queues behind them.
+    lock_three_waiters: differs [],
+        cpython_says ["turn=3 event=a-acquired", "turn=7 event=c-acquired",
+            "turn=9 event=main-acquired-again"];
+    /// A waiter cancelled while queued leaves the queue and the next one gets the lock,
+    /// whether the cancel came before the release or just after its wake.
+    lock_cancelled_waiter: differs [],
+        cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-acquired",
+            "turn=7 event=c-cancelled", "turn=8 event=d-acquired"];
+    /// One Event.set wakes three waiters, who all run in the next turn.
+    event_wakes_all: differs [],
+        cpython_says ["turn=2 event=set", "turn=3 event=a-woke", "turn=3 event=c-woke"];
+    /// A Semaphore(2) lets two of four workers in at a time.
+    semaphore_limit_two: differs [],
+        cpython_says ["turn=2 event=b-in", "turn=5 event=c-in", "turn=8 event=value-2"];
+    /// A Queue(maxsize=1) between a producer and a consumer: the turn each put and get
+    /// finishes in.
+    queue_maxsize_one: differs [],
+        cpython_says ["turn=2 event=got-0", "turn=5 event=put-2", "turn=6 event=got-2"];
+    /// join returns in the turn after the last task_done; one more is an error.
+    queue_join_task_done: differs [],
+        cpython_says ["turn=5 event=joined", "turn=5 event=task-done-too-often"];
+    /// A context variable is copied at create_task: a later change in the parent is not
+    /// seen by the child, nor the child's change by the parent.
+    context_copied_at_create_task: differs [],
+        cpython_says ["turn=2 event=child-sees-first", "turn=4 event=parent-sees-second"];
 }
 // ANCHOR_END: scenarios
 
@@ -1124,6 +1159,278 @@ mod oneloop {
         }
     }
     pub use stage9::*;
+
+    // Stage 10: shared state. Each main is a task of `oneloop_cancel` (stage 9), and the
+    // primitives come from `oneloop_shared`.
+    mod stage10 {
+        use std::cell::Cell;
+        use std::future::Future;
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_cancel::{Error, sleep, spawn_named, task_future};
+        use oneloop_shared::{Event, Lock, Queue, Semaphore, TaskLocal};
+        use oneloop_timers::virtual_time_loop;
+
+        use super::super::truth::Recorder;
+        use super::run_main;
+
+        /// Python's `run_until_complete(main())`, with main a task of stage 9.
+        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
+            rec: &Rc<Recorder>,
+            main: impl FnOnce(Rc<Recorder>) -> F,
+        ) {
+            let (future, task) = task_future("main", main(Rc::clone(rec)));
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+
+        /// `await asyncio.sleep(0)`.
+        async fn bare_yield() -> Result<(), Error> {
+            sleep(Duration::ZERO).await
+        }
+
+        fn py(value: bool) -> &'static str {
+            if value { "True" } else { "False" }
+        }
+
+        fn lost_update(rec: &Rc<Recorder>, with_lock: bool) {
+            run_task_main(rec, |rec| async move {
+                let counter = Rc::new(Cell::new(0));
+                let lock = Rc::new(Lock::new());
+                let workers: Vec<_> = ["a", "b"]
+                    .into_iter()
+                    .map(|name| {
+                        let (rec, counter, lock) =
+                            (Rc::clone(&rec), Rc::clone(&counter), Rc::clone(&lock));
+                        spawn_named(name, async move {
+                            for _ in 0..3 {
+                                if with_lock {
+                                    lock.acquire().await?;
+                                }
+                                let seen = counter.get();
+                                bare_yield().await?;
+                                counter.set(seen + 1);
+                                rec.event(format!("{name}-wrote-{}", counter.get()));
+                                if with_lock {
+                                    lock.release()?;
+                                }
+                            }
+                            Ok(())
+                        })
+                    })
+                    .collect();
+                for worker in &workers {
+                    worker.join().await?;
+                }
+                rec.event(format!("counter-{}-of-6", counter.get()));
+                Ok(())
+            });
+        }
+
+        pub fn lost_update_no_lock(rec: &Rc<Recorder>) {
+            lost_update(rec, false);
+        }
+
+        pub fn lost_update_with_lock(rec: &Rc<Recorder>) {
+            lost_update(rec, true);
+        }
+
+        pub fn lock_three_waiters(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let lock = Rc::new(Lock::new());
+                lock.acquire().await?;
+                let tasks: Vec<_> = ["a", "b", "c"]
+                    .into_iter()
+                    .map(|name| {
+                        let (rec, lock) = (Rc::clone(&rec), Rc::clone(&lock));
+                        spawn_named(name, async move {
+                            lock.acquire().await?;
+                            rec.event(format!("{name}-acquired"));
+                            bare_yield().await?;
+                            rec.event(format!("{name}-releases"));
+                            lock.release()
+                        })
+                    })
+                    .collect();
+                bare_yield().await?;
+                rec.event("main-releases");
+                lock.release()?;
+                lock.acquire().await?;
+                rec.event("main-acquired-again");
+                lock.release()?;
+                for task in &tasks {
+                    task.join().await?;
+                }
+                Ok(())
+            });
+        }
+
+        pub fn lock_cancelled_waiter(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let lock = Rc::new(Lock::new());
+                for (first, second, cancel_after_release) in [("a", "b", false), ("c", "d", true)] {
+                    lock.acquire().await?;
+                    let waiter = |name: &'static str| {
+                        let (rec, lock) = (Rc::clone(&rec), Rc::clone(&lock));
+                        spawn_named(name, async move {
+                            if let Err(error) = lock.acquire().await {
+                                rec.event(format!("{name}-cancelled"));
+                                return Err(error);
+                            }
+                            rec.event(format!("{name}-acquired"));
+                            lock.release()
+                        })
+                    };
+                    let (a, b) = (waiter(first), waiter(second));
+                    bare_yield().await?;
+                    if cancel_after_release {
+                        lock.release()?;
+                        a.cancel(None);
+                    } else {
+                        a.cancel(None);
+                        lock.release()?;
+                    }
+                    rec.event(format!("released-{first}-{second}"));
+                    b.join().await?;
+                    let _cancelled = a.join().await;
+                    rec.event(format!("round-done-locked-{}", py(lock.locked())));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn event_wakes_all(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let event = Rc::new(Event::new());
+                let tasks: Vec<_> = ["a", "b", "c"]
+                    .into_iter()
+                    .map(|name| {
+                        let (rec, event) = (Rc::clone(&rec), Rc::clone(&event));
+                        spawn_named(name, async move {
+                            event.wait().await?;
+                            rec.event(format!("{name}-woke"));
+                            Ok(())
+                        })
+                    })
+                    .collect();
+                bare_yield().await?;
+                rec.event("set");
+                event.set();
+                for task in &tasks {
+                    task.join().await?;
+                }
+                event.wait().await?;
+                rec.event("set-event-waited");
+                Ok(())
+            });
+        }
+
+        pub fn semaphore_limit_two(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let sem = Rc::new(Semaphore::new(2));
+                let tasks: Vec<_> = ["a", "b", "c", "d"]
+                    .into_iter()
+                    .map(|name| {
+                        let (rec, sem) = (Rc::clone(&rec), Rc::clone(&sem));
+                        spawn_named(name, async move {
+                            sem.acquire().await?;
+                            rec.event(format!("{name}-in"));
+                            bare_yield().await?;
+                            bare_yield().await?;
+                            rec.event(format!("{name}-out"));
+                            sem.release();
+                            Ok(())
+                        })
+                    })
+                    .collect();
+                for task in &tasks {
+                    task.join().await?;
+                }
+                rec.event(format!("value-{}", sem.value()));
+                Ok(())
+            });
+        }
+
+        pub fn queue_maxsize_one(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(1));
+                let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                let producer = spawn_named("producer", async move {
+                    for item in 0..3 {
+                        q.put(item).await?;
+                        r.event(format!("put-{item}"));
+                    }
+                    Ok(())
+                });
+                let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                let consumer = spawn_named("consumer", async move {
+                    for _ in 0..3 {
+                        let item = q.get().await?;
+                        r.event(format!("got-{item}"));
+                    }
+                    Ok(())
+                });
+                producer.join().await?;
+                consumer.join().await?;
+                Ok(())
+            });
+        }
+
+        pub fn queue_join_task_done(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(0));
+                queue.put_nowait("x")?;
+                queue.put_nowait("y")?;
+                let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                let worker = spawn_named("worker", async move {
+                    for _ in 0..2 {
+                        let item = q.get().await?;
+                        bare_yield().await?;
+                        r.event(format!("done-{item}"));
+                        q.task_done()?;
+                    }
+                    Ok(())
+                });
+                queue.join().await?;
+                rec.event("joined");
+                if queue.task_done().is_err() {
+                    rec.event("task-done-too-often");
+                }
+                worker.join().await?;
+                Ok(())
+            });
+        }
+
+        pub fn context_copied_at_create_task(rec: &Rc<Recorder>) {
+            let request = Rc::new(TaskLocal::with_default("request", "none"));
+            // main itself runs in a context of its own, as asyncio's main task does.
+            let (future, task) = task_future(
+                "main",
+                oneloop_shared::Scoped::new(oneloop_shared::Context::copy_current(), {
+                    let rec = Rc::clone(rec);
+                    async move {
+                        request.set("first");
+                        let (r, req) = (Rc::clone(&rec), Rc::clone(&request));
+                        let child = oneloop_shared::spawn_named("child", async move {
+                            r.event(format!("child-sees-{}", req.get().unwrap_or("?")));
+                            req.set("child");
+                            bare_yield().await?;
+                            r.event(format!("child-still-{}", req.get().unwrap_or("?")));
+                            Ok(())
+                        });
+                        request.set("second");
+                        child.join().await?;
+                        rec.event(format!("parent-sees-{}", request.get().unwrap_or("?")));
+                        Ok(())
+                    }
+                }),
+            );
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+    }
+    pub use stage10::*;
 }
 
 #[test]
