@@ -1,0 +1,330 @@
+//! Exercise 1: the lock's first-in first-out hand-off, with no barging.
+
+mod common;
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use common::{Log, bare_yield, run, turn};
+use ex10_shared::{BOUND_TO_ANOTHER_LOOP, LOCK_NOT_ACQUIRED, Lock};
+use oneloop_cancel::{Error, spawn_named};
+use oneloop_testkit::watchdog_default;
+
+/// A task that takes `lock`, holds it across one yield (checking nobody else holds it
+/// meanwhile), and releases it, logging each step.
+fn holder(
+    name: &'static str,
+    lock: &Rc<Lock>,
+    log: &Log,
+    holders: &Rc<Cell<u32>>,
+) -> oneloop_cancel::Task<()> {
+    let (lock, log, holders) = (Rc::clone(lock), log.clone(), Rc::clone(holders));
+    spawn_named(name, async move {
+        lock.acquire().await?;
+        holders.set(holders.get() + 1);
+        assert_eq!(holders.get(), 1, "{name} holds the lock alone");
+        log.say(format!("{name}-acquired"));
+        bare_yield().await?;
+        holders.set(holders.get() - 1);
+        log.say(format!("{name}-releases"));
+        lock.release()
+    })
+}
+
+#[test]
+fn ex1_a_free_lock_is_taken_at_once_without_a_turn() {
+    watchdog_default(|| {
+        let result = run(async {
+            let lock = Lock::new();
+            let before = turn();
+            lock.acquire().await?;
+            Ok((before, turn(), lock.locked()))
+        });
+        let (before, after, locked) = result.expect("main ends well");
+        assert_eq!(before, after, "no suspension when the lock is free");
+        assert!(locked);
+    });
+}
+
+#[test]
+fn ex1_three_waiters_get_the_lock_first_in_first_out_one_turn_after_each_release() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let tasks: Vec<_> = ["a", "b", "c"]
+                .into_iter()
+                .map(|name| holder(name, &lock, &l, &holders))
+                .collect();
+            bare_yield().await?;
+            assert_eq!(lock.waiters(), 3, "all three queued");
+            l.say("main-releases");
+            lock.release()?;
+            for task in &tasks {
+                task.join().await?;
+            }
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            [
+                "main-releases",
+                "a-acquired",
+                "a-releases",
+                "b-acquired",
+                "b-releases",
+                "c-acquired",
+                "c-releases"
+            ],
+            "first in, first out: {:?}",
+            log.lines()
+        );
+        // Each waiter runs in the turn after the release that woke it: the wake queues
+        // its step on the ready queue, no extra callback in between.
+        for (released, acquired) in [
+            ("main-releases", "a-acquired"),
+            ("a-releases", "b-acquired"),
+            ("b-releases", "c-acquired"),
+        ] {
+            assert_eq!(
+                log.turn_of(acquired),
+                log.turn_of(released) + 1,
+                "{acquired} one turn after {released}: {:?}",
+                log.lines()
+            );
+        }
+    });
+}
+
+#[test]
+fn ex1_a_release_wakes_one_waiter_not_all() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let tasks: Vec<_> = ["a", "b"]
+                .into_iter()
+                .map(|name| holder(name, &lock, &l, &holders))
+                .collect();
+            bare_yield().await?;
+            lock.release()?;
+            // In the turn the first waiter takes the lock, the second still waits.
+            bare_yield().await?;
+            l.say(format!("waiting-{}", lock.waiters()));
+            for task in &tasks {
+                task.join().await?;
+            }
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts()[..2],
+            ["a-acquired".to_owned(), "waiting-1".to_owned()],
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
+fn ex1_a_newcomer_queues_behind_a_woken_waiter_instead_of_barging() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let a = holder("a", &lock, &l, &holders);
+            bare_yield().await?;
+            lock.release()?;
+            // Free, but a's wake is on its way: asking again queues behind a.
+            assert!(!lock.locked());
+            lock.acquire().await?;
+            l.say("main-acquired-again");
+            lock.release()?;
+            a.join().await
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            ["a-acquired", "a-releases", "main-acquired-again"],
+            "no barging: {:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
+fn ex1_a_waiter_cancelled_while_queued_leaves_and_the_next_gets_the_lock() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let a = holder("a", &lock, &l, &holders);
+            let b = holder("b", &lock, &l, &holders);
+            bare_yield().await?;
+            a.cancel(None);
+            l.say("main-releases");
+            lock.release()?;
+            b.join().await?;
+            let a_result = a.join().await;
+            l.say(format!("a-{a_result:?}-waiters-{}", lock.waiters()));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            [
+                "main-releases",
+                "b-acquired",
+                "b-releases",
+                "a-Err(Cancelled(None))-waiters-0"
+            ],
+            "{:?}",
+            log.lines()
+        );
+        // CPython's turns: the release skips the cancelled waiter, which leaves the
+        // queue in the next turn and wakes b, who runs one turn later.
+        assert_eq!(
+            log.turn_of("b-acquired"),
+            log.turn_of("main-releases") + 2,
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
+fn ex1_a_waiter_cancelled_after_its_wake_passes_the_wake_on() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let a = holder("a", &lock, &l, &holders);
+            let b = holder("b", &lock, &l, &holders);
+            bare_yield().await?;
+            l.say("main-releases");
+            lock.release()?;
+            // a is woken now; cancelled before it runs, it must not keep the wake.
+            a.cancel(None);
+            b.join().await?;
+            assert!(a.join().await.is_err(), "a ends cancelled");
+            l.say(format!(
+                "locked-{}-waiters-{}",
+                lock.locked(),
+                lock.waiters()
+            ));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            [
+                "main-releases",
+                "b-acquired",
+                "b-releases",
+                "locked-false-waiters-0"
+            ],
+            "{:?}",
+            log.lines()
+        );
+        assert_eq!(
+            log.turn_of("b-acquired"),
+            log.turn_of("main-releases") + 2,
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
+fn ex1_an_aborted_waiter_leaves_the_queue_and_the_next_gets_the_lock() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let a = holder("a", &lock, &l, &holders);
+            let b = holder("b", &lock, &l, &holders);
+            bare_yield().await?;
+            lock.release()?;
+            // Rust's abort drops a's acquire, woken but not yet run.
+            a.abort();
+            b.join().await?;
+            l.say(format!("waiters-{}", lock.waiters()));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            ["b-acquired", "b-releases", "waiters-0"],
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
+fn ex1_releasing_a_free_lock_is_an_error_and_the_loop_goes_on() {
+    watchdog_default(|| {
+        let result = run(async {
+            let lock = Lock::new();
+            let first = lock.release();
+            lock.acquire().await?;
+            lock.release()?;
+            let second = lock.release();
+            bare_yield().await?;
+            Ok((first, second, lock.locked()))
+        });
+        let misuse = Err(Error::Misuse(LOCK_NOT_ACQUIRED));
+        assert_eq!(result, Ok((misuse.clone(), misuse, false)));
+    });
+}
+
+#[test]
+fn ex1_a_lock_that_waited_on_one_loop_cannot_wait_on_another() {
+    watchdog_default(|| {
+        let lock = Rc::new(Lock::new());
+        // First loop: a wait binds the lock to it.
+        let l = Rc::clone(&lock);
+        run(async move {
+            l.acquire().await?;
+            let l2 = Rc::clone(&l);
+            let waiter = spawn_named("waiter", async move {
+                l2.acquire().await?;
+                l2.release()
+            });
+            bare_yield().await?;
+            l.release()?;
+            waiter.join().await
+        })
+        .expect("the first loop uses it");
+        // Second loop: taking the free lock needs no wait, but a wait is refused.
+        let l = Rc::clone(&lock);
+        let result = run(async move {
+            l.acquire().await?;
+            let l2 = Rc::clone(&l);
+            let waiter = spawn_named("waiter", async move { l2.acquire().await });
+            let refused = waiter.join().await;
+            l.release()?;
+            Ok(refused)
+        });
+        assert_eq!(result, Ok(Err(Error::Misuse(BOUND_TO_ANOTHER_LOOP))));
+    });
+}

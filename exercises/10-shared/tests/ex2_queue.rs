@@ -1,0 +1,358 @@
+//! Exercise 2: the queue's bounded `put`/`get` pair.
+
+mod common;
+
+use std::rc::Rc;
+
+use common::{Log, bare_yield, run};
+use ex10_shared::{Queue, QueueError, TASK_DONE_TOO_OFTEN};
+use oneloop_cancel::{Error, spawn_named};
+use oneloop_testkit::watchdog_default;
+
+#[test]
+fn ex2_put_nowait_on_a_full_queue_and_get_nowait_on_an_empty_one_fail() {
+    watchdog_default(|| {
+        let result = run(async {
+            let queue = Queue::new(1);
+            let empty = queue.get_nowait();
+            queue.put_nowait('a')?;
+            let full = queue.put_nowait('b');
+            let got = queue.get_nowait()?;
+            Ok((empty, full, got, queue.len()))
+        });
+        assert_eq!(
+            result,
+            Ok((Err(QueueError::Empty), Err(QueueError::Full), 'a', 0))
+        );
+    });
+}
+
+#[test]
+fn ex2_a_bounded_put_suspends_until_a_get_makes_room() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            l.say("main-starts");
+            let queue = Rc::new(Queue::new(1));
+            let (q, pl) = (Rc::clone(&queue), l.clone());
+            let producer = spawn_named("producer", async move {
+                for item in 0..3 {
+                    q.put(item).await?;
+                    assert!(q.len() <= 1, "never more than maxsize");
+                    pl.say(format!("put-{item}"));
+                }
+                Ok(())
+            });
+            let (q, cl) = (Rc::clone(&queue), l.clone());
+            let consumer = spawn_named("consumer", async move {
+                for _ in 0..3 {
+                    let item = q.get().await?;
+                    cl.say(format!("got-{item}"));
+                }
+                Ok(())
+            });
+            producer.join().await?;
+            consumer.join().await
+        })
+        .expect("main ends well");
+        // CPython 3.11's turns for the same program (tests/asyncio/queue_maxsize_one.py),
+        // counted from main's first turn, turn 1.
+        let start = log.turn_of("main-starts");
+        let seen: Vec<(u64, String)> = log.lines()[1..]
+            .iter()
+            .map(|(turn, what)| (turn - start + 1, what.clone()))
+            .collect();
+        let expected: Vec<(u64, String)> = [
+            (2, "put-0"),
+            (2, "got-0"),
+            (3, "put-1"),
+            (4, "got-1"),
+            (5, "put-2"),
+            (6, "got-2"),
+        ]
+        .into_iter()
+        .map(|(turn, what)| (turn, what.to_owned()))
+        .collect();
+        assert_eq!(seen, expected);
+    });
+}
+
+#[test]
+fn ex2_a_get_on_an_empty_queue_resumes_in_the_turn_after_the_put() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(0));
+            let (q, gl) = (Rc::clone(&queue), l.clone());
+            let getter = spawn_named("getter", async move {
+                let item = q.get().await?;
+                gl.say(format!("got-{item}"));
+                Ok(())
+            });
+            bare_yield().await?;
+            l.say("put");
+            queue.put_nowait("x")?;
+            getter.join().await
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.turn_of("got-x"),
+            log.turn_of("put") + 1,
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
+fn ex2_getters_are_served_first_in_first_out() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(0));
+            let getters: Vec<_> = ["a", "b", "c"]
+                .into_iter()
+                .map(|name| {
+                    let (q, gl) = (Rc::clone(&queue), l.clone());
+                    spawn_named(name, async move {
+                        let item = q.get().await?;
+                        gl.say(format!("{name}-{item}"));
+                        Ok(())
+                    })
+                })
+                .collect();
+            bare_yield().await?;
+            for item in 1..=3 {
+                queue.put_nowait(item)?;
+            }
+            for getter in &getters {
+                getter.join().await?;
+            }
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(log.texts(), ["a-1", "b-2", "c-3"]);
+    });
+}
+
+#[test]
+fn ex2_a_woken_putter_that_finds_the_queue_full_again_waits_again() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(1));
+            queue.put_nowait(0)?;
+            let (q, pl) = (Rc::clone(&queue), l.clone());
+            let putter = spawn_named("putter", async move {
+                q.put(2).await?;
+                pl.say(format!("put-2-len-{}", q.len()));
+                Ok(())
+            });
+            bare_yield().await?;
+            // The get wakes the putter; a newcomer fills the slot before it runs.
+            assert_eq!(queue.get_nowait()?, 0);
+            queue.put_nowait(1)?;
+            bare_yield().await?;
+            l.say(format!("len-{}", queue.len()));
+            assert_eq!(queue.get_nowait()?, 1);
+            putter.join().await?;
+            assert_eq!(queue.get_nowait()?, 2);
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(log.texts(), ["len-1", "put-2-len-1"], "{:?}", log.lines());
+    });
+}
+
+#[test]
+fn ex2_a_getter_cancelled_after_its_wake_passes_the_item_on() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(0));
+            let getter = |name: &'static str| {
+                let (q, gl) = (Rc::clone(&queue), l.clone());
+                spawn_named(name, async move {
+                    let item = q.get().await?;
+                    gl.say(format!("{name}-got-{item}"));
+                    Ok(())
+                })
+            };
+            let (a, b) = (getter("a"), getter("b"));
+            bare_yield().await?;
+            queue.put_nowait("x")?;
+            // a was woken for "x"; cancelled before it runs, it must wake b.
+            a.cancel(None);
+            b.join().await?;
+            let a_result = a.join().await;
+            l.say(format!("a-{a_result:?}-len-{}", queue.len()));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            ["b-got-x", "a-Err(Cancelled(None))-len-0"],
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
+fn ex2_a_putter_cancelled_after_its_wake_passes_the_room_on() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(1));
+            queue.put_nowait("first")?;
+            let putter = |name: &'static str| {
+                let (q, pl) = (Rc::clone(&queue), l.clone());
+                spawn_named(name, async move {
+                    q.put(name).await?;
+                    pl.say(format!("{name}-put"));
+                    Ok(())
+                })
+            };
+            let (a, b) = (putter("a"), putter("b"));
+            bare_yield().await?;
+            assert_eq!(queue.get_nowait()?, "first");
+            a.cancel(None);
+            b.join().await?;
+            assert!(a.join().await.is_err(), "a ends cancelled");
+            l.say(format!("holds-{}", queue.get_nowait()?));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(log.texts(), ["b-put", "holds-b"], "{:?}", log.lines());
+    });
+}
+
+#[test]
+fn ex2_a_getter_cancelled_while_waiting_takes_nothing() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(0));
+            let (q, gl) = (Rc::clone(&queue), l.clone());
+            let a = spawn_named("a", async move {
+                let item: &str = q.get().await?;
+                gl.say(format!("a-got-{item}"));
+                Ok(())
+            });
+            bare_yield().await?;
+            a.cancel(None);
+            bare_yield().await?;
+            queue.put_nowait("x")?;
+            assert!(a.join().await.is_err(), "a ends cancelled");
+            l.say(format!("left-{}", queue.get_nowait()?));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(log.texts(), ["left-x"], "{:?}", log.lines());
+    });
+}
+
+#[test]
+fn ex2_join_returns_once_every_item_is_marked_done() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        let result = run(async move {
+            let queue = Rc::new(Queue::new(0));
+            queue.put_nowait("x")?;
+            queue.put_nowait("y")?;
+            let (q, wl) = (Rc::clone(&queue), l.clone());
+            let worker = spawn_named("worker", async move {
+                for _ in 0..2 {
+                    let item = q.get().await?;
+                    bare_yield().await?;
+                    wl.say(format!("done-{item}"));
+                    q.task_done()?;
+                }
+                Ok(())
+            });
+            queue.join().await?;
+            l.say("joined");
+            let too_often = queue.task_done();
+            worker.join().await?;
+            Ok(too_often)
+        });
+        assert_eq!(result, Ok(Err(Error::Misuse(TASK_DONE_TOO_OFTEN))));
+        assert_eq!(log.texts(), ["done-x", "done-y", "joined"]);
+        assert_eq!(log.turn_of("joined"), log.turn_of("done-y") + 1);
+    });
+}
+
+#[test]
+fn ex2_lifo_and_priority_queues_give_their_own_order() {
+    watchdog_default(|| {
+        let result = run(async {
+            let lifo = Queue::lifo(0);
+            let priority = Queue::priority(0);
+            for item in [3, 1, 2] {
+                lifo.put(item).await?;
+                priority.put(item).await?;
+            }
+            let mut out = Vec::new();
+            for _ in 0..3 {
+                out.push((lifo.get().await?, priority.get().await?));
+            }
+            Ok(out)
+        });
+        assert_eq!(result, Ok(vec![(2, 1), (1, 2), (3, 3)]));
+    });
+}
+
+#[test]
+fn ex2_after_shutdown_put_fails_and_get_drains_then_fails() {
+    watchdog_default(|| {
+        let result = run(async {
+            let queue = Rc::new(Queue::new(0));
+            let q = Rc::clone(&queue);
+            let waiting = spawn_named("waiting", async move { Ok(q.get().await) });
+            bare_yield().await?;
+            queue.put_nowait(1)?;
+            queue.put_nowait(2)?;
+            queue.shutdown(false);
+            let put = queue.put(3).await;
+            let first = waiting.join().await?;
+            let second = queue.get().await;
+            let third = queue.get().await;
+            Ok((put, first, second, third))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(QueueError::ShutDown),
+                Ok(1),
+                Ok(2),
+                Err(QueueError::ShutDown)
+            ))
+        );
+    });
+}
+
+#[test]
+fn ex2_an_immediate_shutdown_drops_the_items_and_releases_join() {
+    watchdog_default(|| {
+        let result = run(async {
+            let queue = Rc::new(Queue::new(0));
+            queue.put_nowait('a')?;
+            queue.put_nowait('b')?;
+            let q = Rc::clone(&queue);
+            let joiner = spawn_named("joiner", async move { q.join().await });
+            bare_yield().await?;
+            queue.shutdown(true);
+            joiner.join().await?;
+            Ok((queue.len(), queue.get_nowait()))
+        });
+        assert_eq!(result, Ok((0, Err(QueueError::ShutDown))));
+    });
+}
