@@ -206,6 +206,37 @@ fn ex1_a_waiter_cancelled_while_queued_leaves_and_the_next_gets_the_lock() {
 }
 
 #[test]
+fn ex1_a_newcomer_takes_a_free_lock_whose_only_waiter_is_cancelled() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let a = holder("a", &lock, &l, &holders);
+            bare_yield().await?;
+            a.cancel(None);
+            lock.release()?;
+            // a is still queued, but cancelled: it does not count, as in asyncio.
+            let before = turn();
+            lock.acquire().await?;
+            l.say(format!("main-acquired-after-{}-turns", turn() - before));
+            lock.release()?;
+            assert!(a.join().await.is_err(), "a ends cancelled");
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            ["main-acquired-after-0-turns"],
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
 fn ex1_a_waiter_cancelled_after_its_wake_passes_the_wake_on() {
     watchdog_default(|| {
         let log = Log::new();

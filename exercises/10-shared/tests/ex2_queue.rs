@@ -321,7 +321,7 @@ fn ex2_after_shutdown_put_fails_and_get_drains_then_fails() {
             queue.put_nowait(1)?;
             queue.put_nowait(2)?;
             queue.shutdown(false);
-            let put = queue.put(3).await;
+            let put = (queue.put(3).await, queue.put_nowait(4));
             let first = waiting.join().await?;
             let second = queue.get().await;
             let third = queue.get().await;
