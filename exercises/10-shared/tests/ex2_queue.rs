@@ -330,7 +330,7 @@ fn ex2_after_shutdown_put_fails_and_get_drains_then_fails() {
         assert_eq!(
             result,
             Ok((
-                Err(QueueError::ShutDown),
+                (Err(QueueError::ShutDown), Err(QueueError::ShutDown)),
                 Ok(1),
                 Ok(2),
                 Err(QueueError::ShutDown)
