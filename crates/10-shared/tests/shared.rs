@@ -1,0 +1,422 @@
+//! The primitives that are not exercises, task-locals across callbacks and threads,
+//! and the lost update. (The lock, the queue's pair and copy-on-spawn are specified by
+//! the exercise tests in `exercises/10-shared/tests`, run here with `--features
+//! solution`.)
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::rc::Rc;
+use std::time::Duration;
+
+use oneloop_cancel::{Error, spawn_named};
+use oneloop_shared::{
+    BOUND_TO_ANOTHER_LOOP, BOUNDED_OVER_RELEASE, Barrier, BoundedSemaphore, CONDITION_NOT_LOCKED,
+    Condition, Context, Event, Semaphore, TaskLocal, call_soon, call_soon_in, lost_update,
+    to_thread,
+};
+use oneloop_testkit::watchdog_default;
+
+fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -> Result<T, Error> {
+    let mut event_loop = oneloop_timers::virtual_time_loop();
+    event_loop
+        .run_until_complete(async move { spawn_named("main", main).join().await })
+        .expect("the loop runs to the end")
+}
+
+fn turn() -> u64 {
+    oneloop_core::with_current(|core| core.turn()).expect("a loop runs")
+}
+
+async fn bare_yield() -> Result<(), Error> {
+    oneloop_cancel::sleep(Duration::ZERO).await
+}
+
+type Log = Rc<RefCell<Vec<(u64, String)>>>;
+
+fn say(log: &Log, what: impl Into<String>) {
+    log.borrow_mut().push((turn(), what.into()));
+}
+
+fn texts(log: &Log) -> Vec<String> {
+    log.borrow().iter().map(|(_, w)| w.clone()).collect()
+}
+
+#[test]
+fn two_workers_without_a_lock_lose_half_their_updates_and_none_with_one() {
+    let unlocked = lost_update(2, 100, false);
+    assert_eq!(
+        (unlocked.expected, unlocked.counted, unlocked.lost()),
+        (200, 100, 100)
+    );
+    let locked = lost_update(2, 100, true);
+    assert_eq!(
+        (locked.expected, locked.counted, locked.lost()),
+        (200, 200, 0)
+    );
+}
+
+#[test]
+fn an_event_set_wakes_every_waiter_and_all_run_in_the_next_turn() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let event = Rc::new(Event::new());
+            let tasks: Vec<_> = ["a", "b", "c"]
+                .into_iter()
+                .map(|name| {
+                    let (event, l) = (Rc::clone(&event), Rc::clone(&l));
+                    spawn_named(name, async move {
+                        event.wait().await?;
+                        say(&l, format!("{name}-woke"));
+                        Ok(())
+                    })
+                })
+                .collect();
+            bare_yield().await?;
+            say(&l, "set");
+            event.set();
+            for task in &tasks {
+                task.join().await?;
+            }
+            let before = turn();
+            event.wait().await?;
+            say(&l, format!("set-event-waited-{}-turns", turn() - before));
+            event.clear();
+            assert!(!event.is_set());
+            Ok(())
+        })
+        .expect("main ends well");
+        let lines = log.borrow().clone();
+        let set = lines[0].0;
+        assert_eq!(
+            lines[1..4].iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+            [set + 1; 3],
+            "all three in one turn: {lines:?}"
+        );
+        assert_eq!(lines[4].1, "set-event-waited-0-turns");
+    });
+}
+
+#[test]
+fn a_condition_notify_wakes_that_many_and_each_takes_the_lock_back() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let cond = Rc::new(Condition::new());
+            let ready = Rc::new(Cell::new(0));
+            let tasks: Vec<_> = ["a", "b", "c"]
+                .into_iter()
+                .map(|name| {
+                    let (cond, l, ready) = (Rc::clone(&cond), Rc::clone(&l), Rc::clone(&ready));
+                    spawn_named(name, async move {
+                        cond.acquire().await?;
+                        cond.wait_for(|| ready.get() > 0).await?;
+                        assert!(cond.lock().locked(), "{name} holds the lock again");
+                        ready.set(ready.get() - 1);
+                        say(&l, format!("{name}-notified"));
+                        cond.release()
+                    })
+                })
+                .collect();
+            bare_yield().await?;
+            assert_eq!(cond.notify(1), Err(Error::Misuse(CONDITION_NOT_LOCKED)));
+            assert_eq!(cond.wait().await, Err(Error::Misuse(CONDITION_NOT_LOCKED)));
+            cond.acquire().await?;
+            ready.set(2);
+            cond.notify(2)?;
+            cond.release()?;
+            for _ in 0..4 {
+                bare_yield().await?;
+            }
+            say(&l, "main-notifies-the-last");
+            cond.acquire().await?;
+            ready.set(1);
+            cond.notify_all()?;
+            cond.release()?;
+            for task in &tasks {
+                task.join().await?;
+            }
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            texts(&log),
+            [
+                "a-notified",
+                "b-notified",
+                "main-notifies-the-last",
+                "c-notified"
+            ]
+        );
+    });
+}
+
+#[test]
+fn a_condition_waiter_cancelled_takes_the_lock_back_before_it_sees_the_cancel() {
+    watchdog_default(|| {
+        let result = run(async {
+            let cond = Rc::new(Condition::new());
+            let c = Rc::clone(&cond);
+            let waiter = spawn_named("waiter", async move {
+                c.acquire().await?;
+                let waited = c.wait().await;
+                let held = c.lock().locked();
+                c.release()?;
+                Ok((waited, held))
+            });
+            bare_yield().await?;
+            waiter.cancel(None);
+            waiter.join().await
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), true)));
+    });
+}
+
+#[test]
+fn a_semaphore_of_two_lets_two_in_at_a_time_first_come_first_served() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let sem = Rc::new(Semaphore::new(2));
+            let inside = Rc::new(Cell::new(0));
+            let tasks: Vec<_> = ["a", "b", "c", "d", "e"]
+                .into_iter()
+                .map(|name| {
+                    let (sem, l, inside) = (Rc::clone(&sem), Rc::clone(&l), Rc::clone(&inside));
+                    spawn_named(name, async move {
+                        sem.acquire().await?;
+                        inside.set(inside.get() + 1);
+                        assert!(inside.get() <= 2, "at most two inside");
+                        say(&l, format!("{name}-in"));
+                        bare_yield().await?;
+                        inside.set(inside.get() - 1);
+                        sem.release();
+                        Ok(())
+                    })
+                })
+                .collect();
+            for task in &tasks {
+                task.join().await?;
+            }
+            assert_eq!(sem.value(), 2);
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(texts(&log), ["a-in", "b-in", "c-in", "d-in", "e-in"]);
+    });
+}
+
+#[test]
+fn a_semaphore_waiter_cancelled_after_its_wake_gives_the_unit_on() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let sem = Rc::new(Semaphore::new(1));
+            sem.acquire().await?;
+            let waiter = |name: &'static str| {
+                let (sem, l) = (Rc::clone(&sem), Rc::clone(&l));
+                spawn_named(name, async move {
+                    sem.acquire().await?;
+                    say(&l, format!("{name}-in"));
+                    sem.release();
+                    Ok(())
+                })
+            };
+            let (a, b) = (waiter("a"), waiter("b"));
+            bare_yield().await?;
+            sem.release();
+            // A newcomer does not barge past the woken waiter.
+            assert!(sem.locked());
+            a.cancel(None);
+            b.join().await?;
+            assert!(a.join().await.is_err(), "a ends cancelled");
+            say(&l, format!("value-{}", sem.value()));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(texts(&log), ["b-in", "value-1"]);
+    });
+}
+
+#[test]
+fn a_bounded_semaphore_released_too_often_is_an_error_and_keeps_its_value() {
+    watchdog_default(|| {
+        let result = run(async {
+            let sem = BoundedSemaphore::new(1);
+            let over = sem.release();
+            sem.acquire().await?;
+            sem.release()?;
+            let again = sem.release();
+            Ok((over, again, sem.value(), sem.locked()))
+        });
+        let misuse = Err(Error::Misuse(BOUNDED_OVER_RELEASE));
+        assert_eq!(result, Ok((misuse.clone(), misuse, 1, false)));
+    });
+}
+
+#[test]
+fn a_barrier_lets_its_parties_go_together_with_their_arrival_index() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let barrier = Rc::new(Barrier::new(3));
+            let tasks: Vec<_> = ["a", "b", "c"]
+                .into_iter()
+                .map(|name| {
+                    let (barrier, l) = (Rc::clone(&barrier), Rc::clone(&l));
+                    spawn_named(name, async move {
+                        let index = barrier.wait().await?;
+                        say(&l, format!("{name}-{index}"));
+                        Ok(())
+                    })
+                })
+                .collect();
+            for task in &tasks {
+                task.join().await?;
+            }
+            let (b, l2) = (Rc::clone(&barrier), Rc::clone(&l));
+            let stuck = spawn_named("stuck", async move {
+                let waited = b.wait().await;
+                say(&l2, format!("stuck-{waited:?}"));
+                Ok(())
+            });
+            bare_yield().await?;
+            barrier.abort();
+            stuck.join().await?;
+            assert!(barrier.broken());
+            Ok(())
+        })
+        .expect("main ends well");
+        let lines = log.borrow().clone();
+        // c arrives last and goes on at once; a and b wake in the next turn.
+        assert_eq!(
+            texts(&log),
+            [
+                "c-2",
+                "a-0",
+                "b-1",
+                "stuck-Err(Failed(\"the barrier is broken\"))"
+            ]
+        );
+        assert_eq!(lines[1].0, lines[0].0 + 1);
+        assert_eq!(lines[2].0, lines[0].0 + 1);
+    });
+}
+
+#[test]
+fn an_event_that_waited_on_one_loop_cannot_wait_on_another_and_that_loop_goes_on() {
+    watchdog_default(|| {
+        let event = Rc::new(Event::new());
+        let e = Rc::clone(&event);
+        run(async move {
+            let e2 = Rc::clone(&e);
+            let waiter = spawn_named("waiter", async move { e2.wait().await });
+            bare_yield().await?;
+            e.set();
+            waiter.join().await
+        })
+        .expect("the first loop uses it");
+        event.clear();
+        let e = Rc::clone(&event);
+        let result = run(async move {
+            let refused = e.wait().await;
+            // The loop goes on after the error.
+            bare_yield().await?;
+            Ok(refused)
+        });
+        assert_eq!(result, Ok(Err(Error::Misuse(BOUND_TO_ANOTHER_LOOP))));
+    });
+}
+
+#[test]
+fn call_soon_runs_in_a_copy_and_call_soon_in_in_the_context_given() {
+    watchdog_default(|| {
+        let var = Rc::new(TaskLocal::with_default("v", 0u32));
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let (v, s) = (Rc::clone(&var), Rc::clone(&seen));
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop
+            .run_until_complete(oneloop_shared::Scoped::new(Context::new(), async move {
+                v.set(1);
+                let (v1, s1) = (Rc::clone(&v), Rc::clone(&s));
+                call_soon("copied", move || {
+                    s1.borrow_mut().push(("copied-sees", v1.get()));
+                    v1.set(10);
+                });
+                v.set(2);
+                let given = Context::new();
+                let (v2, s2) = (Rc::clone(&v), Rc::clone(&s));
+                call_soon_in(&given, "given", move || {
+                    s2.borrow_mut().push(("given-sees", v2.get()));
+                    v2.set(20);
+                });
+                oneloop_core::yield_now().await;
+                s.borrow_mut().push(("main-sees", v.get()));
+                s.borrow_mut().push(("given-holds", given.run(|| v.get())));
+            }))
+            .expect("the loop runs");
+        assert_eq!(
+            *seen.borrow(),
+            [
+                ("copied-sees", Some(1)),
+                ("given-sees", Some(0)),
+                ("main-sees", Some(2)),
+                ("given-holds", Some(20))
+            ]
+        );
+    });
+}
+
+#[test]
+fn to_thread_runs_in_a_copy_of_the_context_and_keeps_its_changes_on_the_worker() {
+    watchdog_default(|| {
+        let var = std::sync::Arc::new(TaskLocal::with_default("user", String::from("nobody")));
+        let result = oneloop_offload::run(async move {
+            let outer = Context::new();
+            let v = std::sync::Arc::clone(&var);
+            oneloop_shared::Scoped::new(outer, async move {
+                v.set("alice".to_owned());
+                let w = std::sync::Arc::clone(&v);
+                let on_worker = to_thread(move || {
+                    let seen = w.get();
+                    w.set("changed-on-worker".to_owned());
+                    (seen, w.get())
+                })
+                .await
+                .expect("no panic");
+                (on_worker, v.get())
+            })
+            .await
+        })
+        .expect("main finishes");
+        assert_eq!(
+            result,
+            (
+                (
+                    Some("alice".to_owned()),
+                    Some("changed-on-worker".to_owned())
+                ),
+                Some("alice".to_owned())
+            )
+        );
+    });
+}
+
+#[test]
+fn a_token_puts_the_old_value_back() {
+    let var = TaskLocal::new("v");
+    Context::new().run(|| {
+        let first = var.set(1);
+        let second = var.set(2);
+        assert_eq!(var.get(), Some(2));
+        var.reset(second);
+        assert_eq!(var.get(), Some(1));
+        var.reset(first);
+        assert_eq!(var.get(), None);
+    });
+}
