@@ -23,6 +23,7 @@ use std::task::Waker;
 
 use oneloop_cancel::{TaskRef, current};
 
+// ANCHOR: waiter
 /// One waiting task's place in a primitive's queue (asyncio's waiter future).
 pub(crate) struct Waiter {
     woken: Cell<bool>,
@@ -30,6 +31,7 @@ pub(crate) struct Waiter {
     /// The task that waits, if it is a task of stage 9, and its request count on entry.
     task: Option<(TaskRef, u32)>,
 }
+// ANCHOR_END: waiter
 
 impl fmt::Debug for Waiter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -58,6 +60,7 @@ impl Waiter {
         self.woken.get()
     }
 
+    // ANCHOR: done
     /// Cancelled: its task got a cancel request after it started waiting, and it was
     /// not woken before that (a woken future can no longer be cancelled).
     pub(crate) fn cancelled(&self) -> bool {
@@ -73,6 +76,7 @@ impl Waiter {
     pub(crate) fn done(&self) -> bool {
         self.woken.get() || self.cancelled()
     }
+    // ANCHOR_END: done
 
     /// Keeps the waker of the latest poll (a task may be polled by another waker).
     pub(crate) fn refresh(&self, waker: &Waker) {
@@ -82,6 +86,7 @@ impl Waiter {
         }
     }
 
+    // ANCHOR: wake
     /// Marks it woken and calls its waker, which queues the task's step for the next
     /// turn (the borrow is released before the wake runs).
     pub(crate) fn wake(&self) {
@@ -91,6 +96,7 @@ impl Waiter {
             waker.wake();
         }
     }
+    // ANCHOR_END: wake
 }
 
 /// The waiters of one primitive, oldest first.

@@ -420,3 +420,42 @@ fn a_token_puts_the_old_value_back() {
         assert_eq!(var.get(), None);
     });
 }
+
+/// Whether `T` is `Send`, read at compile time: the inherent method exists only when
+/// `T: Send` and wins over the trait's; otherwise the trait's answers.
+struct SendProbe<T>(std::marker::PhantomData<T>);
+
+trait NotSendAnswer {
+    fn is_send(&self) -> bool {
+        false
+    }
+}
+
+impl<T> NotSendAnswer for SendProbe<T> {}
+
+impl<T: Send> SendProbe<T> {
+    fn is_send(&self) -> bool {
+        true
+    }
+}
+
+macro_rules! is_send {
+    ($t:ty) => {
+        SendProbe::<$t>(std::marker::PhantomData).is_send()
+    };
+}
+
+#[test]
+fn the_primitives_are_not_send_so_another_thread_cannot_have_one() {
+    // The probe answers true for a type that is Send.
+    assert!(is_send!(u8));
+    assert!(is_send!(std::sync::Mutex<u8>));
+    assert!(!is_send!(oneloop_shared::Lock));
+    assert!(!is_send!(Event));
+    assert!(!is_send!(Condition));
+    assert!(!is_send!(Semaphore));
+    assert!(!is_send!(BoundedSemaphore));
+    assert!(!is_send!(Barrier));
+    assert!(!is_send!(oneloop_shared::Queue<u8>));
+    assert!(!is_send!(Context));
+}

@@ -19,6 +19,11 @@
 //! - **Threads** (stage 7): [`to_thread`] runs a blocking call on a pool and resolves
 //!   on the loop; a [`LoopHandle`] lets any thread hand work back
 //!   (`call_soon_threadsafe`).
+//! - **Shared state** (stage 10): [`Lock`], [`Event`], [`Condition`], [`Semaphore`],
+//!   [`BoundedSemaphore`], [`Barrier`] and [`Queue`] are asyncio's primitives, each a
+//!   queue of wakers woken first in, first out through the ready queue. [`TaskLocal`]
+//!   is a context variable: a task started with [`spawn_with_locals`] runs in a copy
+//!   of its spawner's values, taken at the spawn.
 //! - **Signals** (the signal layer): [`add_signal_handler`] runs a callback on the loop
 //!   when the process receives `SIGINT`, `SIGTERM` and the like. The OS handler only
 //!   writes a byte that wakes the selector; the callback runs as an ordinary handle.
@@ -73,6 +78,10 @@ pub use oneloop_io::{
     open_connection, readable, serve, writable,
 };
 pub use oneloop_offload::{LoopHandle, OffloadLoop, ThreadPool, new_event_loop, run, to_thread};
+pub use oneloop_shared::{
+    Barrier, BoundedSemaphore, Condition, Event, Lock, Queue, QueueError, Semaphore, TaskLocal,
+    spawn as spawn_with_locals,
+};
 pub use oneloop_signals::{
     SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SignalError, SignalHandlers,
     add_signal_handler, remove_signal_handler, signal_name,

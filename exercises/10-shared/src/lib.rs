@@ -4,10 +4,10 @@
 //! The files you edit are:
 //!
 //! - `src/lock_wait.rs` — exercise 1: the lock's first-in first-out hand-off, with no
-//!   barging (chapter 10.2);
+//!   barging (chapter 10.1);
 //! - `src/queue_wait.rs` — exercise 2: the queue's bounded `put`/`get` pair
-//!   (chapter 10.4);
-//! - `src/local_scope.rs` — exercise 3: task-locals copied at the spawn (chapter 10.5).
+//!   (chapter 10.3);
+//! - `src/local_scope.rs` — exercise 3: task-locals copied at the spawn (chapter 10.4).
 //!
 //! Every other module comes from `crates/10-shared/src`, unchanged. Do not edit this
 //! file. Test your work with `cargo course test 10`, or `cargo test -p ex10-shared`.

@@ -36,7 +36,7 @@ where
 {
     todo!(
         "stage 10, exercise 3: spawn a stage 9 task of a Scoped future holding a copy of \
-         the current context — see chapter 10.5"
+         the current context — see chapter 10.4"
     )
 }
 
@@ -48,7 +48,7 @@ impl<F: Future> Future for Scoped<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<F::Output> {
         todo!(
             "stage 10, exercise 3: poll the inner future with this task's context current \
-             — see chapter 10.5"
+             — see chapter 10.4"
         )
     }
 }

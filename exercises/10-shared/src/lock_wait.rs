@@ -29,19 +29,19 @@ impl Lock {
     ) -> Poll<Result<(), Error>> {
         todo!(
             "stage 10, exercise 1: take a free lock nobody live waits for, or queue a \
-             waiter; once woken take it, once cancelled pass the wake on — see chapter 10.2"
+             waiter; once woken take it, once cancelled pass the wake on — see chapter 10.1"
         )
     }
 
     /// Frees the lock and wakes the first waiter. Releasing a free lock is
     /// `Err(Error::Misuse(LOCK_NOT_ACQUIRED))`, and changes nothing.
     pub fn release(&self) -> Result<(), Error> {
-        todo!("stage 10, exercise 1: free the lock and wake the first waiter — see chapter 10.2")
+        todo!("stage 10, exercise 1: free the lock and wake the first waiter — see chapter 10.1")
     }
 
     /// Wakes the oldest waiter, unless it is already woken or cancelled: then it will
     /// run, and either take the lock or pass the wake on itself.
     pub(crate) fn wake_up_first(&self) {
-        todo!("stage 10, exercise 1: wake the oldest waiter if it is not done — see chapter 10.2")
+        todo!("stage 10, exercise 1: wake the oldest waiter if it is not done — see chapter 10.1")
     }
 }

@@ -15,13 +15,13 @@ impl<T> Queue<T> {
     /// when full. Otherwise store it, count it unfinished (clear the `finished` event)
     /// and wake the first getter.
     pub fn put_nowait(&self, item: T) -> Result<(), QueueError> {
-        todo!("stage 10, exercise 2: store the item and wake a getter — see chapter 10.4")
+        todo!("stage 10, exercise 2: store the item and wake a getter — see chapter 10.3")
     }
 
     /// Takes the next item without waiting: `Err(ShutDown)` if shut down and empty,
     /// `Err(Empty)` if empty. Otherwise take it out and wake the first putter.
     pub fn get_nowait(&self) -> Result<T, QueueError> {
-        todo!("stage 10, exercise 2: take an item and wake a putter — see chapter 10.4")
+        todo!("stage 10, exercise 2: take an item and wake a putter — see chapter 10.3")
     }
 
     /// One poll of [`put`](Queue::put); `item` is taken when it goes in, `slot` holds
@@ -40,7 +40,7 @@ impl<T> Queue<T> {
         slot: &mut Option<Rc<Waiter>>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), QueueError>> {
-        todo!("stage 10, exercise 2: wait while full, then put — see chapter 10.4")
+        todo!("stage 10, exercise 2: wait while full, then put — see chapter 10.3")
     }
 
     /// One poll of [`get`](Queue::get), the mirror of [`poll_put`](Queue::poll_put):
@@ -51,6 +51,6 @@ impl<T> Queue<T> {
         slot: &mut Option<Rc<Waiter>>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<T, QueueError>> {
-        todo!("stage 10, exercise 2: wait while empty, then get — see chapter 10.4")
+        todo!("stage 10, exercise 2: wait while empty, then get — see chapter 10.3")
     }
 }
