@@ -75,10 +75,10 @@ impl Lock {
     /// Wakes the oldest waiter, unless it is already woken or cancelled: then it will
     /// run, and either take the lock or pass the wake on itself.
     pub(crate) fn wake_up_first(&self) {
-        if let Some(first) = self.waiters.first() {
-            if !first.done() {
-                first.wake();
-            }
+        if let Some(first) = self.waiters.first()
+            && !first.done()
+        {
+            first.wake();
         }
     }
     // ANCHOR_END: release
