@@ -341,7 +341,8 @@ fn ex3_each_job_answers_the_loop_exactly_once() {
     // Every job hands the loop one callback: its result. A `send` that never marks the
     // answer sent lets the `Deliver`'s drop queue a second one (a `PoolBroken` that
     // `complete` then ignores), so the loop runs two callbacks per job.
-    use oneloop_core::{Handle, Observer, with_current};
+    use oneloop_core::Observer;
+    use oneloop_core::hooks::{Handle, with_current};
     use std::cell::Cell;
 
     /// Counts the callbacks the loop runs (task steps are not callbacks).
