@@ -9,12 +9,13 @@
 //! next turn, and the loop looks at the outside world between every two batches.
 //!
 //! What stays from stage 3: the slab, the step, the wakers and the join handle, unchanged.
-//! This crate brings a new [`Schedule`](oneloop_task::Schedule), the [`LoopScheduler`]: a wake on the loop's own
-//! thread pushes the task's step at the back of the ready queue (asyncio's `call_soon`),
-//! at most once per turn. A wake from another thread cannot touch the loop: it goes to
-//! the layer that took such wakes over, if one did ([`RemoteWake`](hooks::RemoteWake); stage 7's
-//! injection queue is one), and otherwise makes the loop stop with an error that names
-//! stage 7, where such wakes become possible.
+//! This crate brings a new [`Schedule`](oneloop_task::Schedule), the [`LoopScheduler`]:
+//! a wake on the loop's own thread pushes the task's step at the back of the ready
+//! queue (asyncio's `call_soon`), at most once per turn. A wake from another thread
+//! cannot touch the loop: it goes to the layer that took such wakes over, if one did
+//! ([`RemoteWake`](hooks::RemoteWake); stage 7's injection queue is one), and
+//! otherwise makes the loop stop with an error that names stage 7, where such wakes
+//! become possible.
 //!
 //! Where Rust differs from asyncio:
 //!
