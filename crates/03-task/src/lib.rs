@@ -18,7 +18,7 @@
 //!   never runs while the slab is borrowed, so it may spawn and wake freely.
 //! - The task's result goes to a [`JoinHandle`], itself a future. A panic inside the task
 //!   is caught and returned as a [`JoinError`], as a Python task keeps its exception; a
-//!   panic nobody retrieved goes to an exception handler ([`ExceptionSink`](hooks::ExceptionSink)).
+//!   panic nobody retrieved goes to an exception handler ([`ExceptionSink`]).
 //! - Scheduling is a trait, [`Schedule`]. This stage's [`Executor`] pushes ids on a
 //!   FIFO queue and pops them in a loop. Stage 4 reuses the slab, the step, the wakers and
 //!   the join handle unchanged, and brings its own [`Schedule`]: a loop that runs in

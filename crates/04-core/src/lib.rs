@@ -13,13 +13,12 @@
 //! a wake on the loop's own thread pushes the task's step at the back of the ready
 //! queue (asyncio's `call_soon`), at most once per turn. A wake from another thread
 //! cannot touch the loop: it goes to the layer that took such wakes over, if one did
-//! ([`RemoteWake`](hooks::RemoteWake); stage 7's injection queue is one), and
-//! otherwise makes the loop stop with an error that names stage 7, where such wakes
-//! become possible.
+//! ([`RemoteWake`]; stage 7's injection queue is one), and otherwise makes the loop
+//! stop with an error that names stage 7, where such wakes become possible.
 //!
 //! Where Rust differs from asyncio:
 //!
-//! - Handles come in three kinds ([`Callback`](hooks::Callback)) so that a task step and a persistent
+//! - Handles come in three kinds ([`Callback`]) so that a task step and a persistent
 //!   callback allocate nothing per run.
 //! - A finished task's join handle wakes the task awaiting it, whose step runs next turn:
 //!   the same single hop as asyncio, where the finished task queues the awaiter's
