@@ -266,7 +266,7 @@ mod oneloop {
     use oneloop_core::{Driver, EventLoop, Runner, gather, run_with, yield_now};
     use oneloop_future::{OneShot, Wait};
     use oneloop_io::Io;
-    use oneloop_offload::{LoopHandle, Offload, to_thread};
+    use oneloop_offload::{LoopHandle, to_thread};
     use oneloop_timers::{LoopTimers, TimedOut, Timers, real_time_loop, sleep, timeout};
 
     use super::truth::{Recorder, current};
@@ -827,7 +827,6 @@ mod oneloop {
         let mut runner =
             Runner::with_driver(oneloop_offload::new_driver().expect("epoll and eventfd"));
         let core = Rc::clone(runner.event_loop().core());
-        Offload::of(&core).expect("an offload layer").attach(&core);
         rec.attach(&core);
         let rec = Rc::clone(rec);
         let value = runner

@@ -1,5 +1,5 @@
 //! The Node truth suite: every scenario in `tests/node/<name>.js` runs on real Node and
-//! on oneloop's Node-style loop (`oneloop_node::scenarios`), and what they print must
+//! on oneloop's Node-style loop (`oneloop_node::hooks::scenarios`), and what they print must
 //! be the same lines in the same order. Only orders are compared, never times.
 //!
 //! Each oneloop scenario runs twice: on the virtual clock and on the real one. Where
@@ -25,7 +25,8 @@ use std::time::Duration;
 
 use external::Interpreter;
 
-use oneloop_node::{Clock, NodeOrder, RealClock, VirtualClock, run_scenario, scenario, scenarios};
+use oneloop_node::hooks::{NodeOrder, run_scenario, scenario, scenarios};
+use oneloop_node::{Clock, RealClock, VirtualClock};
 use oneloop_testkit::watchdog;
 
 /// How long one Node script may run before it is killed.
@@ -68,7 +69,10 @@ fn run_node(name: &str) -> Result<Vec<String>, String> {
 fn check(name: &str) {
     let node = run_node(name).unwrap_or_else(|problem| panic!("{problem}"));
     let scenario = scenario(name).unwrap_or_else(|| panic!("no oneloop scenario {name}"));
-    fn ours<C: Clock + Default>(name: &str, scenario: oneloop_node::Scenario) -> Vec<String> {
+    fn ours<C: Clock + Default>(
+        name: &str,
+        scenario: oneloop_node::hooks::Scenario,
+    ) -> Vec<String> {
         // The clock is made on the watchdog's thread, where the loop runs.
         watchdog(ONELOOP_LIMIT, move || run_scenario(&scenario, C::default()))
             .unwrap_or_else(|e| panic!("{name} failed on oneloop: {e}"))
@@ -242,7 +246,7 @@ fn every_script_has_a_scenario_and_back() {
     let listed: BTreeSet<String> = LISTED.iter().map(|s| s.to_string()).collect();
     assert_eq!(
         scripts, ours,
-        "tests/node/*.js and oneloop_node::scenarios()"
+        "tests/node/*.js and oneloop_node::hooks::scenarios()"
     );
     assert_eq!(scripts, listed, "tests/node/*.js and LISTED");
     assert!(

@@ -29,7 +29,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use oneloop_core::{spawn, with_current};
+use oneloop_core::hooks::with_current;
+use oneloop_core::spawn;
 use oneloop_io::{
     ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, AsyncRead, ChatRoom, SLOW_MEMBER_DISCONNECTED,
     StreamReader, StreamWriter, TcpListener, TcpStream, WELCOME, echo, echo_connection,

@@ -13,6 +13,7 @@ use std::panic;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use oneloop_core::hooks::PANIC_WITHOUT_MESSAGE;
 use oneloop_offload::{
     DEFAULT_KEEP_ALIVE, Offload, OffloadError, ThreadPool, run, run_in_executor, to_thread,
 };
@@ -56,7 +57,7 @@ fn a_to_thread_job_whose_panic_payload_panics_when_dropped_resolves_and_the_pool
     });
     assert_eq!(
         first,
-        Err(OffloadError::Panicked("a panic with no message".to_owned()))
+        Err(OffloadError::Panicked(PANIC_WITHOUT_MESSAGE.to_owned()))
     );
     assert_eq!(second, Ok(7), "the default pool took the next job");
     assert!(open, "the default pool stays open");

@@ -27,10 +27,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
+use oneloop_core::hooks::{
+    CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, DROP_PANICKED, Handle, OBSERVER_PANICKED, with_current,
+};
 use oneloop_core::{
-    ANOTHER_LOOP_RUNNING, CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, Core, DROP_PANICKED, EventLoop,
-    ExceptionReport, Handle, Label, LoopError, NEVER_RETRIEVED, OBSERVER_PANICKED, Observer,
-    ParkReport, Runner, ThreadParker, run, spawn, with_current, yield_now,
+    ANOTHER_LOOP_RUNNING, Core, EventLoop, ExceptionReport, Label, LoopError, NEVER_RETRIEVED,
+    Observer, ParkReport, Runner, ThreadParker, run, spawn, yield_now,
 };
 use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 use oneloop_timers::{LoopTimers, TimerDriver, Timers, sleep, virtual_time_loop};

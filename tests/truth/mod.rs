@@ -30,7 +30,8 @@ use std::time::Duration;
 
 use crate::external::{self, Interpreter};
 
-use oneloop_core::{Core, EventLoop, Label, Observer, ParkReport, with_current};
+use oneloop_core::hooks::with_current;
+use oneloop_core::{Core, EventLoop, Label, Observer, ParkReport};
 
 /// The longest a scenario script may run before it counts as hung.
 const PYTHON_LIMIT: Duration = Duration::from_secs(10);

@@ -93,7 +93,7 @@ impl ExceptionSink {
         write_to_stderr(&ExceptionReport {
             message: HANDLER_PANICKED.to_owned(),
             label: report.label.clone(),
-            panic: panic_message(&*payload),
+            panic: panic_message(payload),
         });
         write_to_stderr(report);
     }

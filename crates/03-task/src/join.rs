@@ -10,7 +10,6 @@
 //! or the panic's message to the cell. If the task is dropped before it finishes (an
 //! executor shut down with work left), a guard writes [`JoinError::Cancelled`].
 
-use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::error::Error;
 use std::fmt;
@@ -257,14 +256,3 @@ where
     (id, JoinHandle { cell, id })
 }
 // ANCHOR_END: spawn_into
-
-/// The message of a panic payload (`panic!` with a literal or a formatted string).
-pub fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(message) = payload.downcast_ref::<&str>() {
-        (*message).to_owned()
-    } else if let Some(message) = payload.downcast_ref::<String>() {
-        message.clone()
-    } else {
-        "a panic with a payload that is not a string".to_owned()
-    }
-}

@@ -22,7 +22,7 @@ impl<F: Future> Future for Joined<F> {
             Ok(Poll::Pending) => return Poll::Pending,
             Ok(Poll::Ready(output)) => Ok(output),
             Err(payload) => Err(JoinError::Panicked {
-                message: panic_message(&*payload),
+                message: panic_message(payload),
             }),
         };
         this.guard.cell.complete(result);

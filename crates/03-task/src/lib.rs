@@ -42,19 +42,31 @@ mod id;
 mod join;
 mod join_poll;
 mod naive_run;
+mod payload;
 mod slab;
 mod step;
 mod step_outcome;
 mod waker;
 
-pub use exception::{
-    ExceptionHandler, ExceptionReport, ExceptionSink, HANDLER_PANICKED, NEVER_RETRIEVED,
-    default_line, write_to_stderr,
-};
+pub use exception::{ExceptionReport, NEVER_RETRIEVED};
 pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
 pub use id::{Label, TaskId};
-pub use join::{JoinCell, JoinError, JoinHandle, JoinState, Joined, panic_message, spawn_into};
-pub use slab::{BoxedTask, TaskSlot, TaskState, Tasks};
+pub use join::{JoinError, JoinHandle};
+pub use slab::Tasks;
 pub use step::step;
 pub use step_outcome::StepOutcome;
 pub use waker::{Schedule, TaskWaker};
+
+pub(crate) use hooks::*;
+
+/// What this stage lends to the next: the parts of the join protocol, the slab's
+/// slots, the exception sink and the panic text, for a loop that brings its own
+/// [`Schedule`]. A learner of stage 3 needs none of it.
+pub mod hooks {
+    pub use crate::exception::{
+        ExceptionHandler, ExceptionSink, HANDLER_PANICKED, default_line, write_to_stderr,
+    };
+    pub use crate::join::{JoinCell, JoinState, Joined, spawn_into};
+    pub use crate::payload::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
+    pub use crate::slab::{BoxedTask, TaskSlot, TaskState};
+}

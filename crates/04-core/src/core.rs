@@ -15,13 +15,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use oneloop_task::{
-    ExceptionReport, ExceptionSink, JoinHandle, Label, TaskId, Tasks, panic_message, spawn_into,
-    step,
-};
+use oneloop_task::hooks::{ExceptionSink, panic_message, spawn_into};
+use oneloop_task::{ExceptionReport, JoinHandle, Label, TaskId, Tasks, step};
 
 use crate::{
-    Callback, CallbackHandle, CancelFlag, Extensions, Handle, LoopError, LoopId, LoopWaker,
+    Callback, CallbackHandle, CancelFlag, Extensions, Handle, LoopError, LoopId, LoopScheduler,
     Observer, Observers, ParkReport, ReadyQueue,
 };
 
@@ -53,8 +51,8 @@ static NEXT_LOOP_ID: AtomicU64 = AtomicU64::new(1);
 pub struct Core {
     id: LoopId,
     pub(crate) ready: ReadyQueue,
-    pub(crate) tasks: RefCell<Tasks<LoopWaker>>,
-    scheduler: Arc<LoopWaker>,
+    pub(crate) tasks: RefCell<Tasks<LoopScheduler>>,
+    scheduler: Arc<LoopScheduler>,
     sink: Rc<ExceptionSink>,
     stopping: Cell<bool>,
     turn: Cell<u64>,
@@ -79,7 +77,7 @@ impl fmt::Debug for Core {
 impl Core {
     pub(crate) fn new() -> Rc<Self> {
         let id = LoopId(NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed));
-        let scheduler = Arc::new(LoopWaker::new(id));
+        let scheduler = Arc::new(LoopScheduler::new(id));
         Rc::new(Self {
             id,
             ready: ReadyQueue::new(),
@@ -249,7 +247,7 @@ impl Core {
             self.sink.report(&ExceptionReport {
                 message: DROP_PANICKED.to_owned(),
                 label: label.clone(),
-                panic: panic_message(&*payload),
+                panic: panic_message(payload),
             });
         }
     }
@@ -316,7 +314,7 @@ impl Core {
             self.sink.report(&ExceptionReport {
                 message: CALLBACK_PANICKED.to_owned(),
                 label: label.clone(),
-                panic: panic_message(&*payload),
+                panic: panic_message(payload),
             });
         }
         if let Some(started) = started {
@@ -375,7 +373,7 @@ impl Core {
                     self.sink.report(&ExceptionReport {
                         message: CLOSE_HOOK_PANICKED.to_owned(),
                         label,
-                        panic: panic_message(&*payload),
+                        panic: panic_message(payload),
                     });
                 }
             }

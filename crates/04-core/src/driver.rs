@@ -13,17 +13,23 @@
 //! The driver of this stage, [`ThreadParker`], has nothing to wait for: it parks the
 //! thread, which only another thread can unpark.
 //!
+//! A driver is installed once, when the loop is built: [`Driver::install`] receives the
+//! loop's [`Core`], so a layer attaches itself there and then (its shared half in the
+//! extensions, a close hook, an observer) and never has to look for its loop later.
+//!
 //! A driver that sleeps somewhere a thread unpark cannot reach (stage 6 sleeps in
-//! `epoll_wait`) puts an [`Unparker`] in the loop's extensions when it is installed:
-//! a `Send + Sync` way for any thread to end its park early. The loop's wakers use it
-//! (see [`LoopWaker`](crate::LoopWaker)); without one they unpark the loop's thread.
+//! `epoll_wait`) sets an [`Unparker`] on the loop's scheduler when it is installed:
+//! a `Send + Sync` way for any thread to end its park early (see
+//! [`OffThreadHooks`](crate::hooks::OffThreadHooks)); without one the loop's wakers
+//! unpark the loop's thread.
 
 use std::fmt;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-use crate::{Extensions, ReadyQueue};
+use crate::{Core, ReadyQueue};
 
 // ANCHOR: park_report
 /// What one park did, for observers and for the layers wrapping a driver.
@@ -55,9 +61,10 @@ pub struct LayerSnapshot {
 // ANCHOR: driver
 /// The parking half of the loop: sleep at most `timeout`, then queue what is ready.
 pub trait Driver: 'static {
-    /// Called once, when the loop is built: put this layer's shared half in `ext`.
-    fn install(&mut self, ext: &Extensions) {
-        let _ = ext;
+    /// Called once, when the loop is built, before any turn: attach this layer to
+    /// `core` (its shared half in `core.extensions()`, its close hook, its observer).
+    fn install(&mut self, core: &Rc<Core>) {
+        let _ = core;
     }
 
     /// Sleeps at most `timeout` (`None`: until something happens; zero: not at all),
@@ -88,8 +95,8 @@ pub trait Driver: 'static {
 // ANCHOR_END: driver
 
 impl Driver for Box<dyn Driver> {
-    fn install(&mut self, ext: &Extensions) {
-        (**self).install(ext);
+    fn install(&mut self, core: &Rc<Core>) {
+        (**self).install(core);
     }
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
         (**self).park(timeout, ready)
@@ -122,7 +129,7 @@ impl Unpark for Thread {
     }
 }
 
-/// A shareable [`Unpark`]: what a driver puts in the loop's extensions when a thread
+/// A shareable [`Unpark`]: what a driver sets on the loop's scheduler when a thread
 /// unpark cannot end its sleep.
 #[derive(Clone)]
 pub struct Unparker(Arc<dyn Unpark>);

@@ -66,7 +66,7 @@ impl<D: Driver> EventLoop<D> {
     /// A loop parked by `driver`. The driver's `install` runs here, once.
     pub fn with_driver(mut driver: D) -> Self {
         let core = Core::new();
-        driver.install(core.extensions());
+        driver.install(&core);
         register(&core);
         Self { core, driver }
     }

@@ -7,10 +7,10 @@
 //! its first poll through [`with_current`](crate::with_current), by type. There is one
 //! type map per loop, so two loops on one thread each have their own.
 //!
-//! The extensions also keep the loop's close hooks. A layer sees only this map when it
-//! is installed, and a layer that holds user callbacks (the timer heap, the I/O table)
-//! must let go of them when the loop closes: it adds its close hook here, from
-//! [`Driver::install`](crate::Driver::install).
+//! The extensions also keep the loop's close hooks. A layer that holds user callbacks
+//! (the timer heap, the I/O table) must let go of them when the loop closes: it adds
+//! its close hook from [`Driver::install`](crate::Driver::install), with
+//! [`Core::add_close_hook`](crate::Core::add_close_hook) or this map's own method.
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
@@ -56,8 +56,7 @@ impl Extensions {
 
     /// Adds a hook run once when the loop closes, after its leftover tasks and queued
     /// handles are dropped; hooks run in the order they were added. The same list as
-    /// [`Core::add_close_hook`](crate::Core::add_close_hook): a layer calls this one
-    /// from `Driver::install`, before the core exists.
+    /// [`Core::add_close_hook`](crate::Core::add_close_hook).
     pub fn add_close_hook(&self, label: impl Into<Label>, hook: impl FnOnce() + 'static) {
         self.close_hooks
             .borrow_mut()

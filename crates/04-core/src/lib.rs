@@ -9,12 +9,12 @@
 //! next turn, and the loop looks at the outside world between every two batches.
 //!
 //! What stays from stage 3: the slab, the step, the wakers and the join handle, unchanged.
-//! This crate brings a new [`Schedule`](oneloop_task::Schedule): a wake on the loop's own
-//! thread pushes the task's step at the back of the ready queue (asyncio's `call_soon`),
-//! at most once per turn. A wake from another thread cannot touch the loop: it goes to
-//! the layer that took such wakes over, if one did ([`RemoteWake`]; stage 7's
-//! injection queue is one), and otherwise makes the loop stop with an error that names
-//! stage 7, where such wakes become possible.
+//! This crate brings a new [`Schedule`](oneloop_task::Schedule), the [`LoopScheduler`]:
+//! a wake on the loop's own thread pushes the task's step at the back of the ready
+//! queue (asyncio's `call_soon`), at most once per turn. A wake from another thread
+//! cannot touch the loop: it goes to the layer that took such wakes over, if one did
+//! ([`RemoteWake`]; stage 7's injection queue is one), and otherwise makes the loop
+//! stop with an error that names stage 7, where such wakes become possible.
 //!
 //! Where Rust differs from asyncio:
 //!
@@ -34,6 +34,10 @@
 //!   yield, which the task answers by queuing its own next step.
 //! - The loop is generic over a [`Driver`]: the one place it sleeps. Stage 5 wraps the
 //!   driver with timers, stage 6 puts epoll at the bottom; this crate does not change.
+//!
+//! The items at this crate's root are the stage's lesson. What it lends to the later
+//! layers (handles, the ready queue, extensions, the hooks for wakes from other
+//! threads) sits in [`hooks`].
 //!
 //! ```
 //! use std::cell::RefCell;
@@ -68,6 +72,7 @@ mod gather_poll;
 mod handle;
 mod main_task;
 mod observer;
+mod off_thread;
 mod ready;
 mod registry;
 mod runner;
@@ -75,23 +80,38 @@ mod turn;
 mod until_complete;
 mod wake;
 
-pub use crate::core::{
-    CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, Core, DROP_PANICKED, OBSERVER_PANICKED,
-};
-pub use driver::{Driver, LayerSnapshot, ParkReport, ThreadParker, Unpark, Unparker};
+pub use crate::core::Core;
+pub use driver::{Driver, ParkReport, ThreadParker};
 pub use error::{ANOTHER_LOOP_RUNNING, FOREIGN_WAKE, LoopError};
-pub use event_loop::{EventLoop, Snapshot};
-pub use extensions::Extensions;
+pub use event_loop::EventLoop;
 pub use gather::Gather;
 pub use gather_poll::gather;
-pub use handle::{Callback, CallbackHandle, CancelFlag, Handle};
+pub use handle::CallbackHandle;
 pub use main_task::RUN_UNTIL_COMPLETE_CB;
 pub use observer::Observer;
 pub(crate) use observer::Observers;
 pub use oneloop_coroutine::{YieldNow, yield_now};
-pub use oneloop_task::{
-    ExceptionReport, HANDLER_PANICKED, JoinError, JoinHandle, Label, NEVER_RETRIEVED, TaskId,
-};
-pub use ready::ReadyQueue;
-pub use registry::{LoopId, LoopWaker, RemoteWake, spawn, with_current};
+pub use oneloop_task::{ExceptionReport, JoinError, JoinHandle, Label, NEVER_RETRIEVED, TaskId};
+pub use registry::{LoopScheduler, spawn};
 pub use runner::{Runner, run, run_with};
+
+pub(crate) use hooks::*;
+
+/// What this stage lends to the layers above it: the handles and the ready queue a
+/// driver pushes to, the extensions where a layer puts its shared half, the way a
+/// future finds the running loop, the hooks for wakes from other threads, the
+/// snapshots a stepper reads, and the texts of the loop's reports.
+pub mod hooks {
+    pub use crate::core::{
+        CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, DROP_PANICKED, OBSERVER_PANICKED,
+    };
+    pub use crate::driver::{LayerSnapshot, Unpark, Unparker};
+    pub use crate::event_loop::Snapshot;
+    pub use crate::extensions::Extensions;
+    pub use crate::handle::{Callback, CancelFlag, Handle};
+    pub use crate::off_thread::{OffThreadHooks, RemoteWake};
+    pub use crate::ready::ReadyQueue;
+    pub use crate::registry::{LoopId, with_current};
+    pub use oneloop_task::hooks::HANDLER_PANICKED;
+    pub use oneloop_task::hooks::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
+}

@@ -19,7 +19,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_task::{ExceptionReport, ExceptionSink, Label, panic_message};
+use oneloop_task::hooks::{ExceptionSink, panic_message};
+use oneloop_task::{ExceptionReport, Label};
 
 use crate::{Handle, OBSERVER_PANICKED, ParkReport};
 
@@ -103,7 +104,7 @@ impl Observers {
                 sink.report(&ExceptionReport {
                     message: OBSERVER_PANICKED.to_owned(),
                     label: label.clone(),
-                    panic: panic_message(&*payload),
+                    panic: panic_message(payload),
                 });
             }
         }

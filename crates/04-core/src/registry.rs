@@ -2,19 +2,16 @@
 //!
 //! A task's waker must be `Send + Sync`, but the loop is full of `Rc` and `RefCell`.
 //! So a waker holds no reference to the loop at all. It holds the task's id and an
-//! `Arc<LoopWaker>`, which holds the loop's id and its thread. Waking does this:
+//! `Arc<LoopScheduler>`, which holds the loop's id and its thread. Waking does this:
 //!
 //! - **on the loop's thread**: look the loop up by id in this thread's registry of live
 //!   loops (a short list of `Weak<Core>`), and push the task's step onto its ready queue,
 //!   as asyncio's `call_soon` would. Two loops on one thread each find their own.
-//! - **on any other thread**: the loop cannot be touched from here. If a layer has
-//!   taken over such wakes ([`LoopWaker::set_remote`]; stage 7's injection queue), the
-//!   waker hands the task's id to it, and that layer delivers the step on the loop's
-//!   thread. Otherwise the waker sets the loop's `foreign` flag and ends the loop's
-//!   park (through the driver's [`Unparker`] if it installed one, as the epoll driver
-//!   does, else by unparking the thread), so the *loop* stops with
+//! - **on any other thread**: the loop cannot be touched from here. The waker sets the
+//!   loop's `foreign` flag and ends the loop's park, so the *loop* stops with
 //!   [`LoopError::ForeignWake`] instead of sleeping for ever with a wake it never
-//!   received.
+//!   received. (Later layers change this path through a general hook,
+//!   [`OffThreadHooks`](crate::hooks::OffThreadHooks).)
 //!
 //! The registry also holds the one thread-local futures use to find the running loop
 //! (for its extensions, or to spawn): [`with_current`], and the id of the loop that
@@ -25,13 +22,13 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::future::Future;
 use std::rc::{Rc, Weak};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::thread::{self, Thread};
 
 use oneloop_task::{JoinHandle, Schedule, TaskId};
 
-use crate::{Core, LoopError, Unparker};
+use crate::{Core, LoopError, OffThreadHooks, RemoteWake, Unparker};
 
 /// The name of one loop, unique in the process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,29 +72,20 @@ fn find(id: LoopId) -> Option<Rc<Core>> {
         .flatten()
 }
 
-// ANCHOR: remote_wake
-/// A layer that carries wakes from other threads to the loop (stage 7's injection
-/// queue). Installed once with [`LoopWaker::set_remote`].
-pub trait RemoteWake: Send + Sync + 'static {
-    /// A waker of task `id` fired on a thread that is not the loop's: queue the step
-    /// somewhere the loop will find it, and end the loop's park.
-    fn wake_from_thread(&self, id: TaskId);
-}
-// ANCHOR_END: remote_wake
-
-// ANCHOR: loop_waker
-/// The shared half of every waker of one loop: which loop, on which thread.
-pub struct LoopWaker {
+// ANCHOR: loop_scheduler
+/// How the wakers of one loop schedule a task's step: the loop's id and its thread,
+/// shared by every waker of the loop. (It is the loop's [`Schedule`]; the wakers are
+/// stage 3's `TaskWaker`s around it.)
+pub struct LoopScheduler {
     loop_id: LoopId,
     thread: Thread,
+    /// Set by a wake from another thread that nothing could carry.
     foreign: AtomicBool,
-    /// The driver's unparker, looked up once, on the loop's first turn.
-    unparker: OnceLock<Option<Unparker>>,
-    /// The layer that takes wakes from other threads, if one was installed.
-    remote: OnceLock<Arc<dyn RemoteWake>>,
+    /// What later layers add to a wake from another thread (empty at this stage).
+    off_thread: OffThreadHooks,
 }
 
-impl Schedule for LoopWaker {
+impl Schedule for LoopScheduler {
     fn schedule(&self, id: TaskId) {
         // Only the loop's own thread has the loop in its registry (ids are unique in
         // the process), so finding it there answers "which thread?" without asking
@@ -108,47 +96,39 @@ impl Schedule for LoopWaker {
             }
         } else if thread::current().id() == self.thread.id() {
             // The loop's own thread, and the loop is gone: nothing to wake.
-        } else if let Some(remote) = self.remote.get() {
-            // Another thread, and a layer that can carry the wake: hand it over.
-            remote.wake_from_thread(id);
-        } else {
-            // Another thread and no such layer: flag the loop and end its park, so the
-            // loop fails loudly instead of sleeping with a wake it never received.
-            // The flag carries no data, only "this happened", and the store comes before
-            // the unpark. std promises that an unpark happens-before the park it ends
-            // returns; a driver's Unparker (stage 6 writes an eventfd) gets the same
-            // order from the system call in practice. So the loop sees the flag when it
-            // checks after parking. SeqCst is more than that needs and keeps it short.
+        } else if !self.off_thread.carry(id) {
+            // Another thread, and nothing carries the wake to the loop: flag the loop,
+            // then end its park, so the loop fails loudly instead of sleeping with a
+            // wake it never received.
             self.foreign.store(true, Ordering::SeqCst);
-            self.unpark_loop();
+            self.off_thread.unpark(&self.thread);
         }
     }
 }
-// ANCHOR_END: loop_waker
+// ANCHOR_END: loop_scheduler
 
-impl fmt::Debug for LoopWaker {
+impl fmt::Debug for LoopScheduler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LoopWaker")
+        f.debug_struct("LoopScheduler")
             .field("loop_id", &self.loop_id)
             .field("thread", &self.thread.id())
             .field("foreign", &self.foreign.load(Ordering::Relaxed))
-            .field("remote", &self.remote.get().is_some())
+            .field("off_thread", &self.off_thread)
             .finish()
     }
 }
 
-impl LoopWaker {
+impl LoopScheduler {
     pub(crate) fn new(loop_id: LoopId) -> Self {
         Self {
             loop_id,
             thread: thread::current(),
             foreign: AtomicBool::new(false),
-            unparker: OnceLock::new(),
-            remote: OnceLock::new(),
+            off_thread: OffThreadHooks::default(),
         }
     }
 
-    /// The loop this waker wakes.
+    /// The loop this scheduler wakes.
     pub fn loop_id(&self) -> LoopId {
         self.loop_id
     }
@@ -158,44 +138,44 @@ impl LoopWaker {
         &self.thread
     }
 
+    /// The hooks later layers set for wakes from other threads.
+    pub fn off_thread(&self) -> &OffThreadHooks {
+        &self.off_thread
+    }
+
+    /// Ends every later park early through `unparker` (for a driver a thread unpark
+    /// cannot reach; stage 6's epoll driver sets its eventfd here when it is
+    /// installed). Returns `false` (and changes nothing) if one was already set.
+    pub fn set_unparker(&self, unparker: Unparker) -> bool {
+        self.off_thread.set_unparker(unparker)
+    }
+
     /// Hands every later wake from another thread to `remote` instead of failing the
     /// loop. Returns `false` (and changes nothing) if a remote was already installed.
     ///
     /// Install it before any waker of the loop can reach another thread (stage 7 does
-    /// it when the loop is built): a wake that came earlier took the failing path.
+    /// it when its driver is installed): a wake that came earlier took the failing path.
     pub fn set_remote(&self, remote: Arc<dyn RemoteWake>) -> bool {
-        self.remote.set(remote).is_ok()
+        self.off_thread.set_remote(remote)
     }
 
     /// Whether a layer takes wakes from other threads ([`set_remote`](Self::set_remote)).
     pub fn has_remote(&self) -> bool {
-        self.remote.get().is_some()
+        self.off_thread.has_remote()
     }
 
-    /// Ends the loop's park: through the driver's [`Unparker`] if it installed one,
-    /// else by unparking the loop's thread.
+    /// Ends the loop's park: through the driver's unparker if one was set, else by
+    /// unparking the loop's thread.
     pub fn unpark_loop(&self) {
-        match self.unparker.get() {
-            Some(Some(unparker)) => unparker.unpark(),
-            _ => self.thread.unpark(),
-        }
+        self.off_thread.unpark(&self.thread);
     }
 
     /// Reports (once) a wake that came from another thread. Called by the loop on its
-    /// own thread before and after every park; the first call also looks up the
-    /// driver's [`Unparker`] in the loop's extensions (drivers install theirs when
-    /// the loop is built, before any waker exists).
+    /// own thread before and after every park.
     pub(crate) fn take_foreign_wake(&self) -> Result<(), LoopError> {
-        if self.unparker.get().is_none()
-            && let Some(core) = find(self.loop_id)
-        {
-            let unparker = core.extensions().get::<Unparker>().map(|u| (*u).clone());
-            // Only the loop's thread sets it; a second set cannot happen.
-            let _ = self.unparker.set(unparker);
-        }
         // A plain load first: the flag is almost never set, and a load is cheaper
         // than the swap that clears it. A store that happened before this park's end
-        // is seen by either (see `schedule`).
+        // is seen by either (see `OffThreadHooks`).
         if self.foreign.load(Ordering::SeqCst) && self.foreign.swap(false, Ordering::SeqCst) {
             Err(LoopError::ForeignWake)
         } else {
@@ -205,9 +185,9 @@ impl LoopWaker {
 }
 
 impl Core {
-    /// The shared half of this loop's wakers (for a layer that installs a
-    /// [`RemoteWake`]).
-    pub fn loop_waker(&self) -> Arc<LoopWaker> {
+    /// The shared half of this loop's wakers (for a layer that sets one of its
+    /// [`OffThreadHooks`]).
+    pub fn scheduler(&self) -> Arc<LoopScheduler> {
         Arc::clone(self.tasks.borrow().scheduler())
     }
 

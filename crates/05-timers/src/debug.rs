@@ -18,7 +18,8 @@ use std::fmt;
 use std::rc::Weak;
 use std::time::Duration;
 
-use oneloop_core::{Core, ExceptionReport, Handle, Label, Observer};
+use oneloop_core::hooks::Handle;
+use oneloop_core::{Core, ExceptionReport, Label, Observer};
 
 use crate::Timers;
 

@@ -16,10 +16,8 @@ use std::fmt;
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_core::{
-    Driver, EventLoop, Extensions, LayerSnapshot, ParkReport, ReadyQueue, Runner, ThreadParker,
-    with_current,
-};
+use oneloop_core::hooks::{LayerSnapshot, ReadyQueue, with_current};
+use oneloop_core::{Core, Driver, EventLoop, ParkReport, Runner, ThreadParker};
 
 use crate::debug::SlowCallbacks;
 use crate::{Clock, RealClock, Timers, VirtualClock};
@@ -88,16 +86,16 @@ impl<D: Driver> TimerDriver<D> {
 
 // ANCHOR: park
 impl<D: Driver> Driver for TimerDriver<D> {
-    fn install(&mut self, ext: &Extensions) {
-        ext.insert(Rc::clone(&self.timers));
+    fn install(&mut self, core: &Rc<Core>) {
+        core.extensions().insert(Rc::clone(&self.timers));
         // At close, let go of every pending callback (one may hold the loop itself).
         let timers = Rc::downgrade(&self.timers);
-        ext.add_close_hook("timers", move || {
+        core.add_close_hook("timers", move || {
             if let Some(timers) = timers.upgrade() {
                 timers.close();
             }
         });
-        self.inner.install(ext);
+        self.inner.install(core);
     }
 
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {

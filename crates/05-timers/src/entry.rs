@@ -10,7 +10,8 @@ use std::fmt;
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_core::{CancelFlag, Label};
+use oneloop_core::Label;
+use oneloop_core::hooks::CancelFlag;
 
 /// A timer's id: its sequence number, unique in its heap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

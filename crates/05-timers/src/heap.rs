@@ -17,7 +17,8 @@ use std::mem;
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_core::{CancelFlag, Label};
+use oneloop_core::Label;
+use oneloop_core::hooks::CancelFlag;
 
 use crate::{TimerEntry, TimerHandle, TimerId};
 

@@ -12,7 +12,8 @@ use std::fmt;
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_core::{Core, Handle, Label, ReadyQueue, with_current};
+use oneloop_core::hooks::{Handle, ReadyQueue, with_current};
+use oneloop_core::{Core, Label};
 
 use crate::debug::debug_from_env;
 use crate::{Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerHandle, TimerHeap};

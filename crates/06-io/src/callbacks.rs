@@ -5,7 +5,8 @@ use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
 
-use oneloop_core::{CancelFlag, Label};
+use oneloop_core::Label;
+use oneloop_core::hooks::CancelFlag;
 
 use crate::Io;
 use crate::io::discard;

@@ -12,8 +12,9 @@
 //!
 //! A thread unpark cannot end `epoll_wait`, so the driver registers a `mio::Waker`
 //! (an eventfd on Linux, the modern form of asyncio's self-pipe) in its poll, and
-//! installs an [`Unparker`] that writes to it in the loop's extensions. Any thread may
-//! call it; the sleep ends, and the wake's own event is not counted as I/O.
+//! sets an [`Unparker`] that writes to it on the loop's scheduler when it is installed.
+//! Any thread may call it; the sleep ends, and the wake's own event is not counted as
+//! I/O.
 
 use std::fmt;
 use std::io;
@@ -21,9 +22,8 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use mio::{Events, Poll, Token, Waker};
-use oneloop_core::{
-    Driver, Extensions, LayerSnapshot, ParkReport, ReadyQueue, Unpark, Unparker, with_current,
-};
+use oneloop_core::hooks::{LayerSnapshot, ReadyQueue, Unpark, Unparker};
+use oneloop_core::{Core, Driver, ParkReport};
 
 use crate::Io;
 use crate::process_events::process_events;
@@ -73,7 +73,6 @@ pub struct IoDriver {
     events: Events,
     io: Rc<Io>,
     unparker: Unparker,
-    attached: bool,
 }
 // ANCHOR_END: io_driver
 
@@ -94,7 +93,6 @@ impl IoDriver {
             events: Events::with_capacity(EVENTS_CAPACITY),
             io: Rc::new(Io::new(registry)),
             unparker,
-            attached: false,
         })
     }
 
@@ -103,16 +101,17 @@ impl IoDriver {
         &self.io
     }
 
-    /// Ends this driver's `epoll_wait` from any thread (also installed in the loop's
-    /// extensions).
+    /// Ends this driver's `epoll_wait` from any thread (also set on the loop's
+    /// scheduler when the driver is installed).
     pub fn unparker(&self) -> &Unparker {
         &self.unparker
     }
 }
 
 impl Drop for IoDriver {
-    /// A loop that was never run has no close hook on it: the table is emptied here,
-    /// so that callbacks holding the loop cannot keep it alive. (Idempotent.)
+    /// A driver that was never installed in a loop has no close hook on it: the table
+    /// is emptied here, so that callbacks holding the loop cannot keep it alive.
+    /// (Idempotent.)
     fn drop(&mut self) {
         self.io.close();
     }
@@ -120,17 +119,15 @@ impl Drop for IoDriver {
 
 // ANCHOR: driver_impl
 impl Driver for IoDriver {
-    fn install(&mut self, ext: &Extensions) {
-        ext.insert(Rc::clone(&self.io));
-        ext.insert(Rc::new(self.unparker.clone()));
+    fn install(&mut self, core: &Rc<Core>) {
+        core.extensions().insert(Rc::clone(&self.io));
+        // Tie the table to the loop: closing the loop empties it (see `Io::attach`).
+        self.io.attach(core);
+        // A wake from another thread must end `epoll_wait`: write the eventfd.
+        core.scheduler().set_unparker(self.unparker.clone());
     }
 
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
-        if !self.attached {
-            // The loop is current while it parks: tie the table to it, so that closing
-            // the loop empties the table (see `Io::attach`).
-            self.attached = with_current(|core| self.io.attach(core)).is_some();
-        }
         if timeout == Some(Duration::ZERO) && self.io.registrations() == 0 {
             // A poll that may not sleep, with no fd to report: `epoll_wait` could only
             // return the waker's event, which does nothing but end a sleep. Skip it;

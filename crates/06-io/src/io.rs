@@ -50,8 +50,9 @@ use std::task::Waker;
 
 use mio::unix::SourceFd;
 use mio::{Registry, Token};
-use oneloop_core::{CALLBACK_PANICKED, Core, ExceptionReport, Label, with_current};
-use oneloop_task::panic_message;
+use oneloop_core::hooks::{CALLBACK_PANICKED, with_current};
+use oneloop_core::{Core, ExceptionReport, Label};
+use oneloop_task::hooks::panic_message;
 
 use crate::registration::{Direction, Registration, Waiter, Watcher};
 
@@ -99,7 +100,7 @@ impl IoWake {
             let report = ExceptionReport {
                 message: CALLBACK_PANICKED.to_owned(),
                 label: Label::from(format!("waker of fd {fd} ({})", direction.name())),
-                panic: panic_message(&*payload),
+                panic: panic_message(payload),
             };
             // Events are processed inside a turn, with the loop current.
             if with_current(|core| core.report(&report)).is_none() {
@@ -213,12 +214,9 @@ impl Io {
             .ok_or_else(|| io::Error::other(NO_IO_DRIVER))
     }
 
-    /// The `Io` installed in `core`'s extensions, if any. The first lookup also ties
-    /// the table to that loop: closing the loop empties it.
+    /// The `Io` installed in `core`'s extensions, if any.
     pub fn of(core: &Core) -> Option<Rc<Io>> {
-        let io = core.extensions().get::<Io>()?;
-        io.attach(core);
-        Some(io)
+        core.extensions().get::<Io>()
     }
 
     // ANCHOR: attach
@@ -401,9 +399,9 @@ impl Io {
             // reported, and the others are still dropped.
             if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| drop(registration))) {
                 let report = ExceptionReport {
-                    message: oneloop_core::CLOSE_HOOK_PANICKED.to_owned(),
+                    message: oneloop_core::hooks::CLOSE_HOOK_PANICKED.to_owned(),
                     label: Label::Static(CLOSE_LABEL),
-                    panic: panic_message(&*payload),
+                    panic: panic_message(payload),
                 };
                 if with_current(|core| core.report(&report)).is_none() {
                     drop(report);

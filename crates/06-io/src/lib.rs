@@ -80,12 +80,11 @@ mod tcp;
 mod waits;
 
 pub use channel::{Receiver, Sender, channel};
-pub use driver::{EVENTS_CAPACITY, IoDriver};
+pub use driver::IoDriver;
 pub use echo::echo;
 pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
 pub use readiness::{Readiness, readable, writable};
-pub use registration::{Direction, WaiterId};
 pub use serve::{
     ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, ChatRoom, MEMBER_QUEUE_LIMIT,
     SLOW_MEMBER_DISCONNECTED, WELCOME, chat_member, echo_connection, serve, serve_chat, serve_room,
@@ -93,3 +92,12 @@ pub use serve::{
 pub use stream_reader::{AsyncRead, DEFAULT_LIMIT, StreamError, StreamReader};
 pub use stream_writer::{DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER, StreamWriter, open_connection};
 pub use tcp::{TcpListener, TcpStream};
+
+pub(crate) use hooks::*;
+
+/// What this stage lends to the layers above it: the direction and waiter ids of
+/// a registration, and the size of the events buffer.
+pub mod hooks {
+    pub use crate::driver::EVENTS_CAPACITY;
+    pub use crate::registration::{Direction, WaiterId};
+}

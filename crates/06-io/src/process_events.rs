@@ -1,7 +1,7 @@
 //! `_process_events`: the events of one park become handles and wakes, in order.
 
 use mio::Events;
-use oneloop_core::{Handle, ReadyQueue};
+use oneloop_core::hooks::{Handle, ReadyQueue};
 
 use crate::Io;
 use crate::io::Fired;

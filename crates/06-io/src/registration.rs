@@ -14,7 +14,8 @@ use std::rc::Rc;
 use std::task::Waker;
 
 use mio::Interest;
-use oneloop_core::{CancelFlag, Label};
+use oneloop_core::Label;
+use oneloop_core::hooks::CancelFlag;
 
 /// Which way a socket must be ready: for reading or for writing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -22,7 +22,8 @@ use std::net::{Shutdown, SocketAddr};
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_core::{ExceptionReport, Label, spawn, with_current};
+use oneloop_core::hooks::with_current;
+use oneloop_core::{ExceptionReport, Label, spawn};
 use oneloop_timers::sleep;
 
 use crate::{

@@ -17,7 +17,8 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
 use std::os::fd::{AsRawFd, RawFd};
 
-use oneloop_core::{LoopId, with_current, yield_now};
+use oneloop_core::hooks::{LoopId, with_current};
+use oneloop_core::yield_now;
 
 use crate::source::Owned;
 use crate::{Direction, Readiness, writable};

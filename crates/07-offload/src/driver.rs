@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use oneloop_core::{
-    Driver, Extensions, LayerSnapshot, ParkReport, ReadyQueue, Unparker, with_current,
-};
+use oneloop_core::Core;
+use oneloop_core::hooks::{LayerSnapshot, ReadyQueue, Unparker, with_current};
+use oneloop_core::{Driver, ParkReport};
 
 use crate::Offload;
 use crate::inbox::Remote;
@@ -23,7 +23,7 @@ use crate::inbox::Remote;
 /// The offload layer's parking half, over an inner driver `D`.
 pub struct OffloadDriver<D> {
     inner: D,
-    /// Set by `install`, once the inner drivers installed their unparker.
+    /// Set by `install`, once the inner drivers set their unparker.
     offload: Option<Rc<Offload>>,
 }
 // ANCHOR_END: offload_driver
@@ -50,16 +50,20 @@ impl<D: Driver> OffloadDriver<D> {
 
 // ANCHOR: park
 impl<D: Driver> Driver for OffloadDriver<D> {
-    fn install(&mut self, ext: &Extensions) {
-        self.inner.install(ext);
+    fn install(&mut self, core: &Rc<Core>) {
+        self.inner.install(core);
         // The innermost driver says how to end its sleep; a thread that parks in
         // `thread::park` needs no more than an unpark of that thread.
-        let unparker = match ext.get::<Unparker>() {
-            Some(unparker) => (*unparker).clone(),
+        let scheduler = core.scheduler();
+        let unparker = match scheduler.off_thread().unparker() {
+            Some(unparker) => unparker.clone(),
             None => Unparker::new(thread::current()),
         };
         let offload = Rc::new(Offload::new(Arc::new(Remote::new(unparker))));
-        ext.insert(Rc::clone(&offload));
+        core.extensions().insert(Rc::clone(&offload));
+        // Task wakers from other threads now go to the inbox, and closing the loop
+        // shuts the default pool down and closes the inbox.
+        offload.attach(core);
         self.offload = Some(offload);
     }
 
@@ -67,10 +71,6 @@ impl<D: Driver> Driver for OffloadDriver<D> {
         let Some(offload) = self.offload.clone() else {
             return self.inner.park(timeout, ready);
         };
-        // A loop built by hand is tied to this layer on its first turn.
-        if !offload.is_attached() {
-            with_current(|core| offload.attach(core));
-        }
         // Both checks read the count beside the inbox's lock: an empty inbox costs
         // a load, not a lock.
         let timeout = if offload.pending() > 0 {

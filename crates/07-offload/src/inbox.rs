@@ -92,7 +92,8 @@ use loom::sync::{Arc, Mutex, MutexGuard, atomic::AtomicUsize};
 #[cfg(not(loom))]
 use std::sync::{Arc, Mutex, MutexGuard, atomic::AtomicUsize};
 
-use oneloop_core::{CancelFlag, Core, Handle, Label, RemoteWake, TaskId, Unparker};
+use oneloop_core::hooks::{CancelFlag, Handle, RemoteWake, Unparker};
+use oneloop_core::{Core, Label, TaskId};
 
 /// One piece of work handed over by another thread.
 pub(crate) enum Injected {

@@ -25,9 +25,9 @@
 //!
 //! The layer is one more driver, [`OffloadDriver`], outermost in the stack over stage
 //! 5's timers and stage 6's epoll: after each park it moves the inbox onto the ready
-//! queue. The core gained only general hooks for it: a driver may install an
-//! `Unparker` (the epoll driver installs its eventfd), and a layer may take over the
-//! wakes that come from other threads (`RemoteWake`).
+//! queue. The core gained only general hooks for it, both set when a driver is
+//! installed: a driver may set an `Unparker` (the epoll driver sets its eventfd), and
+//! a layer may take over the wakes that come from other threads (`RemoteWake`).
 //!
 //! Where Rust differs from asyncio:
 //!

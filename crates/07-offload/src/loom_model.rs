@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use oneloop_core::Unparker;
+use oneloop_core::hooks::Unparker;
 
 use crate::LoopHandle;
 use crate::inbox::{Injected, Remote};

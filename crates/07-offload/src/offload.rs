@@ -14,7 +14,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use oneloop_core::{Core, ExceptionReport, Label, with_current};
+use oneloop_core::hooks::with_current;
+use oneloop_core::{Core, ExceptionReport, Label};
 
 use crate::inbox::Remote;
 use crate::run_in_executor::submit_to;
@@ -40,7 +41,6 @@ pub struct Offload {
     default_pool: RefCell<Option<ThreadPool>>,
     shutdown_timeout: Cell<Duration>,
     last_shutdown: RefCell<Option<ShutdownReport>>,
-    attached: Cell<bool>,
     closed: Cell<bool>,
 }
 // ANCHOR_END: offload
@@ -52,7 +52,6 @@ impl Offload {
             default_pool: RefCell::new(None),
             shutdown_timeout: Cell::new(DEFAULT_SHUTDOWN_TIMEOUT),
             last_shutdown: RefCell::new(None),
-            attached: Cell::new(false),
             closed: Cell::new(false),
         }
     }
@@ -69,14 +68,12 @@ impl Offload {
         core.extensions().get::<Offload>()
     }
 
-    /// Ties the layer to its loop, once: task wakers from other threads now go to the
-    /// inbox, and closing the loop shuts the default pool down and closes the inbox.
-    pub fn attach(self: &Rc<Self>, core: &Core) {
-        if self.attached.replace(true) {
-            return;
-        }
-        let remote: Arc<dyn oneloop_core::RemoteWake> = self.remote.clone();
-        core.loop_waker().set_remote(remote);
+    /// Ties the layer to its loop, once, when its driver is installed: task wakers
+    /// from other threads now go to the inbox, and closing the loop shuts the default
+    /// pool down and closes the inbox.
+    pub(crate) fn attach(self: &Rc<Self>, core: &Core) {
+        let remote: Arc<dyn oneloop_core::hooks::RemoteWake> = self.remote.clone();
+        core.scheduler().set_remote(remote);
         let this = Rc::clone(self);
         core.add_close_hook(SHUTDOWN_LABEL, move || {
             // Close hooks run with the closing loop current: report to its handler.
@@ -90,11 +87,6 @@ impl Offload {
                 });
             }
         });
-    }
-
-    /// Whether [`attach`](Self::attach) already tied the layer to its loop.
-    pub fn is_attached(&self) -> bool {
-        self.attached.get()
     }
 
     /// A `Send + Sync` handle for other threads.

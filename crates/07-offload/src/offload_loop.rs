@@ -7,7 +7,7 @@ use oneloop_core::{EventLoop, LoopError, Runner};
 use oneloop_io::IoDriver;
 use oneloop_timers::TimerDriver;
 
-use crate::{Offload, OffloadDriver};
+use crate::OffloadDriver;
 
 // ANCHOR: offload_loop
 /// The whole stack so far: offload (this stage) over timers (stage 5) over epoll
@@ -22,29 +22,20 @@ pub fn new_driver() -> io::Result<OffloadDriver<TimerDriver<IoDriver>>> {
 /// A new loop with the whole stack (asyncio's `new_event_loop`), tied to its offload
 /// layer: other threads can wake it, and closing it shuts its default pool down.
 pub fn new_event_loop() -> io::Result<OffloadLoop> {
-    let event_loop = EventLoop::with_driver(new_driver()?);
-    attach(&event_loop);
-    Ok(event_loop)
+    Ok(EventLoop::with_driver(new_driver()?))
 }
 
 /// Runs `future` on a fresh [`OffloadLoop`], then closes it (asyncio's `asyncio.run`):
 /// closing drops leftover tasks and then, from a close hook, shuts the default pool
-/// down, waiting at most [`Offload::shutdown_timeout`] for its jobs.
+/// down, waiting at most [`Offload::shutdown_timeout`](crate::Offload::shutdown_timeout) for its jobs.
 ///
 /// # Panics
 ///
 /// If the kernel refuses an epoll instance or an eventfd.
 pub fn run<F: Future + 'static>(future: F) -> Result<F::Output, LoopError> {
     let mut runner = Runner::with_driver(new_driver().expect("epoll and eventfd are available"));
-    attach(runner.event_loop());
     let output = runner.run(future);
     runner.close();
     output
 }
 // ANCHOR_END: offload_loop
-
-fn attach<D: oneloop_core::Driver>(event_loop: &EventLoop<D>) {
-    if let Some(offload) = Offload::of(event_loop.core()) {
-        offload.attach(event_loop.core());
-    }
-}

@@ -8,52 +8,20 @@
 //! and `_set_state` completes the asyncio future the task awaits. So the task resumes
 //! two hops after the worker finished: the injected callback, then the task's step.
 
-use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::mem;
-use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use crate::OffloadError;
 
+// The runtime's one reading of a panic payload (stage 3's), for the job and the pool.
+pub(crate) use oneloop_core::hooks::{drop_payload, panic_message};
+
 /// What an offloaded function gave: its value, or why there is none.
 pub type Outcome<T> = Result<T, OffloadError>;
-
-// ANCHOR: panic_message
-/// The text of a panic payload (`&str` or `String`; anything else is unnamed). Takes
-/// the payload and drops it with [`drop_payload`]: its drop may panic too.
-pub(crate) fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    let message = if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_owned()
-    } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "a panic with no message".to_owned()
-    };
-    drop_payload(payload);
-    message
-}
-
-/// How many payloads in a row [`drop_payload`] drops before it gives up on the chain.
-const PAYLOAD_DROPS: usize = 8;
-
-/// Drops a panic payload, which is a value of the panicking code's choosing: its `Drop`
-/// is user code and may panic again. That panic is caught here, and its own payload
-/// dropped the same way; a chain longer than [`PAYLOAD_DROPS`] is leaked rather than
-/// followed for ever (leaking is safe; a panic escaping from here is not).
-pub(crate) fn drop_payload(mut payload: Box<dyn Any + Send>) {
-    for _ in 0..PAYLOAD_DROPS {
-        match panic::catch_unwind(AssertUnwindSafe(move || drop(payload))) {
-            Ok(()) => return,
-            Err(next) => payload = next,
-        }
-    }
-    mem::forget(payload);
-}
-// ANCHOR_END: panic_message
 
 // ANCHOR: completion
 /// The states of one offloaded result.

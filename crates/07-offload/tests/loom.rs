@@ -22,7 +22,7 @@ use std::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::{Condvar, Mutex};
 use loom::thread;
-use oneloop_core::{Unpark, Unparker};
+use oneloop_core::hooks::{Unpark, Unparker};
 use oneloop_offload::OffloadError;
 use oneloop_offload::loom_model::Inbox;
 

@@ -1,6 +1,7 @@
 //! Runs every scenario on the virtual clock and on the real clock, and prints what
 //! each printed. (`tests/truth_node.rs` compares them with real Node.)
-use oneloop_node::{RealClock, VirtualClock, run_scenario, scenarios};
+use oneloop_node::hooks::{run_scenario, scenarios};
+use oneloop_node::{RealClock, VirtualClock};
 
 fn main() {
     for scenario in scenarios() {

@@ -85,8 +85,13 @@ pub use predict::{predict_async_quiz, predict_phases_quiz};
 pub use promise::{Await, Promise, Resolver};
 pub use queues::{Job, Queues, next_tick, queue_microtask};
 pub use quiz::{async_quiz, phases_quiz, run_quiz};
-pub use scenario_list::{NodeOrder, Scenario, run_scenario, scenario, scenarios};
 pub use task::{spawn_async, spawn_async_promise};
 pub use timeout::poll_timeout;
 pub use timers::{TimerId, clamp_delay, clear_interval, clear_timeout, set_interval, set_timeout};
 pub use watch::{WatchId, close, once_ready, watch};
+
+/// What this stage lends to the truth suite and the stepper: named scenarios,
+/// each with the order real Node gives.
+pub mod hooks {
+    pub use crate::scenario_list::{NodeOrder, Scenario, run_scenario, scenario, scenarios};
+}

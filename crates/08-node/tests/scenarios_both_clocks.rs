@@ -3,7 +3,8 @@
 //! where it is a race, the virtual clock gives the first listed order and the real clock
 //! one of the listed orders.
 
-use oneloop_node::{Clock, NodeOrder, RealClock, Scenario, VirtualClock, run_scenario, scenarios};
+use oneloop_node::hooks::{NodeOrder, Scenario, run_scenario, scenarios};
+use oneloop_node::{Clock, RealClock, VirtualClock};
 use oneloop_testkit::watchdog_default;
 
 fn on<C: Clock + Default>(scenario: &'static Scenario) -> Vec<String> {

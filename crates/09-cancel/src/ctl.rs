@@ -174,7 +174,7 @@ impl Ctl {
             label: oneloop_core::Label::from(self.name.clone()),
             panic: error.to_string(),
         };
-        oneloop_core::with_current(|core| core.report(&report));
+        oneloop_core::hooks::with_current(|core| core.report(&report));
     }
 
     pub(crate) fn is_aborted(&self) -> bool {

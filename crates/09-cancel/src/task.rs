@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 
-use oneloop_core::with_current;
+use oneloop_core::hooks::with_current;
 use oneloop_offload::LoopHandle;
 
 use crate::ctl::{Ctl, CurrentGuard, current_ctl};

@@ -7,7 +7,8 @@ use std::future::Future;
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use oneloop_core::{CallbackHandle, with_current};
+use oneloop_core::CallbackHandle;
+use oneloop_core::hooks::with_current;
 use oneloop_timers::TimerHandle;
 
 use crate::error::NO_CURRENT_TASK;

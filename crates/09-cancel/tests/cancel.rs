@@ -18,7 +18,7 @@ fn secs(n: u64) -> Duration {
 }
 
 fn turn() -> u64 {
-    oneloop_core::with_current(|core| core.turn()).expect("a loop runs")
+    oneloop_core::hooks::with_current(|core| core.turn()).expect("a loop runs")
 }
 
 fn live_timers() -> usize {

@@ -9,7 +9,8 @@
 use std::net::Shutdown;
 use std::rc::Rc;
 
-use oneloop_core::{ExceptionReport, Label, spawn, with_current};
+use oneloop_core::hooks::with_current;
+use oneloop_core::{ExceptionReport, Label, spawn};
 use oneloop_io::TcpStream;
 use oneloop_timers::timeout;
 

@@ -69,9 +69,9 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub use oneloop_core::hooks::with_current;
 pub use oneloop_core::{
-    Core, ExceptionReport, JoinError, JoinHandle, Label, LoopError, gather, spawn, with_current,
-    yield_now,
+    Core, ExceptionReport, JoinError, JoinHandle, Label, LoopError, gather, spawn, yield_now,
 };
 pub use oneloop_io::{
     Io, Receiver, Sender, StreamError, StreamReader, StreamWriter, TcpListener, TcpStream, channel,

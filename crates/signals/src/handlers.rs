@@ -7,7 +7,8 @@ use std::io::{self, Read};
 use std::os::unix::net::UnixStream;
 use std::rc::{Rc, Weak};
 
-use oneloop_core::{Core, Label, with_current};
+use oneloop_core::hooks::with_current;
+use oneloop_core::{Core, Label};
 use oneloop_io::Io;
 use signal_hook::SigId;
 use signal_hook::consts::FORBIDDEN;

@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_core::{Label, Observer, with_current};
+use oneloop_core::hooks::with_current;
+use oneloop_core::{Label, Observer};
 use oneloop_io::{channel, new_event_loop};
 use oneloop_signals::{
     SIGTERM, SIGUSR1, SignalError, add_signal_handler, remove_signal_handler, signal_name,

@@ -15,7 +15,8 @@ use std::fmt;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use oneloop_core::{Callback, Driver, EventLoop, Handle, Label, Observer, ParkReport};
+use oneloop_core::hooks::{Callback, Handle};
+use oneloop_core::{Driver, EventLoop, Label, Observer, ParkReport};
 use oneloop_timers::Timers;
 
 use crate::{Lane, Span, TimeBase, Trace, Turn};

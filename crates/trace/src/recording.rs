@@ -59,7 +59,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use oneloop_core::Snapshot;
+use oneloop_core::hooks::Snapshot;
 
 use crate::figures::figure_with_options;
 use crate::layout::layout;

@@ -12,7 +12,8 @@ use std::fmt;
 use std::future::Future;
 use std::rc::Rc;
 
-use oneloop_core::{Driver, EventLoop, JoinHandle, LoopError, Snapshot, with_current};
+use oneloop_core::hooks::{Snapshot, with_current};
+use oneloop_core::{Driver, EventLoop, JoinHandle, LoopError};
 
 use crate::Recorder;
 

@@ -1,6 +1,6 @@
 //! The stepper: a scenario one turn at a time, with what the loop holds between turns.
 //!
-//! Before each turn it prints the loop's [`Snapshot`](oneloop_core::Snapshot): the
+//! Before each turn it prints the loop's [`Snapshot`](oneloop_core::hooks::Snapshot): the
 //! labels in the ready queue, and what each driver layer holds (the head of the timer
 //! heap, the selector's registrations). Then it runs the turn and prints what the park
 //! did and what ran, and waits for Enter (or not, with `--all`).

@@ -20,6 +20,8 @@ mod executor;
 mod id;
 #[path = "../../../crates/03-task/src/join.rs"]
 mod join;
+#[path = "../../../crates/03-task/src/payload.rs"]
+mod payload;
 #[path = "../../../crates/03-task/src/slab.rs"]
 mod slab;
 #[path = "../../../crates/03-task/src/waker.rs"]
@@ -46,14 +48,23 @@ mod step;
 #[path = "../../../crates/03-task/src/step.rs"]
 mod step;
 
-pub use exception::{
-    ExceptionHandler, ExceptionReport, ExceptionSink, HANDLER_PANICKED, NEVER_RETRIEVED,
-    default_line, write_to_stderr,
-};
+pub use exception::{ExceptionReport, NEVER_RETRIEVED};
 pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
 pub use id::{Label, TaskId};
-pub use join::{JoinCell, JoinError, JoinHandle, JoinState, Joined, panic_message, spawn_into};
-pub use slab::{BoxedTask, TaskSlot, TaskState, Tasks};
+pub use join::{JoinError, JoinHandle};
+pub use slab::Tasks;
 pub use step::step;
 pub use step_outcome::StepOutcome;
 pub use waker::{Schedule, TaskWaker};
+
+pub(crate) use hooks::*;
+
+/// What this stage lends to the next (as in the reference crate).
+pub mod hooks {
+    pub use crate::exception::{
+        ExceptionHandler, ExceptionSink, HANDLER_PANICKED, default_line, write_to_stderr,
+    };
+    pub use crate::join::{JoinCell, JoinState, Joined, spawn_into};
+    pub use crate::payload::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
+    pub use crate::slab::{BoxedTask, TaskSlot, TaskState};
+}

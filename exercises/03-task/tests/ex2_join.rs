@@ -11,10 +11,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 use common::{Bench, Recorder, yield_once};
-use ex03_task::{
-    ExceptionSink, JoinError, JoinHandle, Label, NEVER_RETRIEVED, StepOutcome, Tasks, spawn_into,
-    step,
-};
+use ex03_task::hooks::{ExceptionSink, spawn_into};
+use ex03_task::{JoinError, JoinHandle, Label, NEVER_RETRIEVED, StepOutcome, Tasks, step};
 use oneloop_testkit::{CountingWaker, watchdog_default};
 
 #[test]

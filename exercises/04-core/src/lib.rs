@@ -33,6 +33,8 @@ mod handle;
 mod main_task;
 #[path = "../../../crates/04-core/src/observer.rs"]
 mod observer;
+#[path = "../../../crates/04-core/src/off_thread.rs"]
+mod off_thread;
 #[path = "../../../crates/04-core/src/ready.rs"]
 mod ready;
 #[path = "../../../crates/04-core/src/registry.rs"]
@@ -66,23 +68,35 @@ mod until_complete;
 #[path = "../../../crates/04-core/src/until_complete.rs"]
 mod until_complete;
 
-pub use crate::core::{
-    CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, Core, DROP_PANICKED, OBSERVER_PANICKED,
-};
-pub use driver::{Driver, LayerSnapshot, ParkReport, ThreadParker, Unpark, Unparker};
+pub use crate::core::Core;
+pub use driver::{Driver, ParkReport, ThreadParker};
 pub use error::{ANOTHER_LOOP_RUNNING, FOREIGN_WAKE, LoopError};
-pub use event_loop::{EventLoop, Snapshot};
-pub use extensions::Extensions;
+pub use event_loop::EventLoop;
 pub use gather::Gather;
 pub use gather_poll::gather;
-pub use handle::{Callback, CallbackHandle, CancelFlag, Handle};
+pub use handle::CallbackHandle;
 pub use main_task::RUN_UNTIL_COMPLETE_CB;
 pub use observer::Observer;
 pub(crate) use observer::Observers;
 pub use oneloop_coroutine::{YieldNow, yield_now};
-pub use oneloop_task::{
-    ExceptionReport, HANDLER_PANICKED, JoinError, JoinHandle, Label, NEVER_RETRIEVED, TaskId,
-};
-pub use ready::ReadyQueue;
-pub use registry::{LoopId, LoopWaker, RemoteWake, spawn, with_current};
+pub use oneloop_task::{ExceptionReport, JoinError, JoinHandle, Label, NEVER_RETRIEVED, TaskId};
+pub use registry::{LoopScheduler, spawn};
 pub use runner::{Runner, run, run_with};
+
+pub(crate) use hooks::*;
+
+/// What this stage lends to the layers above it (as in the reference crate).
+pub mod hooks {
+    pub use crate::core::{
+        CALLBACK_PANICKED, CLOSE_HOOK_PANICKED, DROP_PANICKED, OBSERVER_PANICKED,
+    };
+    pub use crate::driver::{LayerSnapshot, Unpark, Unparker};
+    pub use crate::event_loop::Snapshot;
+    pub use crate::extensions::Extensions;
+    pub use crate::handle::{Callback, CancelFlag, Handle};
+    pub use crate::off_thread::{OffThreadHooks, RemoteWake};
+    pub use crate::ready::ReadyQueue;
+    pub use crate::registry::{LoopId, with_current};
+    pub use oneloop_task::hooks::HANDLER_PANICKED;
+    pub use oneloop_task::hooks::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
+}

@@ -8,7 +8,7 @@ use std::task::Waker;
 use std::thread;
 
 use common::{Gate, Trace, until_done, yield_once};
-use ex04_core::{EventLoop, FOREIGN_WAKE, JoinError, LoopError, LoopWaker};
+use ex04_core::{EventLoop, FOREIGN_WAKE, JoinError, LoopError, LoopScheduler};
 use oneloop_testkit::{DropFlag, PollCounter, watchdog_default};
 
 #[test]
@@ -143,7 +143,7 @@ fn ex1_two_loops_on_one_thread_each_get_their_own_wakes() {
 #[test]
 fn ex1_wakers_are_send_and_sync_while_futures_need_not_be() {
     fn send_sync<T: Send + Sync>() {}
-    send_sync::<LoopWaker>();
+    send_sync::<LoopScheduler>();
     send_sync::<Waker>();
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();

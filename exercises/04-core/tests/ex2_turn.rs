@@ -10,10 +10,8 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use common::{Gate, Oneshot, Spinner, Trace, log, record_reports, until_done, yield_once};
-use ex04_core::{
-    CALLBACK_PANICKED, CancelFlag, Driver, EventLoop, Extensions, Handle, Label, LayerSnapshot,
-    LoopError, ParkReport, ReadyQueue, ThreadParker,
-};
+use ex04_core::hooks::{CALLBACK_PANICKED, CancelFlag, Handle, LayerSnapshot, ReadyQueue};
+use ex04_core::{Core, Driver, EventLoop, Label, LoopError, ParkReport, ThreadParker};
 use oneloop_testkit::watchdog_default;
 
 type SharedCallback = Rc<dyn Fn()>;
@@ -289,9 +287,9 @@ struct Counting<D> {
 }
 
 impl<D: Driver> Driver for Counting<D> {
-    fn install(&mut self, ext: &Extensions) {
-        ext.insert(Rc::clone(&self.parks));
-        self.inner.install(ext);
+    fn install(&mut self, core: &Rc<Core>) {
+        core.extensions().insert(Rc::clone(&self.parks));
+        self.inner.install(core);
     }
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
         self.parks.set(self.parks.get() + 1);
@@ -318,7 +316,7 @@ fn ex2_a_driver_layer_wraps_the_inner_driver_and_shares_through_extensions() {
         let seen_by_future = until_done(&mut event_loop, async {
             yield_once().await;
             // A future finds the layer's shared half through the current loop.
-            ex04_core::with_current(|core| core.extensions().get::<Cell<usize>>())
+            ex04_core::hooks::with_current(|core| core.extensions().get::<Cell<usize>>())
                 .flatten()
                 .map(|parks| parks.get())
         })

@@ -56,17 +56,26 @@ mod sleep_poll;
 mod sleep_poll;
 
 pub use clock::{Clock, RealClock, VirtualClock};
-pub use debug::{DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, SLOW_CALLBACK, slow_callback_message};
+pub use debug::{DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, SLOW_CALLBACK};
 pub use driver::{TimerDriver, TimerLoop, real_time_loop, run, virtual_time_loop};
-pub use entry::{TimerEntry, TimerHandle, TimerId};
+pub use entry::TimerHandle;
 pub use heap::{
     MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
 };
 pub use oneloop_core::LoopError;
 pub use select_timeout::select_timeout;
 pub(crate) use sleep::SleepState;
-pub use sleep::{Sleep, Wakeup, sleep};
+pub use sleep::{Sleep, sleep};
 pub use timeout::{TimedOut, Timeout, timeout};
 pub use timers::{
     LoopTimers, MAXIMUM_SELECT_TIMEOUT, Timers, block_for, call_at, call_later, time,
 };
+
+pub(crate) use hooks::*;
+
+/// What this stage lends to the layers above it (as in the reference crate).
+pub mod hooks {
+    pub use crate::debug::slow_callback_message;
+    pub use crate::entry::{TimerEntry, TimerId};
+    pub use crate::sleep::Wakeup;
+}

@@ -14,9 +14,8 @@ use common::{TurnLog, logged_virtual_loop, ms};
 use ex05_timers::{
     LoopError, LoopTimers, MAXIMUM_SELECT_TIMEOUT, TimerDriver, select_timeout, virtual_time_loop,
 };
-use oneloop_core::{
-    CancelFlag, Driver, EventLoop, Handle, Label, ParkReport, ReadyQueue, ThreadParker,
-};
+use oneloop_core::hooks::{CancelFlag, Handle, ReadyQueue};
+use oneloop_core::{Driver, EventLoop, Label, ParkReport, ThreadParker};
 use oneloop_testkit::watchdog_default;
 
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);

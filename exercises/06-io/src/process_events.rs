@@ -2,7 +2,7 @@
 #![allow(unused_variables, unused_imports)]
 
 use mio::Events;
-use oneloop_core::{Handle, ReadyQueue};
+use oneloop_core::hooks::{Handle, ReadyQueue};
 
 use crate::Io;
 use crate::io::Fired;

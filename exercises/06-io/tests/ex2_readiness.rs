@@ -19,7 +19,8 @@ use common::{Trace, log, pair, run_until, std_pair};
 use ex06_io::{
     Io, NO_IO_DRIVER, TcpListener, TcpStream, new_event_loop, readable, serve, writable,
 };
-use oneloop_core::{CancelFlag, Label, spawn, yield_now};
+use oneloop_core::hooks::CancelFlag;
+use oneloop_core::{Label, spawn, yield_now};
 use oneloop_testkit::{CountingWaker, watchdog_default};
 use oneloop_timers::sleep;
 

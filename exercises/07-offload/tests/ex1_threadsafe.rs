@@ -195,7 +195,6 @@ fn ex1_the_push_lands_before_the_wake() {
             ex07_offload::OffloadDriver::new(common::GateDriver(Arc::clone(&gate))),
         );
         let offload = ex07_offload::Offload::of(event_loop.core()).expect("the offload layer");
-        offload.attach(event_loop.core());
         let handle = offload.handle();
         let helpers = event_loop
             .run_until_complete(async move {

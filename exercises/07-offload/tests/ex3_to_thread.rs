@@ -16,6 +16,7 @@ use ex07_offload::{
     DEFAULT_KEEP_ALIVE, JOBS_LEFT, LOOP_CLOSED, Offload, OffloadError, SHUTDOWN_LABEL, ThreadPool,
     new_event_loop, run, run_in_executor, to_thread,
 };
+use oneloop_core::hooks::PANIC_WITHOUT_MESSAGE;
 use oneloop_core::{ExceptionReport, spawn, yield_now};
 use oneloop_testkit::watchdog;
 use oneloop_timers::sleep;
@@ -329,7 +330,7 @@ fn ex3_a_panic_whose_payload_panics_when_dropped_still_surfaces_at_the_await() {
         .unwrap();
         assert_eq!(
             first,
-            Err(OffloadError::Panicked("a panic with no message".to_owned()))
+            Err(OffloadError::Panicked(PANIC_WITHOUT_MESSAGE.to_owned()))
         );
         assert_eq!(second, Ok(5), "the default pool took the next job");
         assert!(open, "the default pool is still open");
@@ -341,7 +342,8 @@ fn ex3_each_job_answers_the_loop_exactly_once() {
     // Every job hands the loop one callback: its result. A `send` that never marks the
     // answer sent lets the `Deliver`'s drop queue a second one (a `PoolBroken` that
     // `complete` then ignores), so the loop runs two callbacks per job.
-    use oneloop_core::{Handle, Observer, with_current};
+    use oneloop_core::Observer;
+    use oneloop_core::hooks::{Handle, with_current};
     use std::cell::Cell;
 
     /// Counts the callbacks the loop runs (task steps are not callbacks).

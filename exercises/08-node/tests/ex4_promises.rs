@@ -1,8 +1,9 @@
 //! Exercise 4: predict the async quiz; and the promise rules it relies on.
 
+use ex08_node::hooks::{run_scenario, scenario};
 use ex08_node::{
     NodeLoop, Promise, VirtualClock, async_quiz, console_log, next_tick, predict_async_quiz,
-    queue_microtask, run_quiz, run_scenario, scenario, set_timeout, spawn_async,
+    queue_microtask, run_quiz, set_timeout, spawn_async,
 };
 use oneloop_testkit::watchdog_default;
 

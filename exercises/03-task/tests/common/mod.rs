@@ -6,9 +6,8 @@ use std::future::Future;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
-use ex03_task::{
-    ExceptionReport, ExceptionSink, JoinHandle, Schedule, TaskId, Tasks, spawn_into, step,
-};
+use ex03_task::hooks::{ExceptionSink, spawn_into};
+use ex03_task::{ExceptionReport, JoinHandle, Schedule, TaskId, Tasks, step};
 
 /// Returns `Pending` once (waking itself first), then `Ready`: a bare yield, like
 /// asyncio's `sleep(0)`. It is stage 1's `yield_now`, a plain std future.

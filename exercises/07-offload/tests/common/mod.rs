@@ -128,7 +128,7 @@ impl Gate {
 #[derive(Debug)]
 pub struct GateUnpark(pub Arc<Gate>);
 
-impl oneloop_core::Unpark for GateUnpark {
+impl oneloop_core::hooks::Unpark for GateUnpark {
     fn unpark(&self) {
         let gate = &self.0;
         let mut state = gate.lock();
@@ -151,16 +151,17 @@ impl oneloop_core::Unpark for GateUnpark {
 pub struct GateDriver(pub Arc<Gate>);
 
 impl oneloop_core::Driver for GateDriver {
-    fn install(&mut self, ext: &oneloop_core::Extensions) {
-        ext.insert(std::rc::Rc::new(oneloop_core::Unparker::new(GateUnpark(
-            Arc::clone(&self.0),
-        ))));
+    fn install(&mut self, core: &std::rc::Rc<oneloop_core::Core>) {
+        core.scheduler()
+            .set_unparker(oneloop_core::hooks::Unparker::new(GateUnpark(Arc::clone(
+                &self.0,
+            ))));
     }
 
     fn park(
         &mut self,
         timeout: Option<Duration>,
-        _ready: &oneloop_core::ReadyQueue,
+        _ready: &oneloop_core::hooks::ReadyQueue,
     ) -> oneloop_core::ParkReport {
         let gate = &self.0;
         let mut state = gate.lock();

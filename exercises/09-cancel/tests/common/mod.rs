@@ -21,5 +21,5 @@ pub fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -
 
 /// The loop's turn now.
 pub fn turn() -> u64 {
-    oneloop_core::with_current(|core| core.turn()).expect("a loop runs")
+    oneloop_core::hooks::with_current(|core| core.turn()).expect("a loop runs")
 }
