@@ -7,7 +7,7 @@ use oneloop_cancel::{Error, spawn_named};
 use oneloop_shared::Queue;
 
 fn turn() -> u64 {
-    oneloop_core::with_current(|core| core.turn()).expect("a loop runs")
+    oneloop_core::hooks::with_current(|core| core.turn()).expect("a loop runs")
 }
 
 fn main() {

@@ -9,7 +9,7 @@ use oneloop_cancel::{Error, sleep, spawn_named};
 use oneloop_shared::Lock;
 
 fn turn() -> u64 {
-    oneloop_core::with_current(|core| core.turn()).expect("a loop runs")
+    oneloop_core::hooks::with_current(|core| core.turn()).expect("a loop runs")
 }
 
 fn main() {

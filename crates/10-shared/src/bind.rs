@@ -3,7 +3,7 @@
 use std::cell::Cell;
 
 use oneloop_cancel::Error;
-use oneloop_core::{LoopId, with_current};
+use oneloop_core::hooks::{LoopId, with_current};
 
 use crate::error::BOUND_TO_ANOTHER_LOOP;
 

@@ -24,7 +24,7 @@ fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -> Re
 }
 
 fn turn() -> u64 {
-    oneloop_core::with_current(|core| core.turn()).expect("a loop runs")
+    oneloop_core::hooks::with_current(|core| core.turn()).expect("a loop runs")
 }
 
 async fn bare_yield() -> Result<(), Error> {

@@ -30,7 +30,7 @@ pub fn run_scoped<T: 'static>(
 
 /// The loop's turn now.
 pub fn turn() -> u64 {
-    oneloop_core::with_current(|core| core.turn()).expect("a loop runs")
+    oneloop_core::hooks::with_current(|core| core.turn()).expect("a loop runs")
 }
 
 /// `await asyncio.sleep(0)`: one bare yield, a cancellation point.
