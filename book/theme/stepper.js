@@ -236,6 +236,9 @@
     this.panels.step.appendChild(this.phases);
     this.panels.step.appendChild(el("div", { class: "ol-caption", text: "ran, in order:" }));
     this.panels.step.appendChild(this.ran);
+    if (data.cpython) {
+      this.buildCpython();
+    }
     this.panels.step.appendChild(this.held);
 
     this.buildRun();
@@ -388,6 +391,80 @@
     this.moves = el("ul", { class: "ol-moves" });
     this.panels.parts.appendChild(el("div", { class: "ol-caption", text: "what moved in this turn:" }));
     this.panels.parts.appendChild(this.moves);
+  };
+
+  // CPython's column: the same program run on CPython (a truth scenario's script),
+  // its handles for the turn shown, with the differences the truth suite declares marked.
+  Stepper.prototype.buildCpython = function () {
+    var cpython = this.data.cpython;
+    var about = cpython.differences.map(function (difference) {
+      return difference.name + " (" + difference.removes + "): " + difference.about;
+    });
+    this.cpythonList = el("ol", { class: "ol-cpython-turns" });
+    this.panels.step.appendChild(el("div", { class: "ol-cpython" }, [
+      el("div", { class: "ol-caption", text: "CPython " + cpython.python + " ran, in the same turn (" + cpython.script + (cpython.section ? ", section " + cpython.section : "") + "):" }),
+      this.cpythonList,
+      el("p", { class: "ol-caption ol-cpython-note", text: about.length ? "Marked ✗: a difference the truth suite declares. " + about.join(" ") : "The truth suite declares no difference for this program: the same handles, turn for turn." })
+    ]));
+  };
+
+  // CPython's turns shown beside turn `index`: the one matched to it, after any that
+  // match no oneloop turn since the previous match; the last turn also gets those after.
+  Stepper.prototype.cpythonTurns = function (index) {
+    var shown = [];
+    var unmatched = [];
+    this.data.cpython.turns.forEach(function (turn) {
+      if (turn.oneloop_turn === null) {
+        unmatched.push(turn);
+        return;
+      }
+      if (turn.oneloop_turn === index + 1) {
+        shown = unmatched.concat([turn]);
+      }
+      unmatched = [];
+    });
+    return index === this.data.turns.length - 1 ? shown.concat(unmatched) : shown;
+  };
+
+  Stepper.prototype.showCpython = function () {
+    var self = this;
+    this.cpythonList.textContent = "";
+    this.cpythonTurns(this.turn).forEach(function (turn) {
+      var items = turn.handles.map(function (handle) {
+        var lane = self.cpythonLane(handle.name);
+        var chipNode = lane === undefined ? el("span", { class: "ol-chip", text: handle.name }) : chip(self.data, lane, handle.name);
+        return el("li", { class: "ol-cp-handle" + (handle.removed_by ? " ol-cp-removed" : ""), "data-name": handle.name }, [
+          chipNode,
+          handle.removed_by ? el("span", { class: "ol-cp-mark", text: " ✗ " + handle.removed_by }) : null
+        ]);
+      });
+      self.cpythonList.appendChild(el("li", { class: "ol-cp-turn" + (turn.oneloop_turn === null ? " ol-cp-unmatched" : ""), "data-cpython-turn": String(turn.number) }, [
+        el("strong", { text: "CPython turn " + turn.number }),
+        turn.why ? el("span", { class: "ol-cp-why", text: " (" + turn.why + ")" }) : null,
+        el("ul", { class: "ol-list" }, items)
+      ]));
+    });
+  };
+
+  // The lane of a CPython handle: the oneloop lane of the handle run in its place,
+  // matched by position in the same turn.
+  Stepper.prototype.cpythonLane = function (name) {
+    var turn = this.data.turns[this.turn];
+    var matched = this.data.cpython.turns.filter(function (cp) {
+      return cp.oneloop_turn === turn.number;
+    })[0];
+    if (!matched) {
+      return undefined;
+    }
+    var kept = matched.handles.filter(function (handle) {
+      return !handle.removed_by;
+    });
+    for (var i = 0; i < kept.length; i++) {
+      if (kept[i].name === name && turn.handles[i]) {
+        return turn.handles[i].lane;
+      }
+    }
+    return undefined;
   };
 
   Stepper.prototype.key = function (event) {
@@ -695,6 +772,9 @@
     if (this.parts) {
       this.showParts(turn);
     }
+    if (this.cpythonList) {
+      this.showCpython();
+    }
     this.live.textContent = (this.verdict || "") + this.describe(turn);
   };
 
@@ -954,6 +1034,41 @@
         check(busiest === count - 1 || shown(stepper).turn === busiest + 2, name + " handle by handle: after the last handle comes the next turn");
         stepper.subBox.checked = false;
         stepper.subBox.dispatchEvent(new Event("change"));
+      }
+      // CPython's column: every CPython turn shown once, beside the turn that runs the
+      // same handles, and every removed handle marked with a declared difference.
+      if (data.cpython) {
+        var seenTurns = [];
+        var marked = 0;
+        var names = data.cpython.differences.map(function (difference) {
+          return difference.name;
+        });
+        for (var c = 0; c < count; c++) {
+          stepper.go(c, -1);
+          Array.prototype.forEach.call(stepper.cpythonList.querySelectorAll("[data-cpython-turn]"), function (item) {
+            var number = parseInt(item.getAttribute("data-cpython-turn"), 10);
+            seenTurns.push(number);
+            var recorded = data.cpython.turns.filter(function (turn) {
+              return turn.number === number;
+            })[0];
+            var kept = item.querySelectorAll(".ol-cp-handle:not(.ol-cp-removed)").length;
+            if (recorded && recorded.oneloop_turn !== null) {
+              check(recorded.oneloop_turn === c + 1, name + " CPython: its turn " + number + " is shown beside turn " + (c + 1) + ", recorded beside " + recorded.oneloop_turn);
+              check(kept === data.turns[c].handles.length, name + " CPython: turn " + number + " shows " + kept + " handle(s) unmarked beside " + data.turns[c].handles.length);
+            }
+            Array.prototype.forEach.call(item.querySelectorAll(".ol-cp-removed"), function (removed) {
+              marked += 1;
+              var mark = removed.querySelector(".ol-cp-mark");
+              check(mark && names.some(function (difference) {
+                return mark.textContent.indexOf(difference) >= 0;
+              }), name + " CPython: a removed handle in turn " + number + " names no declared difference");
+            });
+          });
+        }
+        check(seenTurns.join(",") === data.cpython.turns.map(function (turn) {
+          return turn.number;
+        }).join(","), name + " CPython: shown turns " + seenTurns.join(",") + ", recorded " + data.cpython.turns.length);
+        lines.push("INFO " + name + " CPython: " + data.cpython.turns.length + " turns shown, " + marked + " handle(s) marked as a declared difference");
       }
       // Predict mode: answer right on even questions and wrong on odd ones (where a
       // wrong choice exists); the score must count exactly that.

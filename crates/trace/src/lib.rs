@@ -45,6 +45,7 @@
 #![forbid(unsafe_code)]
 
 mod chrome;
+pub mod cpython;
 mod figures;
 mod json;
 mod layout;
@@ -54,6 +55,7 @@ mod recorder;
 pub mod recording;
 mod scenario_list;
 pub mod scenarios;
+pub mod scenarios_cancel;
 mod session;
 mod stepper;
 mod svg;
@@ -62,6 +64,7 @@ mod svg_text;
 mod xml;
 
 pub use chrome::{FIRST_TASK_TID, PARKED_TID, TURNS_TID, chrome_json, json_string, micros};
+pub use cpython::{CpythonRun, cpython_turns};
 pub use figures::{Figure, figure, figures, write_figures};
 pub use json::{Json, parse_json};
 pub use layout::WIDTH;
