@@ -12,7 +12,9 @@
 // view; /parts: in what it is made of); `?open=gather_sleeps/turn-6` does the same,
 // `&alone` moves that stepper to the top of the page, and `&predict` opens the
 // question about the next turn. Predict mode asks, before each turn with a choice,
-// which handle will run first, and keeps the score. `?selftest` in the address checks every
+// which handle will run first, and keeps the score. A demo shown twice on one page (the
+// print page holds every chapter) has the ids #gather_sleeps, #gather_sleeps-2, ..., and
+// each copy's link names its own. `?selftest` in the address checks every
 // stepper on the page against its recording and writes the result into the page.
 (function () {
   "use strict";
@@ -154,7 +156,7 @@
     var data = this.data;
     var host = this.host;
     host.textContent = "";
-    host.id = data.name;
+    host.id = host.id || data.name;
     host.setAttribute("tabindex", "0");
     host.setAttribute("role", "group");
     host.setAttribute("aria-label", "stepper: " + data.title);
@@ -679,7 +681,7 @@
     this.host.setAttribute("data-sub", String(this.sub));
     this.position.textContent = group + unit + " " + turn.title + " (" + (this.turn + 1) + " of " + data.turns.length + ")" +
       (data.durations && data.loop !== "node" ? ", clock " + human(turn.start_us) + " → " + human(turn.end_us) : "");
-    this.link.href = "#" + data.name + "/turn-" + (this.turn + 1);
+    this.link.href = "#" + this.host.id + "/turn-" + (this.turn + 1);
     this.scoreText.textContent = this.predict ? "predicted right: " + this.score.right + " of " + this.score.asked : "";
     if (this.predict && !this.scoreText.parentNode) {
       this.controls.appendChild(this.scoreText);
@@ -898,11 +900,14 @@
     // The fragment, or `?open=<demo>/turn-<n>` (the same, for tools that drop fragments).
     var query = /[?&]open=([^&#]*)/.exec(window.location.search);
     var wanted = window.location.hash || (query ? "#" + decodeURIComponent(query[1]) : "");
-    var match = /^#([A-Za-z0-9_]+)\/turn-(\d+)(?:\/(step|run|parts))?$/.exec(wanted);
+    var match = /^#([A-Za-z0-9_-]+)\/turn-(\d+)(?:\/(step|run|parts))?$/.exec(wanted);
     if (!match) {
       return false;
     }
+    // The stepper with that id; a demo's name finds its first copy on the page.
     var found = steppers.filter(function (stepper) {
+      return stepper.host.id === match[1];
+    })[0] || steppers.filter(function (stepper) {
       return stepper.data.name === match[1];
     })[0];
     if (!found) {
@@ -1121,6 +1126,35 @@
       openFromHash();
       check(shown(first).turn === target, first.data.name + ": the link #" + first.data.name + "/turn-" + target + " opens turn " + shown(first).turn);
     }
+    // Every stepper has an id no other element has, even where one demo is shown twice
+    // (the print page holds every chapter), and its own link opens it, not a copy.
+    var copies = 0;
+    steppers.forEach(function (stepper) {
+      var id = stepper.host.id;
+      check(id && document.querySelectorAll('[id="' + id + '"]').length === 1, stepper.data.name + ": the stepper's id '" + id + "' is not unique on the page");
+      var twins = steppers.filter(function (other) {
+        return other.data.name === stepper.data.name;
+      });
+      if (twins.length > 1) {
+        copies += 1;
+      }
+      var turn = Math.min(stepper.data.turns.length, 2);
+      stepper.go(turn - 1, -1);
+      var href = stepper.link.getAttribute("href");
+      twins.forEach(function (other) {
+        other.go(0, -1);
+      });
+      history.replaceState(null, "", href);
+      openFromHash();
+      check(shown(stepper).turn === turn, stepper.data.name + " (#" + id + "): its link " + href + " opens turn " + shown(stepper).turn + " of this stepper, expected " + turn);
+      twins.forEach(function (other) {
+        check(other === stepper || shown(other).turn === 1, stepper.data.name + " (#" + id + "): its link " + href + " also moved the copy #" + other.host.id);
+      });
+    });
+    history.replaceState(null, "", window.location.pathname + window.location.search);
+    if (copies > 0) {
+      lines.push("INFO " + copies + " stepper(s) show a demo shown elsewhere on the page too; each has its own id and link");
+    }
     pulses.forEach(function (pulse) {
       var rows = pulse.querySelectorAll("tr[data-demo]");
       check(rows.length === 2, "responsiveness: " + rows.length + " rows");
@@ -1139,6 +1173,16 @@
     var pulseHosts = Array.prototype.slice.call(document.querySelectorAll(".oneloop-responsiveness[data-demos]"));
     var waiting = hosts.length + pulseHosts.length;
     var testing = /(^\?|&)selftest(&|$)/.test(window.location.search);
+    // Ids in the page's order: a demo's first copy is #<demo>, the next #<demo>-2, and so
+    // on (the print page holds every chapter, so a demo may be on it twice).
+    hosts.forEach(function (host) {
+      var name = host.getAttribute("data-demo");
+      var id = name;
+      for (var n = 2; document.getElementById(id) && document.getElementById(id) !== host; n++) {
+        id = name + "-" + n;
+      }
+      host.id = id;
+    });
     var finished = function () {
       waiting -= 1;
       if (waiting === 0) {
