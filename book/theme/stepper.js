@@ -146,9 +146,23 @@
     // Predict mode: the question asked before a turn is shown, and the score so far.
     this.predict = false;
     this.asking = null;
+    // Node's predict mode: how many lines of the phase shown are revealed (null: all),
+    // and what it asks: in which phase a line is printed, or which line comes next.
+    this.hideFrom = null;
+    this.quiz = host.getAttribute("data-quiz") === "order" ? "order" : "phase";
+    this.allLines = [];
+    data.turns.forEach(function (turn, t) {
+      turn.handles.forEach(function (handle, h) {
+        this.allLines.push({ turn: t, index: h, label: handle.label });
+      }, this);
+    }, this);
     this.score = { right: 0, asked: 0 };
     this.build();
-    this.show();
+    if (host.hasAttribute("data-predict")) {
+      this.setPredict(true);
+    } else {
+      this.show();
+    }
   }
 
   Stepper.prototype.build = function () {
@@ -478,6 +492,15 @@
       // Space on a button or a checkbox presses it, as everywhere else.
       return;
     }
+    if (this.asking !== null && /^[1-9]$/.test(event.key)) {
+      var choice = this.question.querySelectorAll(".ol-choice")[parseInt(event.key, 10) - 1];
+      if (choice) {
+        choice.click();
+      }
+      event.preventDefault();
+      event.stopPropagation();
+      return;
+    }
     var handled = true;
     switch (event.key) {
       case "ArrowRight":
@@ -516,8 +539,7 @@
     this.predict = on;
     this.predictBox.checked = on;
     this.score = { right: 0, asked: 0 };
-    this.closeQuestion();
-    this.show();
+    this.go(this.turn, -1);
   };
 
   // The labels a reader may pick from: what is queued entering the next turn, and
@@ -571,6 +593,89 @@
     return true;
   };
 
+  // The phases a Node line may be printed in, with the names the step view shows.
+  var PHASE_CHOICES = [
+    ["main", "main script"],
+    ["timers", "timers"],
+    ["pending", "pending"],
+    ["idle", "idle, prepare"],
+    ["poll", "poll"],
+    ["check", "check"],
+    ["close", "close"]
+  ];
+
+  // Node: the first line the view does not show yet.
+  Stepper.prototype.nextLine = function () {
+    var self = this;
+    var shown = this.hideFrom === null ? this.data.turns[this.turn].handles.length : this.hideFrom;
+    return this.allLines.filter(function (line) {
+      return line.turn > self.turn || (line.turn === self.turn && line.index >= shown);
+    })[0];
+  };
+
+  // Node: asks where the next line is printed (or which line it is); true if asked.
+  Stepper.prototype.askNode = function () {
+    var self = this;
+    var data = this.data;
+    var line = this.nextLine();
+    if (!line) {
+      return false;
+    }
+    var byPhase = this.quiz === "phase";
+    var answer = byPhase ? data.turns[line.turn].title : line.label;
+    var choices = PHASE_CHOICES;
+    if (!byPhase) {
+      var seen = {};
+      var at = this.allLines.indexOf(line);
+      choices = this.allLines.slice(at, at + 4).map(function (next) {
+        return next.label;
+      }).filter(function (label) {
+        var fresh = !seen[label];
+        seen[label] = true;
+        return fresh;
+      }).sort().map(function (label) {
+        return [label, label];
+      });
+    }
+    this.asking = line.turn;
+    this.askingLine = line;
+    var text = byPhase ? "In which phase is the line \u201c" + line.label + "\u201d printed?" : "Which line is printed next?";
+    this.question.textContent = "";
+    this.question.appendChild(el("p", { text: text + " (keys 1\u2013" + choices.length + ")" }));
+    var buttons = el("div", { class: "ol-choices" });
+    choices.forEach(function (choice, number) {
+      var button = el("button", { type: "button", class: "ol-button ol-choice", "data-label": choice[0], text: number + 1 + " " + choice[1] });
+      button.addEventListener("click", function () {
+        self.answerNode(choice[0], answer, line);
+      });
+      buttons.appendChild(button);
+    });
+    this.question.appendChild(buttons);
+    this.question.hidden = false;
+    this.live.textContent = "Predict: " + text + " Choices: " + choices.map(function (choice) {
+      return choice[1];
+    }).join(", ") + ".";
+    buttons.firstChild.focus();
+    return true;
+  };
+
+  Stepper.prototype.answerNode = function (picked, answer, line) {
+    this.score.asked += 1;
+    var right = picked === answer;
+    if (right) {
+      this.score.right += 1;
+    }
+    this.closeQuestion();
+    var turn = this.data.turns[line.turn];
+    this.verdict = (right ? "Right: " : "Wrong: ") + "\u201c" + line.label + "\u201d is printed " +
+      (this.quiz === "phase" ? "in the " + turn.title + " phase" + (turn.group ? " (" + turn.group + ")" : "") : "next") + ". ";
+    this.go(line.turn, -1);
+    this.hideFrom = line.index + 1;
+    this.show();
+    this.verdict = "";
+    this.host.focus();
+  };
+
   Stepper.prototype.answer = function (picked, answer, index) {
     this.score.asked += 1;
     var right = picked === answer;
@@ -594,7 +699,11 @@
     if (this.asking !== null) {
       return false;
     }
-    if (this.predict && !this.subMode && this.turn < this.data.turns.length - 1 && this.ask(this.turn + 1)) {
+    if (this.predict && this.data.loop === "node" && this.askNode()) {
+      this.stop();
+      return false;
+    }
+    if (this.predict && this.data.loop !== "node" && !this.subMode && this.turn < this.data.turns.length - 1 && this.ask(this.turn + 1)) {
       this.stop();
       return false;
     }
@@ -654,6 +763,8 @@
     var last = this.data.turns.length - 1;
     this.turn = Math.max(0, Math.min(last, turn));
     this.sub = this.subMode ? sub : -1;
+    // Node's predict mode shows a phase's lines as they are predicted.
+    this.hideFrom = this.predict && this.data.loop === "node" ? 0 : null;
     this.show();
   };
 
@@ -691,15 +802,17 @@
     this.phases.textContent = "";
     if (data.loop === "node") {
       var counts = {};
-      turn.handles.forEach(function (handle) {
-        counts[handle.kind] = (counts[handle.kind] || 0) + 1;
+      turn.handles.forEach(function (handle, index) {
+        if (self.hideFrom === null || index < self.hideFrom) {
+          counts[handle.kind] = (counts[handle.kind] || 0) + 1;
+        }
       });
       var kinds = Object.keys(counts).map(function (kind) {
         return counts[kind] + " " + kind + "(s)";
       });
       this.phases.appendChild(el("li", { class: "ol-phase" + (n > 0 ? " ol-on" : "") }, [
         el("strong", { text: "phase " + turn.title + (turn.group ? " (" + turn.group + ")" : "") }),
-        el("span", { text: n === 0 ? "nothing ran" : kinds.join(", ") + " ran, in the order below" })
+        el("span", { text: kinds.length === 0 ? (n === 0 ? "nothing ran" : "nothing shown yet") : kinds.join(", ") + " ran, in the order below" })
       ]));
     } else {
       var slept = data.durations ? ", slept " + human(turn.parked_us) : "";
@@ -727,6 +840,10 @@
       this.ran.appendChild(el("li", { class: "ol-empty", text: "nothing" }));
     }
     turn.handles.forEach(function (handle, index) {
+      if (self.hideFrom !== null && index >= self.hideFrom) {
+        // Not predicted yet: not shown, not even as a gap.
+        return;
+      }
       var lane = data.lanes[handle.lane];
       var whose = handle.task ? handle.kind + " step, " + handle.task : lane.name === "callbacks" ? handle.kind : lane.name;
       var length = handle.end_us - handle.start_us;
@@ -834,7 +951,10 @@
     });
     var head = (turn.group ? turn.group + ", " : "") + this.unit + " " + turn.title + " of " + data.turns.length + ": ";
     if (data.loop === "node") {
-      return head + (names.length ? "ran " + names.join(", ") + "." : "nothing ran.");
+      if (this.hideFrom !== null) {
+        names = names.slice(0, this.hideFrom);
+      }
+      return head + (names.length ? "ran " + names.join(", ") + "." : "nothing shown.");
     }
     var park = "parked with timeout " + timeoutText(turn) + (data.durations ? " for " + human(turn.parked_us) : "");
     var text = head + park + ", moved " + turn.timers_moved + " timer(s), then ran " + names.length + " handle(s)" +
@@ -960,11 +1080,13 @@
         live: stepper.live.textContent
       };
     };
-    var matches = function (stepper, index, where) {
+    // `revealed`: in Node's predict mode, how many of the phase's lines are shown; the
+    // others must not show at all.
+    var matches = function (stepper, index, where, revealed) {
       var data = stepper.data;
       var turn = data.turns[index];
       var now = shown(stepper);
-      var want = turn.handles.map(function (handle) {
+      var want = turn.handles.slice(0, revealed === undefined ? turn.handles.length : revealed).map(function (handle) {
         return handle.label;
       });
       var ok = check(now.turn === index + 1, where + ": shows turn " + now.turn + ", expected " + (index + 1));
@@ -985,6 +1107,10 @@
       var name = data.name;
       var count = data.turns.length;
       var before = failures;
+      // A quiz (data-predict) opens in predict mode; the walk below steps without it.
+      check(stepper.predict === stepper.host.hasAttribute("data-predict"), name + ": predict mode on opening is " + stepper.predict);
+      stepper.predictBox.checked = false;
+      stepper.predictBox.dispatchEvent(new Event("change"));
       check(stepper.host.getAttribute("data-turns") === String(count), name + ": turn count");
       check(stepper.columns.length === count, name + ": the recorded run has " + stepper.columns.length + " columns for " + count + " turns");
       press(stepper, "Home");
@@ -1082,13 +1208,27 @@
       press(stepper, "Home");
       var asked = 0;
       var right = 0;
-      for (var q = 0; q < 2 * count + 2 && shown(stepper).turn < count; q++) {
+      // Node: one question per line printed, in order: its phase, or the line itself.
+      var printed = [];
+      data.turns.forEach(function (turn, t) {
+        turn.handles.forEach(function (handle, h) {
+          printed.push({ turn: t, index: h, label: handle.label });
+        });
+      });
+      var byPhase = stepper.host.getAttribute("data-quiz") !== "order";
+      var node = data.loop === "node";
+      for (var q = 0; q < printed.length + 2 * count + 2; q++) {
+        var from = shown(stepper).turn;
         press(stepper, "ArrowRight");
         if (stepper.question.hidden) {
+          if (from === count) {
+            break;
+          }
           continue;
         }
-        var index = shown(stepper).turn;
-        var answer = data.turns[index].handles[0].label;
+        var line = node ? printed[asked] : null;
+        var index = node ? line.turn : shown(stepper).turn;
+        var answer = node ? (byPhase ? data.turns[line.turn].title : line.label) : data.turns[index].handles[0].label;
         var choices = Array.prototype.slice.call(stepper.question.querySelectorAll(".ol-choice"));
         var wrong = choices.filter(function (choice) {
           return choice.getAttribute("data-label") !== answer;
@@ -1101,8 +1241,18 @@
         }
         right += pick.getAttribute("data-label") === answer ? 1 : 0;
         asked += 1;
-        pick.click();
-        matches(stepper, index, name + " predict: after answering for turn " + (index + 1));
+        // Answered with the keyboard: the choice's number.
+        var number = choices.indexOf(pick) + 1;
+        if (number <= 9) {
+          press(stepper, String(number));
+        } else {
+          pick.click();
+        }
+        check(stepper.question.hidden, name + " predict: key " + number + " answers the question");
+        matches(stepper, index, name + " predict: after answering for " + stepper.unit + " " + (index + 1), node ? line.index + 1 : undefined);
+      }
+      if (node) {
+        check(asked === printed.length, name + " predict: " + asked + " questions for " + printed.length + " lines printed");
       }
       check(stepper.scoreText.textContent === "predicted right: " + right + " of " + asked, name + " predict: the score says '" + stepper.scoreText.textContent + "', expected " + right + " of " + asked);
       if (asked > 0) {

@@ -141,6 +141,24 @@ const SCENARIOS: &[Scenario] = &[
         kind: Kind::Node(node::node_iteration),
         names: &[],
     },
+    Scenario {
+        name: "phases_quiz",
+        title: "chapter 8's first quiz: every phase but the timers",
+        about: "stage 8, virtual clock: each line placed in the phase that printed it; order only",
+        reproducible: true,
+        durations: false,
+        kind: Kind::Node(node::phases_quiz),
+        names: &[],
+    },
+    Scenario {
+        name: "async_quiz",
+        title: "chapter 8's second quiz: promises and async functions",
+        about: "stage 8, virtual clock: each line placed in the phase that printed it; order only",
+        reproducible: true,
+        durations: false,
+        kind: Kind::Node(node::async_quiz),
+        names: &[],
+    },
     // Stage 9: cancellation, on oneloop-cancel.
     Scenario {
         name: "taskgroup_one_fails",
