@@ -402,7 +402,8 @@
       self.parts[part[0]] = node;
       box.appendChild(node);
     });
-    this.panels.parts.appendChild(el("p", { class: "ol-caption", text: "what moves where: a due timer's handle and a readiness event go into the ready queue; a waker pushes a task's step there; the run phase takes the handles queued when it began." }));
+    this.panels.parts.appendChild(el("p", { class: "ol-caption", text: "what moves where: a due timer's handle, a readiness event and what another thread sends through the thread-safe inbox go into the ready queue; a waker pushes a task's step there; the run phase takes the handles queued when it began. The arrows of the turn shown are lit." }));
+    this.panels.parts.appendChild(this.buildArrows(layers));
     this.panels.parts.appendChild(box);
     this.moves = el("ul", { class: "ol-moves" });
     this.panels.parts.appendChild(el("div", { class: "ol-caption", text: "what moved in this turn:" }));
@@ -481,6 +482,109 @@
       }
     }
     return undefined;
+  };
+
+  // The handles that reached the ready queue during the park from each source, counted
+  // from the recording: due timers, readiness events, and (the rest of what arrived)
+  // the thread-safe inbox, drained while the loop was parked.
+  function arrivals(turn) {
+    var arrived = Math.max(0, turn.handles.length - turn.before.ready.length);
+    return {
+      timers: turn.timers_moved,
+      io: turn.io_events,
+      inbox: Math.max(0, arrived - turn.timers_moved - turn.io_events)
+    };
+  }
+
+  // The arrows of "what it is made of", lit by the turn shown: what moved where.
+  var ARROWS = [
+    ["io", "readiness event", [95, 48], [170, 120]],
+    ["timers", "due timer's handle", [320, 48], [265, 120]],
+    ["inbox", "call_soon_threadsafe", [545, 48], [300, 120]],
+    ["run", "ntodo handles", [310, 132], [440, 132]],
+    ["wake", "waker's push, call_soon", [440, 148], [310, 148]],
+    ["poll", "poll the future", [525, 156], [525, 204]]
+  ];
+  var BOXES = [
+    ["io", "selector (mio Poll)", 10, 12, 170],
+    ["timers", "timer heap", 235, 12, 170],
+    ["offload", "thread-safe inbox", 460, 12, 170],
+    ["ready", "ready queue", 110, 120, 200],
+    ["run", "run phase", 440, 120, 170],
+    ["tasks", "task slab", 440, 204, 170]
+  ];
+
+  Stepper.prototype.buildArrows = function (layers) {
+    var ns = "http://www.w3.org/2000/svg";
+    var svgEl = function (tag, attrs, text) {
+      var node = document.createElementNS(ns, tag);
+      Object.keys(attrs).forEach(function (key) {
+        node.setAttribute(key, attrs[key]);
+      });
+      if (text) {
+        node.textContent = text;
+      }
+      return node;
+    };
+    var svg = svgEl("svg", { class: "ol-arrows", viewBox: "0 0 640 252", role: "img", "aria-label": "the loop's parts and what moves between them" });
+    this.arrows = {};
+    var self = this;
+    BOXES.forEach(function (box) {
+      // A part this run has no layer for is drawn faint.
+      var absent = (box[0] === "io" || box[0] === "offload") && !layers[box[0]];
+      var group = svgEl("g", { class: "ol-arrow-box" + (absent ? " ol-absent" : ""), "data-part": box[0] });
+      group.appendChild(svgEl("rect", { x: box[2], y: box[3], width: box[4], height: 36, rx: 4 }));
+      group.appendChild(svgEl("text", { x: box[2] + box[4] / 2, y: box[3] + 23, "text-anchor": "middle" }, box[1]));
+      svg.appendChild(group);
+    });
+    ARROWS.forEach(function (arrow) {
+      var from = arrow[2];
+      var to = arrow[3];
+      var dx = to[0] - from[0];
+      var dy = to[1] - from[1];
+      var length = Math.sqrt(dx * dx + dy * dy);
+      var ux = dx / length;
+      var uy = dy / length;
+      var head = [
+        to,
+        [to[0] - 9 * ux + 4.5 * uy, to[1] - 9 * uy - 4.5 * ux],
+        [to[0] - 9 * ux - 4.5 * uy, to[1] - 9 * uy + 4.5 * ux]
+      ].map(function (point) {
+        return point[0].toFixed(1) + "," + point[1].toFixed(1);
+      }).join(" ");
+      var group = svgEl("g", { class: "ol-arrow", "data-arrow": arrow[0] });
+      group.appendChild(svgEl("line", { x1: from[0], y1: from[1], x2: to[0] - 8 * ux, y2: to[1] - 8 * uy }));
+      group.appendChild(svgEl("polygon", { points: head }));
+      var above = arrow[0] === "run" ? -6 : arrow[0] === "wake" ? 14 : 0;
+      var side = arrow[0] === "poll" ? 6 : 0;
+      group.appendChild(svgEl("text", {
+        x: (from[0] + to[0]) / 2 + side,
+        y: (from[1] + to[1]) / 2 + above,
+        "text-anchor": arrow[0] === "poll" ? "start" : "middle"
+      }, arrow[1]));
+      svg.appendChild(group);
+      self.arrows[arrow[0]] = group;
+    });
+    return el("div", { class: "ol-arrows-box" }, [svg]);
+  };
+
+  Stepper.prototype.showArrows = function (turn) {
+    var came = arrivals(turn);
+    var tasks = turn.handles.filter(function (handle) {
+      return handle.task;
+    }).length;
+    var on = {
+      io: came.io > 0,
+      timers: came.timers > 0,
+      inbox: came.inbox > 0,
+      run: turn.handles.length > 0,
+      wake: turn.after.ready.length > 0,
+      poll: tasks > 0
+    };
+    var arrows = this.arrows;
+    Object.keys(arrows).forEach(function (name) {
+      arrows[name].classList.toggle("ol-on", on[name]);
+    });
   };
 
   Stepper.prototype.key = function (event) {
@@ -922,6 +1026,10 @@
     light("tasks", tasks > 0, tasks + " task step(s) run");
     // The arrows of the turn, in the order they happen, counted from the recording.
     var moves = [];
+    var came = arrivals(turn);
+    if (came.inbox > 0) {
+      moves.push("thread-safe inbox → ready queue: " + came.inbox + " handle(s) sent from another thread, drained during the park");
+    }
     if (turn.io_events > 0) {
       moves.push("selector → ready queue: " + turn.io_events + " readiness event(s)");
     }
@@ -938,6 +1046,7 @@
       moves.push("run → ready queue: " + turn.after.ready.length + " handle(s) queued for the next turn (wakes and call_soon)");
     }
     var self = this;
+    this.showArrows(turn);
     this.moves.textContent = "";
     (moves.length ? moves : ["nothing moved"]).forEach(function (move) {
       self.moves.appendChild(el("li", { text: move }));
@@ -1080,6 +1189,8 @@
         live: stepper.live.textContent
       };
     };
+    // Per stepper: how often each drawn arrow was lit while its turns were checked.
+    var litArrows = {};
     // `revealed`: in Node's predict mode, how many of the phase's lines are shown; the
     // others must not show at all.
     var matches = function (stepper, index, where, revealed) {
@@ -1099,6 +1210,25 @@
         var moved = stepper.moves.textContent;
         ok = check((moved.indexOf("timer heap → ready queue: " + turn.timers_moved + " ") >= 0) === turn.timers_moved > 0, where + ": the parts view says '" + moved + "' for " + turn.timers_moved + " timer(s) moved") && ok;
         ok = check((moved.indexOf("selector → ready queue: " + turn.io_events + " ") >= 0) === turn.io_events > 0, where + ": the parts view says '" + moved + "' for " + turn.io_events + " I/O event(s)") && ok;
+        // The drawn arrows: lit exactly where the recording says something moved.
+        var arrived = Math.max(0, turn.handles.length - turn.before.ready.length);
+        var expected = {
+          io: turn.io_events > 0,
+          timers: turn.timers_moved > 0,
+          inbox: arrived - turn.timers_moved - turn.io_events > 0,
+          run: turn.handles.length > 0,
+          wake: turn.after.ready.length > 0,
+          poll: turn.handles.some(function (handle) {
+            return handle.task !== null;
+          })
+        };
+        Object.keys(expected).forEach(function (arrow) {
+          var lit = stepper.arrows[arrow].classList.contains("ol-on");
+          ok = check(lit === expected[arrow], where + ": the arrow '" + arrow + "' is " + (lit ? "lit" : "dark")) && ok;
+          if (lit) {
+            litArrows[arrow] = (litArrows[arrow] || 0) + 1;
+          }
+        });
       }
       return ok;
     };
@@ -1107,6 +1237,7 @@
       var name = data.name;
       var count = data.turns.length;
       var before = failures;
+      litArrows = {};
       // A quiz (data-predict) opens in predict mode; the walk below steps without it.
       check(stepper.predict === stepper.host.hasAttribute("data-predict"), name + ": predict mode on opening is " + stepper.predict);
       stepper.predictBox.checked = false;
@@ -1266,6 +1397,11 @@
       press(stepper, " ");
       check(stepper.timer === null, name + ": space pauses");
       press(stepper, "Home");
+      if (stepper.arrows) {
+        lines.push("INFO " + name + " arrows lit (turns, both ways): " + Object.keys(litArrows).sort().map(function (arrow) {
+          return arrow + " " + litArrows[arrow];
+        }).join(", "));
+      }
       lines.push((failures === before ? "PASS " : "FAIL ") + name + ": " + count + " turns stepped forward and back");
     });
     // A link to a turn opens the stepper there.
