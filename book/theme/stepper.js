@@ -12,7 +12,12 @@
 // view; /parts: in what it is made of); `?open=gather_sleeps/turn-6` does the same,
 // `&alone` moves that stepper to the top of the page, and `&predict` opens the
 // question about the next turn. Predict mode asks, before each turn with a choice,
-// which handle will run first, and keeps the score. A demo shown twice on one page (the
+// which handle will run first, and keeps the score; for a Node recording it asks, line
+// by line, in which phase the line is printed (data-quiz="order": which line comes
+// next), answered with the number keys. data-predict on the element opens a stepper in
+// predict mode (chapter 8's quizzes). Where the recording holds CPython's run of the
+// same program, the step view shows CPython's handles for the same turn, with the
+// differences the truth suite declares marked. A demo shown twice on one page (the
 // print page holds every chapter) has the ids #gather_sleeps, #gather_sleeps-2, ..., and
 // each copy's link names its own. `?selftest` in the address checks every
 // stepper on the page against its recording and writes the result into the page.

@@ -15,7 +15,9 @@
 //! turn at a time, showing the ready queue, the timer heap and the selector's
 //! registrations between turns. [`record`] drives a scenario the same way and keeps
 //! those snapshots with the trace: a [`Recording`], the data of the book's browser
-//! stepper (its JSON schema is documented in [`recording`]).
+//! stepper (its JSON schema is documented in [`recording`]). Where a scenario is also a
+//! truth scenario, [`cpython`] runs the same program on CPython 3.11 and keeps its turns
+//! beside oneloop's, matched turn by turn.
 //!
 //! asyncio has pieces of this: debug mode's slow-callback warnings, `repr` of handles,
 //! and third-party tracers. Here it is one hook, and recording costs nothing when it is
