@@ -1607,3 +1607,28 @@ fn the_later_stages_differences_rewrite_cpython_traces_as_documented() {
         assert_eq!(truth::verdict(&sleep, &timed, &slept), Ok(()));
     });
 }
+
+/// The book's stepper shows CPython's turns beside a scenario that is also a truth
+/// scenario, and marks the differences declared here: it must declare the same ones,
+/// and name oneloop's handles as this suite does.
+#[test]
+fn the_steppers_cpython_column_declares_what_the_suite_declares() {
+    assert_eq!(
+        oneloop_trace::cpython::CPYTHON_NAMES,
+        truth::CPYTHON_NAMES,
+        "the stepper names oneloop's handles as the suite does"
+    );
+    for pair in oneloop_trace::cpython::pairs() {
+        let scenario = SCENARIOS
+            .iter()
+            .find(|scenario| scenario.name == pair.script)
+            .unwrap_or_else(|| panic!("the stepper pairs `{}` with no truth scenario", pair.demo));
+        let declared: BTreeSet<&str> = scenario.differences.iter().map(|d| d.name()).collect();
+        let marked: BTreeSet<&str> = pair.differs.iter().map(|d| d.name).collect();
+        assert_eq!(
+            marked, declared,
+            "the stepper's column for `{}` marks other differences than `{}` declares",
+            pair.demo, pair.script
+        );
+    }
+}

@@ -12,7 +12,14 @@
 // view; /parts: in what it is made of); `?open=gather_sleeps/turn-6` does the same,
 // `&alone` moves that stepper to the top of the page, and `&predict` opens the
 // question about the next turn. Predict mode asks, before each turn with a choice,
-// which handle will run first, and keeps the score. `?selftest` in the address checks every
+// which handle will run first, and keeps the score; for a Node recording it asks, line
+// by line, in which phase the line is printed (data-quiz="order": which line comes
+// next), answered with the number keys. data-predict on the element opens a stepper in
+// predict mode (chapter 8's quizzes). Where the recording holds CPython's run of the
+// same program, the step view shows CPython's handles for the same turn, with the
+// differences the truth suite declares marked. A demo shown twice on one page (the
+// print page holds every chapter) has the ids #gather_sleeps, #gather_sleeps-2, ..., and
+// each copy's link names its own. `?selftest` in the address checks every
 // stepper on the page against its recording and writes the result into the page.
 (function () {
   "use strict";
@@ -144,9 +151,23 @@
     // Predict mode: the question asked before a turn is shown, and the score so far.
     this.predict = false;
     this.asking = null;
+    // Node's predict mode: how many lines of the phase shown are revealed (null: all),
+    // and what it asks: in which phase a line is printed, or which line comes next.
+    this.hideFrom = null;
+    this.quiz = host.getAttribute("data-quiz") === "order" ? "order" : "phase";
+    this.allLines = [];
+    data.turns.forEach(function (turn, t) {
+      turn.handles.forEach(function (handle, h) {
+        this.allLines.push({ turn: t, index: h, label: handle.label });
+      }, this);
+    }, this);
     this.score = { right: 0, asked: 0 };
     this.build();
-    this.show();
+    if (host.hasAttribute("data-predict")) {
+      this.setPredict(true);
+    } else {
+      this.show();
+    }
   }
 
   Stepper.prototype.build = function () {
@@ -154,7 +175,7 @@
     var data = this.data;
     var host = this.host;
     host.textContent = "";
-    host.id = data.name;
+    host.id = host.id || data.name;
     host.setAttribute("tabindex", "0");
     host.setAttribute("role", "group");
     host.setAttribute("aria-label", "stepper: " + data.title);
@@ -236,6 +257,9 @@
     this.panels.step.appendChild(this.phases);
     this.panels.step.appendChild(el("div", { class: "ol-caption", text: "ran, in order:" }));
     this.panels.step.appendChild(this.ran);
+    if (data.cpython) {
+      this.buildCpython();
+    }
     this.panels.step.appendChild(this.held);
 
     this.buildRun();
@@ -383,11 +407,189 @@
       self.parts[part[0]] = node;
       box.appendChild(node);
     });
-    this.panels.parts.appendChild(el("p", { class: "ol-caption", text: "what moves where: a due timer's handle and a readiness event go into the ready queue; a waker pushes a task's step there; the run phase takes the handles queued when it began." }));
+    this.panels.parts.appendChild(el("p", { class: "ol-caption", text: "what moves where: a due timer's handle, a readiness event and what another thread sends through the thread-safe inbox go into the ready queue; a waker pushes a task's step there; the run phase takes the handles queued when it began. The arrows of the turn shown are lit." }));
+    this.panels.parts.appendChild(this.buildArrows(layers));
     this.panels.parts.appendChild(box);
     this.moves = el("ul", { class: "ol-moves" });
     this.panels.parts.appendChild(el("div", { class: "ol-caption", text: "what moved in this turn:" }));
     this.panels.parts.appendChild(this.moves);
+  };
+
+  // CPython's column: the same program run on CPython (a truth scenario's script),
+  // its handles for the turn shown, with the differences the truth suite declares marked.
+  Stepper.prototype.buildCpython = function () {
+    var cpython = this.data.cpython;
+    var about = cpython.differences.map(function (difference) {
+      return difference.name + " (" + difference.removes + "): " + difference.about;
+    });
+    this.cpythonList = el("ol", { class: "ol-cpython-turns" });
+    this.panels.step.appendChild(el("div", { class: "ol-cpython" }, [
+      el("div", { class: "ol-caption", text: "CPython " + cpython.python + " ran, in the same turn (" + cpython.script + (cpython.section ? ", section " + cpython.section : "") + "):" }),
+      this.cpythonList,
+      el("p", { class: "ol-caption ol-cpython-note", text: about.length ? "Marked ✗: a difference the truth suite declares. " + about.join(" ") : "The truth suite declares no difference for this program: the same handles, turn for turn." })
+    ]));
+  };
+
+  // CPython's turns shown beside turn `index`: the one matched to it, after any that
+  // match no oneloop turn since the previous match; the last turn also gets those after.
+  Stepper.prototype.cpythonTurns = function (index) {
+    var shown = [];
+    var unmatched = [];
+    this.data.cpython.turns.forEach(function (turn) {
+      if (turn.oneloop_turn === null) {
+        unmatched.push(turn);
+        return;
+      }
+      if (turn.oneloop_turn === index + 1) {
+        shown = unmatched.concat([turn]);
+      }
+      unmatched = [];
+    });
+    return index === this.data.turns.length - 1 ? shown.concat(unmatched) : shown;
+  };
+
+  Stepper.prototype.showCpython = function () {
+    var self = this;
+    this.cpythonList.textContent = "";
+    this.cpythonTurns(this.turn).forEach(function (turn) {
+      var items = turn.handles.map(function (handle) {
+        var lane = self.cpythonLane(handle.name);
+        var chipNode = lane === undefined ? el("span", { class: "ol-chip", text: handle.name }) : chip(self.data, lane, handle.name);
+        return el("li", { class: "ol-cp-handle" + (handle.removed_by ? " ol-cp-removed" : ""), "data-name": handle.name }, [
+          chipNode,
+          handle.removed_by ? el("span", { class: "ol-cp-mark", text: " ✗ " + handle.removed_by }) : null
+        ]);
+      });
+      self.cpythonList.appendChild(el("li", { class: "ol-cp-turn" + (turn.oneloop_turn === null ? " ol-cp-unmatched" : ""), "data-cpython-turn": String(turn.number) }, [
+        el("strong", { text: "CPython turn " + turn.number }),
+        turn.why ? el("span", { class: "ol-cp-why", text: " (" + turn.why + ")" }) : null,
+        el("ul", { class: "ol-list" }, items)
+      ]));
+    });
+  };
+
+  // The lane of a CPython handle: the oneloop lane of the handle run in its place,
+  // matched by position in the same turn.
+  Stepper.prototype.cpythonLane = function (name) {
+    var turn = this.data.turns[this.turn];
+    var matched = this.data.cpython.turns.filter(function (cp) {
+      return cp.oneloop_turn === turn.number;
+    })[0];
+    if (!matched) {
+      return undefined;
+    }
+    var kept = matched.handles.filter(function (handle) {
+      return !handle.removed_by;
+    });
+    for (var i = 0; i < kept.length; i++) {
+      if (kept[i].name === name && turn.handles[i]) {
+        return turn.handles[i].lane;
+      }
+    }
+    return undefined;
+  };
+
+  // The handles that reached the ready queue during the park from each source, counted
+  // from the recording: due timers, readiness events, and (the rest of what arrived)
+  // the thread-safe inbox, drained while the loop was parked.
+  function arrivals(turn) {
+    var arrived = Math.max(0, turn.handles.length - turn.before.ready.length);
+    return {
+      timers: turn.timers_moved,
+      io: turn.io_events,
+      inbox: Math.max(0, arrived - turn.timers_moved - turn.io_events)
+    };
+  }
+
+  // The arrows of "what it is made of", lit by the turn shown: what moved where.
+  var ARROWS = [
+    ["io", "readiness event", [95, 48], [170, 120]],
+    ["timers", "due timer's handle", [320, 48], [265, 120]],
+    ["inbox", "call_soon_threadsafe", [545, 48], [300, 120]],
+    ["run", "ntodo handles", [310, 132], [440, 132]],
+    ["wake", "waker's push, call_soon", [440, 148], [310, 148]],
+    ["poll", "poll the future", [525, 156], [525, 204]]
+  ];
+  var BOXES = [
+    ["io", "selector (mio Poll)", 10, 12, 170],
+    ["timers", "timer heap", 235, 12, 170],
+    ["offload", "thread-safe inbox", 460, 12, 170],
+    ["ready", "ready queue", 110, 120, 200],
+    ["run", "run phase", 440, 120, 170],
+    ["tasks", "task slab", 440, 204, 170]
+  ];
+
+  Stepper.prototype.buildArrows = function (layers) {
+    var ns = "http://www.w3.org/2000/svg";
+    var svgEl = function (tag, attrs, text) {
+      var node = document.createElementNS(ns, tag);
+      Object.keys(attrs).forEach(function (key) {
+        node.setAttribute(key, attrs[key]);
+      });
+      if (text) {
+        node.textContent = text;
+      }
+      return node;
+    };
+    var svg = svgEl("svg", { class: "ol-arrows", viewBox: "0 0 640 252", role: "img", "aria-label": "the loop's parts and what moves between them" });
+    this.arrows = {};
+    var self = this;
+    BOXES.forEach(function (box) {
+      // A part this run has no layer for is drawn faint.
+      var absent = (box[0] === "io" || box[0] === "offload") && !layers[box[0]];
+      var group = svgEl("g", { class: "ol-arrow-box" + (absent ? " ol-absent" : ""), "data-part": box[0] });
+      group.appendChild(svgEl("rect", { x: box[2], y: box[3], width: box[4], height: 36, rx: 4 }));
+      group.appendChild(svgEl("text", { x: box[2] + box[4] / 2, y: box[3] + 23, "text-anchor": "middle" }, box[1]));
+      svg.appendChild(group);
+    });
+    ARROWS.forEach(function (arrow) {
+      var from = arrow[2];
+      var to = arrow[3];
+      var dx = to[0] - from[0];
+      var dy = to[1] - from[1];
+      var length = Math.sqrt(dx * dx + dy * dy);
+      var ux = dx / length;
+      var uy = dy / length;
+      var head = [
+        to,
+        [to[0] - 9 * ux + 4.5 * uy, to[1] - 9 * uy - 4.5 * ux],
+        [to[0] - 9 * ux - 4.5 * uy, to[1] - 9 * uy + 4.5 * ux]
+      ].map(function (point) {
+        return point[0].toFixed(1) + "," + point[1].toFixed(1);
+      }).join(" ");
+      var group = svgEl("g", { class: "ol-arrow", "data-arrow": arrow[0] });
+      group.appendChild(svgEl("line", { x1: from[0], y1: from[1], x2: to[0] - 8 * ux, y2: to[1] - 8 * uy }));
+      group.appendChild(svgEl("polygon", { points: head }));
+      var above = arrow[0] === "run" ? -6 : arrow[0] === "wake" ? 14 : 0;
+      var side = arrow[0] === "poll" ? 6 : 0;
+      group.appendChild(svgEl("text", {
+        x: (from[0] + to[0]) / 2 + side,
+        y: (from[1] + to[1]) / 2 + above,
+        "text-anchor": arrow[0] === "poll" ? "start" : "middle"
+      }, arrow[1]));
+      svg.appendChild(group);
+      self.arrows[arrow[0]] = group;
+    });
+    return el("div", { class: "ol-arrows-box" }, [svg]);
+  };
+
+  Stepper.prototype.showArrows = function (turn) {
+    var came = arrivals(turn);
+    var tasks = turn.handles.filter(function (handle) {
+      return handle.task;
+    }).length;
+    var on = {
+      io: came.io > 0,
+      timers: came.timers > 0,
+      inbox: came.inbox > 0,
+      run: turn.handles.length > 0,
+      wake: turn.after.ready.length > 0,
+      poll: tasks > 0
+    };
+    var arrows = this.arrows;
+    Object.keys(arrows).forEach(function (name) {
+      arrows[name].classList.toggle("ol-on", on[name]);
+    });
   };
 
   Stepper.prototype.key = function (event) {
@@ -397,6 +599,15 @@
     var control = event.target !== this.host && /^(BUTTON|INPUT)$/.test(event.target.tagName);
     if (control && (event.key === " " || event.key === "Spacebar")) {
       // Space on a button or a checkbox presses it, as everywhere else.
+      return;
+    }
+    if (this.asking !== null && /^[1-9]$/.test(event.key)) {
+      var choice = this.question.querySelectorAll(".ol-choice")[parseInt(event.key, 10) - 1];
+      if (choice) {
+        choice.click();
+      }
+      event.preventDefault();
+      event.stopPropagation();
       return;
     }
     var handled = true;
@@ -437,8 +648,7 @@
     this.predict = on;
     this.predictBox.checked = on;
     this.score = { right: 0, asked: 0 };
-    this.closeQuestion();
-    this.show();
+    this.go(this.turn, -1);
   };
 
   // The labels a reader may pick from: what is queued entering the next turn, and
@@ -492,6 +702,89 @@
     return true;
   };
 
+  // The phases a Node line may be printed in, with the names the step view shows.
+  var PHASE_CHOICES = [
+    ["main", "main script"],
+    ["timers", "timers"],
+    ["pending", "pending"],
+    ["idle", "idle, prepare"],
+    ["poll", "poll"],
+    ["check", "check"],
+    ["close", "close"]
+  ];
+
+  // Node: the first line the view does not show yet.
+  Stepper.prototype.nextLine = function () {
+    var self = this;
+    var shown = this.hideFrom === null ? this.data.turns[this.turn].handles.length : this.hideFrom;
+    return this.allLines.filter(function (line) {
+      return line.turn > self.turn || (line.turn === self.turn && line.index >= shown);
+    })[0];
+  };
+
+  // Node: asks where the next line is printed (or which line it is); true if asked.
+  Stepper.prototype.askNode = function () {
+    var self = this;
+    var data = this.data;
+    var line = this.nextLine();
+    if (!line) {
+      return false;
+    }
+    var byPhase = this.quiz === "phase";
+    var answer = byPhase ? data.turns[line.turn].title : line.label;
+    var choices = PHASE_CHOICES;
+    if (!byPhase) {
+      var seen = {};
+      var at = this.allLines.indexOf(line);
+      choices = this.allLines.slice(at, at + 4).map(function (next) {
+        return next.label;
+      }).filter(function (label) {
+        var fresh = !seen[label];
+        seen[label] = true;
+        return fresh;
+      }).sort().map(function (label) {
+        return [label, label];
+      });
+    }
+    this.asking = line.turn;
+    this.askingLine = line;
+    var text = byPhase ? "In which phase is the line \u201c" + line.label + "\u201d printed?" : "Which line is printed next?";
+    this.question.textContent = "";
+    this.question.appendChild(el("p", { text: text + " (keys 1\u2013" + choices.length + ")" }));
+    var buttons = el("div", { class: "ol-choices" });
+    choices.forEach(function (choice, number) {
+      var button = el("button", { type: "button", class: "ol-button ol-choice", "data-label": choice[0], text: number + 1 + " " + choice[1] });
+      button.addEventListener("click", function () {
+        self.answerNode(choice[0], answer, line);
+      });
+      buttons.appendChild(button);
+    });
+    this.question.appendChild(buttons);
+    this.question.hidden = false;
+    this.live.textContent = "Predict: " + text + " Choices: " + choices.map(function (choice) {
+      return choice[1];
+    }).join(", ") + ".";
+    buttons.firstChild.focus();
+    return true;
+  };
+
+  Stepper.prototype.answerNode = function (picked, answer, line) {
+    this.score.asked += 1;
+    var right = picked === answer;
+    if (right) {
+      this.score.right += 1;
+    }
+    this.closeQuestion();
+    var turn = this.data.turns[line.turn];
+    this.verdict = (right ? "Right: " : "Wrong: ") + "\u201c" + line.label + "\u201d is printed " +
+      (this.quiz === "phase" ? "in the " + turn.title + " phase" + (turn.group ? " (" + turn.group + ")" : "") : "next") + ". ";
+    this.go(line.turn, -1);
+    this.hideFrom = line.index + 1;
+    this.show();
+    this.verdict = "";
+    this.host.focus();
+  };
+
   Stepper.prototype.answer = function (picked, answer, index) {
     this.score.asked += 1;
     var right = picked === answer;
@@ -515,7 +808,11 @@
     if (this.asking !== null) {
       return false;
     }
-    if (this.predict && !this.subMode && this.turn < this.data.turns.length - 1 && this.ask(this.turn + 1)) {
+    if (this.predict && this.data.loop === "node" && this.askNode()) {
+      this.stop();
+      return false;
+    }
+    if (this.predict && this.data.loop !== "node" && !this.subMode && this.turn < this.data.turns.length - 1 && this.ask(this.turn + 1)) {
       this.stop();
       return false;
     }
@@ -575,6 +872,8 @@
     var last = this.data.turns.length - 1;
     this.turn = Math.max(0, Math.min(last, turn));
     this.sub = this.subMode ? sub : -1;
+    // Node's predict mode shows a phase's lines as they are predicted.
+    this.hideFrom = this.predict && this.data.loop === "node" ? 0 : null;
     this.show();
   };
 
@@ -602,7 +901,7 @@
     this.host.setAttribute("data-sub", String(this.sub));
     this.position.textContent = group + unit + " " + turn.title + " (" + (this.turn + 1) + " of " + data.turns.length + ")" +
       (data.durations && data.loop !== "node" ? ", clock " + human(turn.start_us) + " → " + human(turn.end_us) : "");
-    this.link.href = "#" + data.name + "/turn-" + (this.turn + 1);
+    this.link.href = "#" + this.host.id + "/turn-" + (this.turn + 1);
     this.scoreText.textContent = this.predict ? "predicted right: " + this.score.right + " of " + this.score.asked : "";
     if (this.predict && !this.scoreText.parentNode) {
       this.controls.appendChild(this.scoreText);
@@ -612,15 +911,17 @@
     this.phases.textContent = "";
     if (data.loop === "node") {
       var counts = {};
-      turn.handles.forEach(function (handle) {
-        counts[handle.kind] = (counts[handle.kind] || 0) + 1;
+      turn.handles.forEach(function (handle, index) {
+        if (self.hideFrom === null || index < self.hideFrom) {
+          counts[handle.kind] = (counts[handle.kind] || 0) + 1;
+        }
       });
       var kinds = Object.keys(counts).map(function (kind) {
         return counts[kind] + " " + kind + "(s)";
       });
       this.phases.appendChild(el("li", { class: "ol-phase" + (n > 0 ? " ol-on" : "") }, [
         el("strong", { text: "phase " + turn.title + (turn.group ? " (" + turn.group + ")" : "") }),
-        el("span", { text: n === 0 ? "nothing ran" : kinds.join(", ") + " ran, in the order below" })
+        el("span", { text: kinds.length === 0 ? (n === 0 ? "nothing ran" : "nothing shown yet") : kinds.join(", ") + " ran, in the order below" })
       ]));
     } else {
       var slept = data.durations ? ", slept " + human(turn.parked_us) : "";
@@ -648,6 +949,10 @@
       this.ran.appendChild(el("li", { class: "ol-empty", text: "nothing" }));
     }
     turn.handles.forEach(function (handle, index) {
+      if (self.hideFrom !== null && index >= self.hideFrom) {
+        // Not predicted yet: not shown, not even as a gap.
+        return;
+      }
       var lane = data.lanes[handle.lane];
       var whose = handle.task ? handle.kind + " step, " + handle.task : lane.name === "callbacks" ? handle.kind : lane.name;
       var length = handle.end_us - handle.start_us;
@@ -695,6 +1000,9 @@
     if (this.parts) {
       this.showParts(turn);
     }
+    if (this.cpythonList) {
+      this.showCpython();
+    }
     this.live.textContent = (this.verdict || "") + this.describe(turn);
   };
 
@@ -723,6 +1031,10 @@
     light("tasks", tasks > 0, tasks + " task step(s) run");
     // The arrows of the turn, in the order they happen, counted from the recording.
     var moves = [];
+    var came = arrivals(turn);
+    if (came.inbox > 0) {
+      moves.push("thread-safe inbox → ready queue: " + came.inbox + " handle(s) sent from another thread, drained during the park");
+    }
     if (turn.io_events > 0) {
       moves.push("selector → ready queue: " + turn.io_events + " readiness event(s)");
     }
@@ -739,6 +1051,7 @@
       moves.push("run → ready queue: " + turn.after.ready.length + " handle(s) queued for the next turn (wakes and call_soon)");
     }
     var self = this;
+    this.showArrows(turn);
     this.moves.textContent = "";
     (moves.length ? moves : ["nothing moved"]).forEach(function (move) {
       self.moves.appendChild(el("li", { text: move }));
@@ -752,7 +1065,10 @@
     });
     var head = (turn.group ? turn.group + ", " : "") + this.unit + " " + turn.title + " of " + data.turns.length + ": ";
     if (data.loop === "node") {
-      return head + (names.length ? "ran " + names.join(", ") + "." : "nothing ran.");
+      if (this.hideFrom !== null) {
+        names = names.slice(0, this.hideFrom);
+      }
+      return head + (names.length ? "ran " + names.join(", ") + "." : "nothing shown.");
     }
     var park = "parked with timeout " + timeoutText(turn) + (data.durations ? " for " + human(turn.parked_us) : "");
     var text = head + park + ", moved " + turn.timers_moved + " timer(s), then ran " + names.length + " handle(s)" +
@@ -818,11 +1134,14 @@
     // The fragment, or `?open=<demo>/turn-<n>` (the same, for tools that drop fragments).
     var query = /[?&]open=([^&#]*)/.exec(window.location.search);
     var wanted = window.location.hash || (query ? "#" + decodeURIComponent(query[1]) : "");
-    var match = /^#([A-Za-z0-9_]+)\/turn-(\d+)(?:\/(step|run|parts))?$/.exec(wanted);
+    var match = /^#([A-Za-z0-9_-]+)\/turn-(\d+)(?:\/(step|run|parts))?$/.exec(wanted);
     if (!match) {
       return false;
     }
+    // The stepper with that id; a demo's name finds its first copy on the page.
     var found = steppers.filter(function (stepper) {
+      return stepper.host.id === match[1];
+    })[0] || steppers.filter(function (stepper) {
       return stepper.data.name === match[1];
     })[0];
     if (!found) {
@@ -875,11 +1194,15 @@
         live: stepper.live.textContent
       };
     };
-    var matches = function (stepper, index, where) {
+    // Per stepper: how often each drawn arrow was lit while its turns were checked.
+    var litArrows = {};
+    // `revealed`: in Node's predict mode, how many of the phase's lines are shown; the
+    // others must not show at all.
+    var matches = function (stepper, index, where, revealed) {
       var data = stepper.data;
       var turn = data.turns[index];
       var now = shown(stepper);
-      var want = turn.handles.map(function (handle) {
+      var want = turn.handles.slice(0, revealed === undefined ? turn.handles.length : revealed).map(function (handle) {
         return handle.label;
       });
       var ok = check(now.turn === index + 1, where + ": shows turn " + now.turn + ", expected " + (index + 1));
@@ -892,6 +1215,25 @@
         var moved = stepper.moves.textContent;
         ok = check((moved.indexOf("timer heap → ready queue: " + turn.timers_moved + " ") >= 0) === turn.timers_moved > 0, where + ": the parts view says '" + moved + "' for " + turn.timers_moved + " timer(s) moved") && ok;
         ok = check((moved.indexOf("selector → ready queue: " + turn.io_events + " ") >= 0) === turn.io_events > 0, where + ": the parts view says '" + moved + "' for " + turn.io_events + " I/O event(s)") && ok;
+        // The drawn arrows: lit exactly where the recording says something moved.
+        var arrived = Math.max(0, turn.handles.length - turn.before.ready.length);
+        var expected = {
+          io: turn.io_events > 0,
+          timers: turn.timers_moved > 0,
+          inbox: arrived - turn.timers_moved - turn.io_events > 0,
+          run: turn.handles.length > 0,
+          wake: turn.after.ready.length > 0,
+          poll: turn.handles.some(function (handle) {
+            return handle.task !== null;
+          })
+        };
+        Object.keys(expected).forEach(function (arrow) {
+          var lit = stepper.arrows[arrow].classList.contains("ol-on");
+          ok = check(lit === expected[arrow], where + ": the arrow '" + arrow + "' is " + (lit ? "lit" : "dark")) && ok;
+          if (lit) {
+            litArrows[arrow] = (litArrows[arrow] || 0) + 1;
+          }
+        });
       }
       return ok;
     };
@@ -900,6 +1242,11 @@
       var name = data.name;
       var count = data.turns.length;
       var before = failures;
+      litArrows = {};
+      // A quiz (data-predict) opens in predict mode; the walk below steps without it.
+      check(stepper.predict === stepper.host.hasAttribute("data-predict"), name + ": predict mode on opening is " + stepper.predict);
+      stepper.predictBox.checked = false;
+      stepper.predictBox.dispatchEvent(new Event("change"));
       check(stepper.host.getAttribute("data-turns") === String(count), name + ": turn count");
       check(stepper.columns.length === count, name + ": the recorded run has " + stepper.columns.length + " columns for " + count + " turns");
       press(stepper, "Home");
@@ -955,6 +1302,41 @@
         stepper.subBox.checked = false;
         stepper.subBox.dispatchEvent(new Event("change"));
       }
+      // CPython's column: every CPython turn shown once, beside the turn that runs the
+      // same handles, and every removed handle marked with a declared difference.
+      if (data.cpython) {
+        var seenTurns = [];
+        var marked = 0;
+        var names = data.cpython.differences.map(function (difference) {
+          return difference.name;
+        });
+        for (var c = 0; c < count; c++) {
+          stepper.go(c, -1);
+          Array.prototype.forEach.call(stepper.cpythonList.querySelectorAll("[data-cpython-turn]"), function (item) {
+            var number = parseInt(item.getAttribute("data-cpython-turn"), 10);
+            seenTurns.push(number);
+            var recorded = data.cpython.turns.filter(function (turn) {
+              return turn.number === number;
+            })[0];
+            var kept = item.querySelectorAll(".ol-cp-handle:not(.ol-cp-removed)").length;
+            if (recorded && recorded.oneloop_turn !== null) {
+              check(recorded.oneloop_turn === c + 1, name + " CPython: its turn " + number + " is shown beside turn " + (c + 1) + ", recorded beside " + recorded.oneloop_turn);
+              check(kept === data.turns[c].handles.length, name + " CPython: turn " + number + " shows " + kept + " handle(s) unmarked beside " + data.turns[c].handles.length);
+            }
+            Array.prototype.forEach.call(item.querySelectorAll(".ol-cp-removed"), function (removed) {
+              marked += 1;
+              var mark = removed.querySelector(".ol-cp-mark");
+              check(mark && names.some(function (difference) {
+                return mark.textContent.indexOf(difference) >= 0;
+              }), name + " CPython: a removed handle in turn " + number + " names no declared difference");
+            });
+          });
+        }
+        check(seenTurns.join(",") === data.cpython.turns.map(function (turn) {
+          return turn.number;
+        }).join(","), name + " CPython: shown turns " + seenTurns.join(",") + ", recorded " + data.cpython.turns.length);
+        lines.push("INFO " + name + " CPython: " + data.cpython.turns.length + " turns shown, " + marked + " handle(s) marked as a declared difference");
+      }
       // Predict mode: answer right on even questions and wrong on odd ones (where a
       // wrong choice exists); the score must count exactly that.
       stepper.predictBox.checked = true;
@@ -962,13 +1344,27 @@
       press(stepper, "Home");
       var asked = 0;
       var right = 0;
-      for (var q = 0; q < 2 * count + 2 && shown(stepper).turn < count; q++) {
+      // Node: one question per line printed, in order: its phase, or the line itself.
+      var printed = [];
+      data.turns.forEach(function (turn, t) {
+        turn.handles.forEach(function (handle, h) {
+          printed.push({ turn: t, index: h, label: handle.label });
+        });
+      });
+      var byPhase = stepper.host.getAttribute("data-quiz") !== "order";
+      var node = data.loop === "node";
+      for (var q = 0; q < printed.length + 2 * count + 2; q++) {
+        var from = shown(stepper).turn;
         press(stepper, "ArrowRight");
         if (stepper.question.hidden) {
+          if (from === count) {
+            break;
+          }
           continue;
         }
-        var index = shown(stepper).turn;
-        var answer = data.turns[index].handles[0].label;
+        var line = node ? printed[asked] : null;
+        var index = node ? line.turn : shown(stepper).turn;
+        var answer = node ? (byPhase ? data.turns[line.turn].title : line.label) : data.turns[index].handles[0].label;
         var choices = Array.prototype.slice.call(stepper.question.querySelectorAll(".ol-choice"));
         var wrong = choices.filter(function (choice) {
           return choice.getAttribute("data-label") !== answer;
@@ -981,8 +1377,18 @@
         }
         right += pick.getAttribute("data-label") === answer ? 1 : 0;
         asked += 1;
-        pick.click();
-        matches(stepper, index, name + " predict: after answering for turn " + (index + 1));
+        // Answered with the keyboard: the choice's number.
+        var number = choices.indexOf(pick) + 1;
+        if (number <= 9) {
+          press(stepper, String(number));
+        } else {
+          pick.click();
+        }
+        check(stepper.question.hidden, name + " predict: key " + number + " answers the question");
+        matches(stepper, index, name + " predict: after answering for " + stepper.unit + " " + (index + 1), node ? line.index + 1 : undefined);
+      }
+      if (node) {
+        check(asked === printed.length, name + " predict: " + asked + " questions for " + printed.length + " lines printed");
       }
       check(stepper.scoreText.textContent === "predicted right: " + right + " of " + asked, name + " predict: the score says '" + stepper.scoreText.textContent + "', expected " + right + " of " + asked);
       if (asked > 0) {
@@ -996,6 +1402,11 @@
       press(stepper, " ");
       check(stepper.timer === null, name + ": space pauses");
       press(stepper, "Home");
+      if (stepper.arrows) {
+        lines.push("INFO " + name + " arrows lit (turns, both ways): " + Object.keys(litArrows).sort().map(function (arrow) {
+          return arrow + " " + litArrows[arrow];
+        }).join(", "));
+      }
       lines.push((failures === before ? "PASS " : "FAIL ") + name + ": " + count + " turns stepped forward and back");
     });
     // A link to a turn opens the stepper there.
@@ -1005,6 +1416,35 @@
       history.replaceState(null, "", "#" + first.data.name + "/turn-" + target);
       openFromHash();
       check(shown(first).turn === target, first.data.name + ": the link #" + first.data.name + "/turn-" + target + " opens turn " + shown(first).turn);
+    }
+    // Every stepper has an id no other element has, even where one demo is shown twice
+    // (the print page holds every chapter), and its own link opens it, not a copy.
+    var copies = 0;
+    steppers.forEach(function (stepper) {
+      var id = stepper.host.id;
+      check(id && document.querySelectorAll('[id="' + id + '"]').length === 1, stepper.data.name + ": the stepper's id '" + id + "' is not unique on the page");
+      var twins = steppers.filter(function (other) {
+        return other.data.name === stepper.data.name;
+      });
+      if (twins.length > 1) {
+        copies += 1;
+      }
+      var turn = Math.min(stepper.data.turns.length, 2);
+      stepper.go(turn - 1, -1);
+      var href = stepper.link.getAttribute("href");
+      twins.forEach(function (other) {
+        other.go(0, -1);
+      });
+      history.replaceState(null, "", href);
+      openFromHash();
+      check(shown(stepper).turn === turn, stepper.data.name + " (#" + id + "): its link " + href + " opens turn " + shown(stepper).turn + " of this stepper, expected " + turn);
+      twins.forEach(function (other) {
+        check(other === stepper || shown(other).turn === 1, stepper.data.name + " (#" + id + "): its link " + href + " also moved the copy #" + other.host.id);
+      });
+    });
+    history.replaceState(null, "", window.location.pathname + window.location.search);
+    if (copies > 0) {
+      lines.push("INFO " + copies + " stepper(s) show a demo shown elsewhere on the page too; each has its own id and link");
     }
     pulses.forEach(function (pulse) {
       var rows = pulse.querySelectorAll("tr[data-demo]");
@@ -1024,6 +1464,16 @@
     var pulseHosts = Array.prototype.slice.call(document.querySelectorAll(".oneloop-responsiveness[data-demos]"));
     var waiting = hosts.length + pulseHosts.length;
     var testing = /(^\?|&)selftest(&|$)/.test(window.location.search);
+    // Ids in the page's order: a demo's first copy is #<demo>, the next #<demo>-2, and so
+    // on (the print page holds every chapter, so a demo may be on it twice).
+    hosts.forEach(function (host) {
+      var name = host.getAttribute("data-demo");
+      var id = name;
+      for (var n = 2; document.getElementById(id) && document.getElementById(id) !== host; n++) {
+        id = name + "-" + n;
+      }
+      host.id = id;
+    });
     var finished = function () {
       waiting -= 1;
       if (waiting === 0) {

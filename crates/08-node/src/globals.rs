@@ -40,7 +40,12 @@ pub fn queue_pending(callback: impl FnOnce() + 'static) {
 ///
 /// Outside [`NodeLoop::run`](crate::NodeLoop::run).
 pub fn console_log(line: impl Into<String>) {
-    current("console_log").output.borrow_mut().push(line.into());
+    let inner = current("console_log");
+    inner.output.borrow_mut().push(line.into());
+    inner
+        .logged_in
+        .borrow_mut()
+        .push((inner.iteration.get(), inner.phase.get()));
 }
 
 /// libuv's `uv_stop`: the loop ends after the current iteration, even with work left.

@@ -52,6 +52,8 @@ pub(crate) struct Inner {
     pub(crate) io: RefCell<Io>,
     pub(crate) tasks: RefCell<Tasks>,
     pub(crate) output: RefCell<Vec<String>>,
+    /// For each line of `output`: the iteration and phase that logged it.
+    pub(crate) logged_in: RefCell<Vec<(u64, Phase)>>,
     pub(crate) foreign: Arc<ForeignWake>,
 }
 
@@ -98,6 +100,7 @@ impl Inner {
             io: RefCell::new(io),
             tasks: RefCell::new(Tasks::default()),
             output: RefCell::new(Vec::new()),
+            logged_in: RefCell::new(Vec::new()),
             foreign,
         }))
     }

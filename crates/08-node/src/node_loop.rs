@@ -79,6 +79,10 @@ pub struct RunReport {
     pub output: Vec<String>,
     /// How many loop iterations ran after the main script.
     pub iterations: u64,
+    /// For each line of `output`, where it was logged: the iteration (0 for the main
+    /// script and the timers before the first iteration) and the phase. Observation
+    /// only, for tools that draw a run.
+    pub logged_in: Vec<(u64, Phase)>,
 }
 
 /// A Node-style loop: run a main script, then iterate through libuv's phases until
@@ -167,6 +171,7 @@ impl NodeLoop {
         Ok(RunReport {
             output: inner.output.take(),
             iterations: inner.iteration.get(),
+            logged_in: inner.logged_in.take(),
         })
     }
     // ANCHOR_END: run

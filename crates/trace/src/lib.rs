@@ -15,7 +15,9 @@
 //! turn at a time, showing the ready queue, the timer heap and the selector's
 //! registrations between turns. [`record`] drives a scenario the same way and keeps
 //! those snapshots with the trace: a [`Recording`], the data of the book's browser
-//! stepper (its JSON schema is documented in [`recording`]).
+//! stepper (its JSON schema is documented in [`recording`]). Where a scenario is also a
+//! truth scenario, [`cpython`] runs the same program on CPython 3.11 and keeps its turns
+//! beside oneloop's, matched turn by turn.
 //!
 //! asyncio has pieces of this: debug mode's slow-callback warnings, `repr` of handles,
 //! and third-party tracers. Here it is one hook, and recording costs nothing when it is
@@ -45,6 +47,7 @@
 #![forbid(unsafe_code)]
 
 mod chrome;
+pub mod cpython;
 mod figures;
 mod json;
 mod layout;
@@ -54,6 +57,7 @@ mod recorder;
 pub mod recording;
 mod scenario_list;
 pub mod scenarios;
+pub mod scenarios_cancel;
 mod session;
 mod stepper;
 mod svg;
@@ -62,6 +66,7 @@ mod svg_text;
 mod xml;
 
 pub use chrome::{FIRST_TASK_TID, PARKED_TID, TURNS_TID, chrome_json, json_string, micros};
+pub use cpython::{CpythonRun, cpython_turns};
 pub use figures::{Figure, figure, figures, write_figures};
 pub use json::{Json, parse_json};
 pub use layout::WIDTH;

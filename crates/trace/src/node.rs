@@ -96,9 +96,51 @@ fn program() {
 pub fn node_iteration() -> Result<NodeRun, String> {
     let mut node = NodeLoop::with_virtual_clock().map_err(|e| e.to_string())?;
     let report = node.run(program).map_err(|e| e.to_string())?;
+    let mut logged = Vec::new();
+    for line in &report.output {
+        let parts: Vec<&str> = line.splitn(4, '|').collect();
+        let [number, phase, lane, label] = parts[..] else {
+            return Err(format!("a log line of an unknown shape: {line}"));
+        };
+        let number: u64 = number
+            .parse()
+            .map_err(|_| format!("a log line with no iteration: {line}"))?;
+        logged.push((number, phase, lane, label));
+    }
+    phases_of(report.iterations, &logged)
+}
+
+/// Runs one of chapter 8's quiz programs on a virtual clock. Its lines are its own;
+/// where each was logged comes from the run's report, so each line is placed in the
+/// phase that printed it (all in the callbacks lane).
+fn quiz(program: fn()) -> Result<NodeRun, String> {
+    let mut node = NodeLoop::with_virtual_clock().map_err(|e| e.to_string())?;
+    let report = node.run(program).map_err(|e| e.to_string())?;
+    let logged: Vec<(u64, &str, &str, &str)> = report
+        .output
+        .iter()
+        .zip(&report.logged_in)
+        .map(|(line, (number, phase))| (*number, phase_name(*phase), "callbacks", line.as_str()))
+        .collect();
+    phases_of(report.iterations, &logged)
+}
+
+/// Chapter 8's first quiz (the phases), recorded.
+pub fn phases_quiz() -> Result<NodeRun, String> {
+    quiz(oneloop_node::phases_quiz)
+}
+
+/// Chapter 8's second quiz (promises and async functions), recorded.
+pub fn async_quiz() -> Result<NodeRun, String> {
+    quiz(oneloop_node::async_quiz)
+}
+
+/// The columns of a run of `iterations` iterations, each logged line placed in its
+/// phase: `(iteration, phase, lane, label)`.
+fn phases_of(iterations: u64, logged: &[(u64, &str, &str, &str)]) -> Result<NodeRun, String> {
     // Iteration 0: the main script, then the timers run before the first iteration.
     let mut columns: Vec<(u64, &str)> = vec![(0, "main"), (0, "timers")];
-    for number in 1..=report.iterations {
+    for number in 1..=iterations {
         columns.extend(PHASES.iter().map(|(_, name)| (number, *name)));
     }
     let mut turns: Vec<Turn> = columns
@@ -116,18 +158,11 @@ pub fn node_iteration() -> Result<NodeRun, String> {
             end: Duration::ZERO,
         })
         .collect();
-    for line in &report.output {
-        let parts: Vec<&str> = line.splitn(4, '|').collect();
-        let [number, phase, lane, label] = parts[..] else {
-            return Err(format!("a log line of an unknown shape: {line}"));
-        };
-        let number: u64 = number
-            .parse()
-            .map_err(|_| format!("a log line with no iteration: {line}"))?;
+    for &(number, phase, lane, label) in logged {
         let column = columns
             .iter()
             .position(|(n, name)| *n == number && *name == phase)
-            .ok_or_else(|| format!("a callback in no known phase: {line}"))?;
+            .ok_or_else(|| format!("a callback in no known phase: {number}|{phase}|{label}"))?;
         let (lane, kind) = match lane {
             "callbacks" => (Lane::Callbacks, "callback"),
             "nextTick" => (Lane::Named("nextTick".to_string()), "nextTick"),
@@ -142,7 +177,7 @@ pub fn node_iteration() -> Result<NodeRun, String> {
         });
     }
     let mut groups = vec![(0, 1, "before iteration 1".to_string())];
-    for number in 1..=report.iterations {
+    for number in 1..=iterations {
         let first = 2 + (number as usize - 1) * PHASES.len();
         groups.push((
             first,

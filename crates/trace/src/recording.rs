@@ -32,6 +32,15 @@
 //!   "figure": null | {                  the SVG beside it, when it draws these turns
 //!     "file": "figures/gather_sleeps.svg", "width": 750, "height": 300,
 //!     "columns": [[116.0, 150.2], ..] },  each turn's left and right edge, SVG units
+//!   "cpython": null | {                 CPython 3.11's run of the same program, when a
+//!     "script": "tests/asyncio/x.py",   truth scenario has it (see crate::cpython)
+//!     "section": null | "yielding", "python": "3.11",
+//!     "differences": [ { "name": "...", "removes": "_done_callback", "about": "..." } ],
+//!     "turns": [ { "number": 4,         CPython's turn number
+//!       "oneloop_turn": 3 | null,       the turn below that runs the same handles
+//!       "why": null | "...",            why none does
+//!       "handles": [ { "name": "task", "removed_by": null | "gather's done-callback hop" } ]
+//!     } ] },
 //!   "turns": [
 //!     { "number": 1, "title": "1",      the turn's number; a Node phase's name
 //!       "group": null | "iteration 1",  Node: the iteration the phase belongs to
@@ -61,6 +70,7 @@ use std::time::Duration;
 
 use oneloop_core::hooks::Snapshot;
 
+use crate::cpython::{CpythonRun, cpython_turns};
 use crate::figures::figure_with_options;
 use crate::layout::layout;
 use crate::session::MAX_TURNS;
@@ -117,6 +127,8 @@ pub struct Recording {
     pub groups: Vec<String>,
     /// The figure drawn beside it, if it draws these same turns.
     pub figure: Option<FigureColumns>,
+    /// CPython's turns of the same program, when a truth scenario runs it.
+    pub cpython: Option<CpythonRun>,
 }
 
 /// Where the turns are drawn in the scenario's SVG figure, in the SVG's own units.
@@ -187,12 +199,14 @@ pub fn record(scenario: &'static Scenario) -> Result<Recording, String> {
             let mut trace = session.recorder().trace();
             scenario.name_lanes(&mut trace);
             let figure = figure_columns(scenario, &trace)?;
+            let cpython = cpython_turns(scenario.name, &trace)?;
             Ok(Recording {
                 scenario,
                 trace,
                 held,
                 groups: Vec::new(),
                 figure,
+                cpython,
             })
         }
         Kind::Node(run) => {
@@ -212,6 +226,7 @@ pub fn record(scenario: &'static Scenario) -> Result<Recording, String> {
                 held: Vec::new(),
                 groups,
                 figure,
+                cpython: None,
             })
         }
     }
@@ -249,6 +264,60 @@ fn held_json(held: &Held) -> String {
         strings(&held.ready),
         strings(&held.timers),
         registrations.join(",")
+    )
+}
+
+fn cpython_json(run: &CpythonRun) -> String {
+    let differences: Vec<String> = run
+        .pair
+        .differs
+        .iter()
+        .map(|declared| {
+            format!(
+                r#"{{"name":{},"removes":{},"about":{}}}"#,
+                json_string(declared.name),
+                json_string(declared.removes),
+                json_string(declared.about)
+            )
+        })
+        .collect();
+    let turns: Vec<String> = run
+        .turns
+        .iter()
+        .map(|turn| {
+            let handles: Vec<String> = turn
+                .handles
+                .iter()
+                .map(|handle| {
+                    format!(
+                        r#"{{"name":{},"removed_by":{}}}"#,
+                        json_string(&handle.name),
+                        handle
+                            .removed_by
+                            .map_or_else(|| "null".to_string(), json_string)
+                    )
+                })
+                .collect();
+            format!(
+                r#"{{"number":{},"oneloop_turn":{},"why":{},"handles":[{}]}}"#,
+                turn.number,
+                turn.oneloop_turn
+                    .map_or_else(|| "null".to_string(), |n| n.to_string()),
+                turn.why
+                    .as_deref()
+                    .map_or_else(|| "null".to_string(), json_string),
+                handles.join(",")
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"script":{},"section":{},"python":"3.11","differences":[{}],"turns":[{}]}}"#,
+        json_string(&format!("tests/asyncio/{}.py", run.pair.script)),
+        run.pair
+            .section
+            .map_or_else(|| "null".to_string(), json_string),
+        differences.join(","),
+        turns.join(",")
     )
 }
 
@@ -311,6 +380,13 @@ impl Recording {
                 );
             }
         }
+        out.push_str(",\n\"cpython\":");
+        out.push_str(
+            &self
+                .cpython
+                .as_ref()
+                .map_or_else(|| "null".to_string(), cpython_json),
+        );
         out.push_str(",\n\"turns\":[\n");
         let turns: Vec<String> = self
             .trace

@@ -2,9 +2,10 @@
 
 use crate::node;
 use crate::scenarios::{
-    fifty_blocking, fifty_sleeping, gather_sleeps, pulse_blocking, pulse_sleeping, taking_turns,
-    ticker_blocked, ticker_offloaded, two_sockets,
+    fifty_blocking, fifty_sleeping, gather_sleeps, gather_three_children, pulse_blocking,
+    pulse_sleeping, taking_turns, ticker_blocked, ticker_offloaded, two_sockets,
 };
+use crate::scenarios_cancel::{cancel_sleeping_task, taskgroup_one_fails};
 use crate::{Session, Trace};
 use std::io;
 
@@ -49,6 +50,15 @@ const SCENARIOS: &[Scenario] = &[
             ("task 2.0", "sleep 0.1 s"),
             ("task 3.0", "sleep 0.2 s"),
         ],
+    },
+    Scenario {
+        name: "gather_three_children",
+        title: "gather of three children that each yield once",
+        about: "virtual time; the children take two steps each, then main resumes",
+        reproducible: true,
+        durations: true,
+        kind: Kind::Loop(gather_three_children),
+        names: &[],
     },
     Scenario {
         name: "ticker_blocked",
@@ -129,6 +139,43 @@ const SCENARIOS: &[Scenario] = &[
         reproducible: true,
         durations: false,
         kind: Kind::Node(node::node_iteration),
+        names: &[],
+    },
+    Scenario {
+        name: "phases_quiz",
+        title: "chapter 8's first quiz: every phase but the timers",
+        about: "stage 8, virtual clock: each line placed in the phase that printed it; order only",
+        reproducible: true,
+        durations: false,
+        kind: Kind::Node(node::phases_quiz),
+        names: &[],
+    },
+    Scenario {
+        name: "async_quiz",
+        title: "chapter 8's second quiz: promises and async functions",
+        about: "stage 8, virtual clock: each line placed in the phase that printed it; order only",
+        reproducible: true,
+        durations: false,
+        kind: Kind::Node(node::async_quiz),
+        names: &[],
+    },
+    // Stage 9: cancellation, on oneloop-cancel.
+    Scenario {
+        name: "taskgroup_one_fails",
+        title: "a task group whose child fails at 0.1 s",
+        about: "virtual time; the group cancels the sibling and its body, waits, then fails",
+        reproducible: true,
+        durations: true,
+        kind: Kind::Loop(taskgroup_one_fails),
+        names: &[],
+    },
+    Scenario {
+        name: "cancel_sleeping_task",
+        title: "a sleeping task cancelled: the request delivered at its await",
+        about: "virtual time; the sleeper's cleanup sleeps 0.1 s, then it ends cancelled",
+        reproducible: true,
+        durations: true,
+        kind: Kind::Loop(cancel_sleeping_task),
         names: &[],
     },
 ];

@@ -36,6 +36,19 @@ pub fn gather_sleeps() -> io::Result<Box<dyn Session>> {
 }
 // ANCHOR_END: gather_sleeps
 
+// ANCHOR: gather_three_children
+/// `gather` of three children that each yield once (a truth scenario's program too).
+pub fn gather_three_children() -> io::Result<Box<dyn Session>> {
+    Ok(start(virtual_time_loop(), async {
+        let children = (1..=3).map(|n| async move {
+            yield_now().await;
+            n
+        });
+        gather(children).await.expect("no child panics");
+    }))
+}
+// ANCHOR_END: gather_three_children
+
 // ANCHOR: ticker_blocked
 /// A ticker (three ticks, 0.1 s apart) that has started, then a 0.35 s blocking call
 /// on the loop's thread.

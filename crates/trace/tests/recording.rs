@@ -123,3 +123,38 @@ fn a_recording_knows_the_columns_of_the_figure_that_draws_its_turns() {
         assert!(offloaded.figure.is_none());
     });
 }
+
+#[test]
+fn the_phases_quiz_places_each_line_in_the_phase_that_printed_it() {
+    watchdog_default(|| {
+        let recording = recording("phases_quiz");
+        let placed: Vec<(String, String, String)> = recording
+            .trace
+            .turns
+            .iter()
+            .enumerate()
+            .flat_map(|(index, turn)| {
+                let group = recording.groups[index].clone();
+                turn.handles
+                    .iter()
+                    .map(move |span| (span.label.clone(), turn.title.clone(), group.clone()))
+            })
+            .collect();
+        let find = |label: &str| {
+            placed
+                .iter()
+                .find(|(line, _, _)| line == label)
+                .map(|(_, phase, group)| format!("{phase} ({group})"))
+        };
+        assert_eq!(find("main").as_deref(), Some("main (before iteration 1)"));
+        assert_eq!(find("tick").as_deref(), Some("main (before iteration 1)"));
+        assert_eq!(find("io").as_deref(), Some("poll (iteration 1)"));
+        assert_eq!(
+            find("tick in immediate").as_deref(),
+            Some("check (iteration 1)")
+        );
+        assert_eq!(find("close").as_deref(), Some("close (iteration 1)"));
+        assert_eq!(find("immediate 3").as_deref(), Some("check (iteration 2)"));
+        assert_eq!(placed.len(), 9, "every line of the quiz, once: {placed:?}");
+    });
+}
