@@ -5,7 +5,8 @@ use std::fs;
 use std::path::Path;
 
 use crate::catalog::Stage;
-use crate::test_output::{Outcome, TestRun, exercise_of};
+use crate::compiler_error;
+use crate::test_output::{self, Outcome, TestRun, exercise_of};
 
 /// What running a stage's tests gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +15,22 @@ pub enum StageResults {
     Tested(TestRun),
     /// The exercise crate did not compile; the compiler's first error.
     BuildFailed(String),
+}
+
+impl StageResults {
+    /// What cargo's output of `cargo test` says: a build failure (the compiler's first
+    /// error), or the tests that ran. `None` when it says neither: cargo failed before
+    /// building (a wrong package name, a broken manifest).
+    pub fn from_output(stdout: &str, stderr: &str) -> Option<StageResults> {
+        if compiler_error::build_failed(stderr) {
+            let block = compiler_error::first_error_block(stderr)
+                .unwrap_or_else(|| "(cargo printed no error line)".to_string());
+            return Some(StageResults::BuildFailed(block));
+        }
+        let run = test_output::parse(stdout);
+        let ran = !run.results.is_empty() || stdout.contains("test result:");
+        ran.then_some(StageResults::Tested(run))
+    }
 }
 
 /// One exercise's state after a run.

@@ -89,8 +89,11 @@ impl Course {
             stage.number
         );
         let started = std::time::SystemTime::now();
-        let results = self.cargo.test_stage(stage, false)?;
-        if let Err(e) = self.cache.store_results(stage.number, started, &results) {
+        let (results, stdout, stderr) = self.cargo.test_stage_output(stage, false)?;
+        if let Err(e) = self
+            .cache
+            .store_output(stage.number, started, &stdout, &stderr)
+        {
             errln!("warning: could not save the results under the target dir: {e}");
         }
         Ok(results)
