@@ -615,12 +615,15 @@ fn check_exercise_crate(
     if manifest.lib.as_ref().and_then(|lib| lib.doctest) != Some(false) {
         problems.push(format!("{at}/Cargo.toml: [lib] needs `doctest = false`"));
     }
-    if !manifest.features.contains_key("solution") {
+    if !manifest.features.iter().any(|f| f == "solution") {
         problems.push(format!("{at}/Cargo.toml: [features] needs `solution = []`"));
     }
     for (section, name, dependency) in manifest.all_dependencies() {
         if exercise_packages.contains(name)
-            || dependency.path().is_some_and(|p| p.contains("exercises/"))
+            || dependency
+                .path
+                .as_deref()
+                .is_some_and(|p| p.contains("exercises/"))
         {
             problems.push(format!(
                 "{at}/Cargo.toml: [{section}] `{name}` depends on an exercise crate"
@@ -670,7 +673,11 @@ fn exercise_crates_are_well_formed() {
         .workspace
         .expect("the root Cargo.toml has [workspace]");
     for (name, dependency) in &workspace.dependencies {
-        if dependency.path().is_some_and(|p| p.contains("exercises/")) {
+        if dependency
+            .path
+            .as_deref()
+            .is_some_and(|p| p.contains("exercises/"))
+        {
             packages.insert(name.clone());
         }
     }

@@ -18,12 +18,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use toml::Spanned;
 
 use crate::manifest;
 use crate::summary::{self, SummaryItem};
-use crate::toml_file::{self, ParseError};
+use crate::toml_file::{self, Document, ParseError};
 
 /// The schema of a `course.toml`: a title and the exercises, in id order.
 ///
@@ -38,19 +37,16 @@ use crate::toml_file::{self, ParseError};
 /// hole = "fnv1a64:…"        # the hash of the hole file as shipped
 /// needs = [2]               # optional: exercises whose code these tests also run
 /// ```
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct CourseToml {
     /// The stage's title.
     pub title: String,
     /// The `[[exercise]]` tables.
-    #[serde(rename = "exercise", default)]
     pub exercises: Vec<ExerciseToml>,
 }
 
 /// One `[[exercise]]` of a `course.toml`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct ExerciseToml {
     /// The exercise number, the `M` of its `exM_` tests.
     pub id: Spanned<u32>,
@@ -64,6 +60,31 @@ pub struct ExerciseToml {
     pub hole: Option<String>,
     /// Exercises of the same stage whose code this one's tests run.
     pub needs: Option<Spanned<Vec<u32>>>,
+}
+
+impl CourseToml {
+    /// Reads the schema from a parsed `course.toml`; any other key is an error.
+    pub fn from_document(doc: &Document<'_>) -> Result<CourseToml, ParseError> {
+        let root = doc.root();
+        root.only(&["title", "exercise"])?;
+        let title = root.string("title")?.into_inner();
+        let exercises = root
+            .tables("exercise")?
+            .iter()
+            .map(|table| {
+                table.only(&["id", "title", "module", "page", "hole", "needs"])?;
+                Ok(ExerciseToml {
+                    id: table.int("id")?,
+                    title: table.string("title")?,
+                    module: table.string("module")?,
+                    page: table.string("page")?,
+                    hole: table.opt_string("hole")?.map(Spanned::into_inner),
+                    needs: table.opt_ints("needs")?,
+                })
+            })
+            .collect::<Result<Vec<_>, ParseError>>()?;
+        Ok(CourseToml { title, exercises })
+    }
 }
 
 /// One stage of the course.
@@ -206,18 +227,12 @@ fn load_stage(
     summary: &[SummaryItem],
 ) -> Result<Stage, ParseError> {
     let file = dir.join("course.toml");
-    let text = fs::read_to_string(root.join(&file))
-        .map_err(|e| ParseError::new(&file, 0, format!("cannot read: {e}")))?;
-    let toml: CourseToml = toml_file::parse(&file, &text)?;
+    let mut text = String::new();
+    let doc = toml_file::read(root, &file, &mut text)?;
+    let toml = CourseToml::from_document(&doc)?;
     let error = |span: std::ops::Range<usize>, key: &str, message: String| {
-        toml_file::error_at(&file, &text, span.start, key, message)
+        doc.error(span, &format!("exercise.{key}"), message)
     };
-    if toml.title.trim().is_empty() {
-        return Err(ParseError {
-            key: Some("title".into()),
-            ..ParseError::new(&file, 0, "is empty")
-        });
-    }
     if toml.exercises.is_empty() {
         return Err(ParseError::new(&file, 0, "no [[exercise]] tables"));
     }
@@ -246,9 +261,6 @@ fn load_stage(
                     last.id
                 ),
             ));
-        }
-        if entry.title.get_ref().trim().is_empty() {
-            return Err(error(entry.title.span(), "title", "is empty".into()));
         }
         let module = entry.module.get_ref();
         if module.is_empty()
@@ -396,24 +408,25 @@ mod tests {
     fn a_malformed_course_toml_names_the_file_and_the_key() {
         assert_eq!(
             error(&STAGE.replace("page = \"a.md\"\n", "")),
-            "exercises/01-co/course.toml:3: missing field `page`"
+            "exercises/01-co/course.toml:3: `exercise.page`: missing in this [[exercise]] table"
         );
         assert_eq!(
             error(&STAGE.replace("id = 1", "id = \"1\"")),
-            "exercises/01-co/course.toml:4: `id`: invalid type: string \"1\", expected u32"
+            "exercises/01-co/course.toml:4: `exercise.id`: expected a number, without quotes, \
+             found string"
         );
         assert!(
             error(&format!("stage = 1\n{STAGE}"))
-                .starts_with("exercises/01-co/course.toml:1: unknown field `stage`"),
+                .starts_with("exercises/01-co/course.toml:1: `stage`: unknown key"),
         );
         assert_eq!(
             error(&STAGE.replace("a.md", "c.md")),
-            "exercises/01-co/course.toml:7: `page`: \
+            "exercises/01-co/course.toml:7: `exercise.page`: \
              book/src/ch01-co/c.md is not a numbered chapter of book/src/SUMMARY.md"
         );
         assert_eq!(
             error(&STAGE.replace("\"a\"", "\"a.rs\"")),
-            "exercises/01-co/course.toml:6: `module`: `a.rs` is not a module name \
+            "exercises/01-co/course.toml:6: `exercise.module`: `a.rs` is not a module name \
              (the file's stem, e.g. \"turn\")"
         );
     }
@@ -437,7 +450,7 @@ mod tests {
             ),
             "{err}"
         );
-        assert!(err.contains(":5: `needs`"), "{err}");
+        assert!(err.contains(":5: `exercise.needs`"), "{err}");
     }
 
     #[test]

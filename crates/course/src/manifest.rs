@@ -7,13 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Deserialize;
-
-use crate::toml_file::{self, ParseError};
+use crate::toml_file::{self, ParseError, Table};
 
 /// The parts of a `Cargo.toml` the course and its checks use.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Default)]
 pub struct Manifest {
     /// `[package]`, absent in a virtual workspace manifest.
     pub package: Option<Package>,
@@ -21,87 +18,119 @@ pub struct Manifest {
     pub workspace: Option<Workspace>,
     /// `[lib]`.
     pub lib: Option<Lib>,
-    /// `[features]`: each feature and what it turns on.
-    #[serde(default)]
-    pub features: BTreeMap<String, Vec<String>>,
-    /// `[dependencies]`.
-    #[serde(default)]
-    pub dependencies: BTreeMap<String, Dependency>,
-    /// `[dev-dependencies]`.
-    #[serde(default)]
-    pub dev_dependencies: BTreeMap<String, Dependency>,
-    /// `[build-dependencies]`.
-    #[serde(default)]
-    pub build_dependencies: BTreeMap<String, Dependency>,
+    /// The names in `[features]`.
+    pub features: Vec<String>,
+    /// `[dependencies]`, `[dev-dependencies]` and `[build-dependencies]`, by section.
+    pub dependencies: BTreeMap<&'static str, BTreeMap<String, Dependency>>,
 }
 
 /// `[package]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Package {
     /// The package name.
     pub name: String,
 }
 
 /// `[workspace]`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Workspace {
     /// `[workspace.dependencies]`.
-    #[serde(default)]
     pub dependencies: BTreeMap<String, Dependency>,
 }
 
 /// `[lib]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Lib {
     /// `doctest = false` turns the crate's doctests off.
     pub doctest: Option<bool>,
 }
 
-/// One dependency: a version string, or a table.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum Dependency {
-    /// `name = "1.0"`.
-    Version(String),
-    /// `name = { path = "…", workspace = true, … }`.
-    Detailed(DependencyTable),
-}
-
-/// The keys of a dependency table the course reads.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct DependencyTable {
-    /// `path = "…"`.
+/// One dependency, as far as the course cares: where it comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dependency {
+    /// `path = "…"` of a path dependency.
     pub path: Option<String>,
-    /// `workspace = true`: the dependency is declared in `[workspace.dependencies]`.
-    pub workspace: Option<bool>,
 }
 
-impl Dependency {
-    /// The `path` of a path dependency.
-    pub fn path(&self) -> Option<&str> {
-        match self {
-            Dependency::Version(_) => None,
-            Dependency::Detailed(table) => table.path.as_deref(),
-        }
-    }
+/// The dependency sections of a package manifest.
+pub const DEPENDENCY_SECTIONS: [&str; 3] =
+    ["dependencies", "dev-dependencies", "build-dependencies"];
+
+fn dependencies(table: Option<Table<'_, '_>>) -> Result<BTreeMap<String, Dependency>, ParseError> {
+    let Some(table) = table else {
+        return Ok(BTreeMap::new());
+    };
+    table
+        .entries()
+        .map(|(name, value)| {
+            // `name = "1.0"` has no path; a table may (`{ path = "…" }`).
+            let path = match table.opt_table(name) {
+                Ok(Some(dep)) => dep.opt_string("path")?.map(|p| p.into_inner()),
+                _ if value.get_ref().is_str() => None,
+                _ => return Err(table.error(value.span(), name, "expected a version or a table")),
+            };
+            Ok((name.to_string(), Dependency { path }))
+        })
+        .collect()
 }
 
 impl Manifest {
     /// Reads `root/relative`; errors name `relative`.
     pub fn read(root: &Path, relative: &Path) -> Result<Manifest, ParseError> {
-        toml_file::read(root, relative)
+        let mut text = String::new();
+        let doc = toml_file::read(root, relative, &mut text)?;
+        Manifest::from_table(&doc.root())
+    }
+
+    /// [`Manifest::read`] on text already read; `file` names it in errors.
+    pub fn parse(file: &Path, text: &str) -> Result<Manifest, ParseError> {
+        Manifest::from_table(&toml_file::parse(file, text)?.root())
+    }
+
+    fn from_table(root: &Table<'_, '_>) -> Result<Manifest, ParseError> {
+        let package = match root.opt_table("package")? {
+            Some(package) => Some(Package {
+                name: package.string("name")?.into_inner(),
+            }),
+            None => None,
+        };
+        let workspace = match root.opt_table("workspace")? {
+            Some(workspace) => Some(Workspace {
+                dependencies: dependencies(workspace.opt_table("dependencies")?)?,
+            }),
+            None => None,
+        };
+        let lib = match root.opt_table("lib")? {
+            Some(lib) => Some(Lib {
+                doctest: lib.opt_bool("doctest")?,
+            }),
+            None => None,
+        };
+        let features = match root.opt_table("features")? {
+            Some(features) => features
+                .entries()
+                .map(|(name, _)| name.to_string())
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut deps = BTreeMap::new();
+        for section in DEPENDENCY_SECTIONS {
+            deps.insert(section, dependencies(root.opt_table(section)?)?);
+        }
+        Ok(Manifest {
+            package,
+            workspace,
+            lib,
+            features,
+            dependencies: deps,
+        })
     }
 
     /// Every dependency of the package, with its section's name.
     pub fn all_dependencies(&self) -> impl Iterator<Item = (&'static str, &str, &Dependency)> {
-        let sections = [
-            ("dependencies", &self.dependencies),
-            ("dev-dependencies", &self.dev_dependencies),
-            ("build-dependencies", &self.build_dependencies),
-        ];
-        sections.into_iter().flat_map(|(section, deps)| {
+        self.dependencies.iter().flat_map(|(section, deps)| {
             deps.iter()
-                .map(move |(name, dep)| (section, name.as_str(), dep))
+                .map(move |(name, dep)| (*section, name.as_str(), dep))
         })
     }
 }
@@ -123,12 +152,23 @@ mod tests {
         let text = "[package]\nversion.workspace = true\nname = \"ex01-coroutine\"\n\
                     [lib]\ndoctest = false\n[features]\nsolution = []\n\
                     [dependencies]\na.workspace = true\nb = \"1\"\nc = { path = \"../c\" }\n";
-        let m: Manifest = toml_file::parse(Path::new("Cargo.toml"), text).unwrap();
+        let m = Manifest::parse(Path::new("Cargo.toml"), text).unwrap();
         assert_eq!(m.package.unwrap().name, "ex01-coroutine");
         assert_eq!(m.lib.unwrap().doctest, Some(false));
-        assert!(m.features.contains_key("solution"));
-        assert_eq!(m.dependencies["c"].path(), Some("../c"));
-        assert_eq!(m.dependencies["b"].path(), None);
+        assert_eq!(m.features, ["solution"]);
+        let deps = &m.dependencies["dependencies"];
+        assert_eq!(deps["c"].path.as_deref(), Some("../c"));
+        assert_eq!(deps["b"].path, None);
+        assert_eq!(deps["a"].path, None);
         assert!(m.workspace.is_none());
+    }
+
+    #[test]
+    fn a_wrong_type_is_located() {
+        let err = Manifest::parse(Path::new("x/Cargo.toml"), "[package]\nname = 1\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x/Cargo.toml:2: `package.name`: expected a \"string\", found integer"
+        );
     }
 }
