@@ -687,3 +687,37 @@ fn exercise_crates_are_well_formed() {
     }
     report("exercise crates", &problems);
 }
+
+/// Every numbered crate is in `[workspace.dependencies]` by its path, so that the next
+/// stage (and the suites) can name it as `name.workspace = true`.
+#[test]
+fn every_stage_crate_is_a_workspace_dependency() {
+    let root = root();
+    let workspace = Manifest::read(&root, Path::new("Cargo.toml"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .workspace
+        .expect("the root Cargo.toml has [workspace]");
+    let paths: BTreeSet<String> = workspace
+        .dependencies
+        .values()
+        .filter_map(|dependency| dependency.path.clone())
+        .collect();
+    let mut problems = Vec::new();
+    let mut stages = 0;
+    for entry in fs::read_dir(root.join("crates")).expect("crates/ exists") {
+        let name = entry.expect("a readable entry").file_name();
+        let name = name.to_string_lossy();
+        if catalog::folder_number(&name).is_none() {
+            continue;
+        }
+        stages += 1;
+        let path = format!("crates/{name}");
+        if !paths.contains(&path) {
+            problems.push(format!(
+                "Cargo.toml: [workspace.dependencies] has no entry with path = \"{path}\""
+            ));
+        }
+    }
+    assert!(stages > 0, "no numbered crate under crates/");
+    report("workspace dependencies", &problems);
+}
