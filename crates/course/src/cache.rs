@@ -199,7 +199,7 @@ mod tests {
         write(
             &root,
             "exercises/01-co/course.toml",
-            "title = \"T\"\n[[exercise]]\nid = 1\ntitle = \"A\"\nmodule = \"a\"\npage = \"a.md\"\n",
+            "\n\n[[exercise]]\nid = 1\ntitle = \"A\"\nmodule = \"a\"\npage = \"a.md\"\n",
         );
         write(
             &root,

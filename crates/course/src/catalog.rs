@@ -8,10 +8,10 @@
 //! |---|---|
 //! | the stage number | the folder's `NN` |
 //! | the reference crate | `crates/NN-name`, the same folder name |
-//! | the chapter | `book/src/chNN-name/index.md` |
+//! | the chapter and the stage's title | the chapter `book/src/SUMMARY.md` numbers `NN` |
 //! | the package name | the exercise crate's `Cargo.toml` |
 //! | an exercise's hole file and solution | `exercises/NN-name/src/<module>.rs` and `crates/NN-name/src/<module>.rs` |
-//! | an exercise's section number | where `book/src/SUMMARY.md` lists its page |
+//! | an exercise's page and section number | its `page` in the chapter's folder, numbered by `SUMMARY.md` |
 //!
 //! Paths in the catalog are relative to the workspace root.
 
@@ -24,11 +24,9 @@ use crate::manifest;
 use crate::summary::{self, SummaryItem};
 use crate::toml_file::{self, Document, ParseError};
 
-/// The schema of a `course.toml`: a title and the exercises, in id order.
+/// The schema of a `course.toml`: the exercises, in id order.
 ///
 /// ```toml
-/// title = "One turn of the loop"
-///
 /// [[exercise]]
 /// id = 1
 /// title = "The wake path: one step, pushed once"
@@ -39,8 +37,6 @@ use crate::toml_file::{self, Document, ParseError};
 /// ```
 #[derive(Debug, Clone)]
 pub struct CourseToml {
-    /// The stage's title.
-    pub title: String,
     /// The `[[exercise]]` tables.
     pub exercises: Vec<ExerciseToml>,
 }
@@ -66,8 +62,7 @@ impl CourseToml {
     /// Reads the schema from a parsed `course.toml`; any other key is an error.
     pub fn from_document(doc: &Document<'_>) -> Result<CourseToml, ParseError> {
         let root = doc.root();
-        root.only(&["title", "exercise"])?;
-        let title = root.string("title")?.into_inner();
+        root.only(&["exercise"])?;
         let exercises = root
             .tables("exercise")?
             .iter()
@@ -83,7 +78,7 @@ impl CourseToml {
                 })
             })
             .collect::<Result<Vec<_>, ParseError>>()?;
-        Ok(CourseToml { title, exercises })
+        Ok(CourseToml { exercises })
     }
 }
 
@@ -92,7 +87,7 @@ impl CourseToml {
 pub struct Stage {
     /// The stage number (the `NN` of the folder).
     pub number: u32,
-    /// The stage's title.
+    /// The stage's title: its chapter's, in `SUMMARY.md`.
     pub title: String,
     /// The chapter's first page, repo-relative (`book/src/ch01-…/index.md`).
     pub chapter: PathBuf,
@@ -238,7 +233,19 @@ fn load_stage(
     }
     let folder = dir.file_name().map(PathBuf::from).unwrap_or_default();
     let reference = Path::new("crates").join(&folder);
-    let book = Path::new("book/src").join(format!("ch{}", folder.display()));
+    let number_text = number.to_string();
+    let Some((title, chapter)) = summary.iter().find_map(|item| {
+        let path = item.path.as_ref()?;
+        (item.number.as_deref() == Some(number_text.as_str()))
+            .then(|| (item.title.clone(), Path::new("book/src").join(path)))
+    }) else {
+        return Err(ParseError::new(
+            &file,
+            0,
+            format!("{SUMMARY} has no chapter numbered {number} for this stage"),
+        ));
+    };
+    let book = chapter.parent().map(Path::to_path_buf).unwrap_or_default();
 
     let mut exercises: Vec<Exercise> = Vec::new();
     for entry in &toml.exercises {
@@ -323,8 +330,8 @@ fn load_stage(
     let package = manifest::package_name(root, &dir.join("Cargo.toml"))?;
     Ok(Stage {
         number,
-        title: toml.title,
-        chapter: book.join("index.md"),
+        title,
+        chapter,
         reference,
         dir: dir.to_path_buf(),
         package,
@@ -356,7 +363,7 @@ mod tests {
         fs::write(path, text).unwrap();
     }
 
-    const STAGE: &str = "title = \"Coroutines\"\n\n\
+    const STAGE: &str = "\n\n\
         [[exercise]]\nid = 1\ntitle = \"Count down\"\nmodule = \"a\"\npage = \"a.md\"\n";
 
     const SUMMARY_MD: &str = "# Summary\n\n- [Coroutines](ch01-co/index.md)\n  \
@@ -392,6 +399,7 @@ mod tests {
         assert_eq!(catalog.stages.len(), 1);
         let stage = &catalog.stages[0];
         assert_eq!(stage.number, 1);
+        assert_eq!(stage.title, "Coroutines", "the chapter's title");
         assert_eq!(stage.package, "ex01-co");
         assert_eq!(stage.dir, Path::new("exercises/01-co"));
         assert_eq!(stage.reference, Path::new("crates/01-co"));
@@ -428,6 +436,17 @@ mod tests {
             error(&STAGE.replace("\"a\"", "\"a.rs\"")),
             "exercises/01-co/course.toml:6: `exercise.module`: `a.rs` is not a module name \
              (the file's stem, e.g. \"turn\")"
+        );
+    }
+
+    #[test]
+    fn a_stage_without_its_numbered_chapter_is_an_error() {
+        let root = stage_one(STAGE);
+        write(&root, SUMMARY, "[Introduction](intro.md)\n");
+        assert_eq!(
+            Catalog::load(&root).unwrap_err().to_string(),
+            "exercises/01-co/course.toml: book/src/SUMMARY.md has no chapter numbered 1 \
+             for this stage"
         );
     }
 
