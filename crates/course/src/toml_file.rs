@@ -117,27 +117,15 @@ impl<'t> Document<'t> {
 }
 
 /// One table of a document, read field by field.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Table<'d, 't> {
     doc: &'d Document<'t>,
     table: &'d DeTable<'t>,
     span: Range<usize>,
+    /// The dotted path of the table (empty at the top), for messages.
     name: String,
     /// Whether this is one entry of an array of tables (`[[name]]`).
     in_array: bool,
-}
-
-// `Range` is not `Copy`; a table is small enough to clone instead.
-impl Clone for Table<'_, '_> {
-    fn clone(&self) -> Self {
-        Table {
-            doc: self.doc,
-            table: self.table,
-            span: self.span.clone(),
-            name: self.name.clone(),
-            in_array: self.in_array,
-        }
-    }
 }
 
 impl<'d, 't> Table<'d, 't> {
