@@ -1,7 +1,9 @@
 //! What the course remembers between runs, under `<target>/course/`: each stage's last
-//! `cargo test` output, as cargo printed it, and how many hints were revealed.
+//! `cargo test` output and test list, as cargo printed them, and how many hints were
+//! revealed.
 //!
-//! The output is kept raw (`stage-NN.stdout`, `stage-NN.stderr`) and read again with the
+//! The output is kept raw (`stage-NN.stdout`, `stage-NN.stderr`, `stage-NN.list`) and
+//! read again with the
 //! same parsers as a fresh run, so there is no format of our own to keep in step. The
 //! files' modification time is set to when the run *started*: the results are trusted
 //! only while no file they depend on (see [`newest_input`]) is newer than that (an edit
@@ -37,24 +39,41 @@ impl Cache {
         self.dir.join(format!("stage-{stage:02}.hints"))
     }
 
-    /// The cached results of `stage`, if present and still fresh; `root` is the
-    /// workspace root its paths are relative to.
-    pub fn fresh_results(&self, root: &Path, stage: &Stage) -> Option<StageResults> {
-        let stdout = self.output_file(stage.number, "stdout");
-        let stderr = self.output_file(stage.number, "stderr");
-        let started = fs::metadata(&stdout)
-            .ok()?
-            .modified()
-            .ok()?
-            .min(fs::metadata(&stderr).ok()?.modified().ok()?);
+    /// The text of `file`, if no input of `stage` is newer than the file's time.
+    fn fresh(&self, root: &Path, stage: &Stage, file: &Path) -> Option<String> {
+        let started = fs::metadata(file).ok()?.modified().ok()?;
         // `None < Some(_)`: a stage with no input files at all is trivially fresh.
         if newest_input(root, stage) > Some(started) {
             return None;
         }
-        StageResults::from_output(
-            &fs::read_to_string(stdout).ok()?,
-            &fs::read_to_string(stderr).ok()?,
-        )
+        fs::read_to_string(file).ok()
+    }
+
+    /// The cached results of `stage`, if present and still fresh; `root` is the
+    /// workspace root its paths are relative to.
+    pub fn fresh_results(&self, root: &Path, stage: &Stage) -> Option<StageResults> {
+        let stdout = self.fresh(root, stage, &self.output_file(stage.number, "stdout"))?;
+        let stderr = self.fresh(root, stage, &self.output_file(stage.number, "stderr"))?;
+        StageResults::from_output(&stdout, &stderr)
+    }
+
+    /// The cached output of `cargo test -- --list` for `stage`, if still fresh.
+    pub fn fresh_list(&self, root: &Path, stage: &Stage) -> Option<String> {
+        self.fresh(root, stage, &self.output_file(stage.number, "list"))
+    }
+
+    /// Keeps the output of `cargo test -- --list` for `stage`, listed at `started`.
+    pub fn store_list(&self, stage: u32, started: SystemTime, stdout: &str) -> io::Result<()> {
+        self.write_stamped(&self.output_file(stage, "list"), started, stdout)
+    }
+
+    fn write_stamped(&self, path: &Path, started: SystemTime, text: &str) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        fs::write(path, text)?;
+        File::options()
+            .write(true)
+            .open(path)?
+            .set_modified(started)
     }
 
     /// Keeps cargo's `stdout` and `stderr` of a run of `stage` that started at `started`.
@@ -65,14 +84,8 @@ impl Cache {
         stdout: &str,
         stderr: &str,
     ) -> io::Result<()> {
-        fs::create_dir_all(&self.dir)?;
         for (stream, text) in [("stdout", stdout), ("stderr", stderr)] {
-            let path = self.output_file(stage, stream);
-            fs::write(&path, text)?;
-            File::options()
-                .write(true)
-                .open(&path)?
-                .set_modified(started)?;
+            self.write_stamped(&self.output_file(stage, stream), started, text)?;
         }
         Ok(())
     }
@@ -224,8 +237,13 @@ mod tests {
         let cache = Cache::new(&root.join("target"));
         assert_eq!(cache.fresh_results(&root, stage), None, "nothing kept yet");
         cache.store_output(1, started, STDOUT, "").unwrap();
+        cache.store_list(1, started, "ex1_a: test\n").unwrap();
         let expected = StageResults::from_output(STDOUT, "").unwrap();
         assert_eq!(cache.fresh_results(&root, stage), Some(expected.clone()));
+        assert_eq!(
+            cache.fresh_list(&root, stage).as_deref(),
+            Some("ex1_a: test\n")
+        );
 
         // A later stage's crate is not an input of stage 1.
         touch(&later, started + Duration::from_secs(1));
@@ -238,6 +256,7 @@ mod tests {
         assert_eq!(cache.fresh_results(&root, stage), Some(expected));
         touch(&hole, started + Duration::from_secs(1));
         assert_eq!(cache.fresh_results(&root, stage), None);
+        assert_eq!(cache.fresh_list(&root, stage), None);
     }
 
     #[test]

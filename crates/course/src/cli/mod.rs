@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use oneloop_course::cache::Cache;
 use oneloop_course::progress::StageResults;
-use oneloop_course::{Catalog, Stage, workspace};
+use oneloop_course::{Catalog, Stage, test_output, workspace};
 
 pub(crate) use error::CliError;
 use runner::Cargo;
@@ -80,6 +80,27 @@ impl Course {
             return Ok(results);
         }
         self.run_tests(stage)
+    }
+
+    /// The `exM_` tests the stage's crate declares, from cargo's own list (kept like
+    /// the results). Empty, with a warning, if cargo cannot list them.
+    pub(crate) fn declared_tests(&self, stage: &Stage) -> Vec<String> {
+        if let Some(list) = self.cache.fresh_list(&self.root, stage) {
+            return test_output::parse_list(&list);
+        }
+        let started = std::time::SystemTime::now();
+        match self.cargo.list_tests(stage) {
+            Ok(list) => {
+                if let Err(e) = self.cache.store_list(stage.number, started, &list) {
+                    errln!("warning: could not save the test list under the target dir: {e}");
+                }
+                test_output::parse_list(&list)
+            }
+            Err(e) => {
+                errln!("warning: {e}");
+                Vec::new()
+            }
+        }
     }
 
     /// Runs the learner's tests for `stage` and caches what they gave.

@@ -109,4 +109,28 @@ impl Cargo {
             }
         }
     }
+
+    /// `cargo test -p <package> -- --list`: the tests the stage's crate declares, as
+    /// cargo's stdout prints them (the build is the one the tests just ran).
+    pub(crate) fn list_tests(&self, stage: &Stage) -> Result<String, CliError> {
+        let args = [
+            "test",
+            "-p",
+            stage.package.as_str(),
+            "--color",
+            "never",
+            "--",
+            "--list",
+        ];
+        let output = self.output(&args)?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let detail = compiler_error::first_error_block(&stderr).unwrap_or_default();
+            return Err(CliError::failed(format!(
+                "`cargo {}` failed:\n{detail}",
+                args.join(" ")
+            )));
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
 }
