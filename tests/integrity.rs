@@ -12,6 +12,7 @@ use std::path::{Component, Path, PathBuf};
 
 use oneloop_course::catalog::{self, Catalog, Stage};
 use oneloop_course::hole::{HoleFile, has_hole};
+use oneloop_course::manifest::Manifest;
 use oneloop_course::{hints, summary};
 
 fn root() -> PathBuf {
@@ -230,13 +231,6 @@ fn include_checks_catch_what_mdbook_lets_through() {
 
 // ---------------------------------------------------------------- catalog and book
 
-/// A repo-relative `book/src/…` path as SUMMARY.md writes it.
-fn in_book(path: &Path) -> Option<String> {
-    path.strip_prefix("book/src")
-        .ok()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-}
-
 #[test]
 fn catalog_folders_and_summary_agree() {
     let root = root();
@@ -244,12 +238,6 @@ fn catalog_folders_and_summary_agree() {
     let summary_text = fs::read_to_string(root.join("book/src/SUMMARY.md"))
         .expect("book/src/SUMMARY.md must exist");
     let items = summary::parse(&summary_text);
-    let number_of = |page: &str| {
-        items
-            .iter()
-            .find(|i| i.path.as_deref() == Some(page))
-            .map(|i| i.number.clone())
-    };
     let mut problems = Vec::new();
 
     for item in &items {
@@ -266,36 +254,10 @@ fn catalog_folders_and_summary_agree() {
     for stage in &catalog.stages {
         let toml = stage.course_toml().display().to_string();
         let n = stage.number;
-        // The stage's chapter: listed, and numbered as the stage.
-        match in_book(&stage.chapter).map(|p| (number_of(&p), p)) {
-            None => problems.push(format!(
-                "{toml}: chapter `{}` is not under book/src/",
-                stage.chapter.display()
-            )),
-            Some((None, page)) => {
-                problems.push(format!("{toml}: chapter `{page}` is not in SUMMARY.md"));
-            }
-            Some((Some(number), page)) if number.as_deref() != Some(&n.to_string()) => problems
-                .push(format!(
-                    "{toml}: stage {n}'s chapter `{page}` is numbered {} by mdBook, not {n}",
-                    number.unwrap_or_else(|| "nothing".into())
-                )),
-            Some(_) => {}
-        }
-        // The reference crate: crates/ with the same folder name as the exercise crate.
-        let folder = stage
-            .dir
-            .file_name()
-            .map(|f| f.to_string_lossy().to_string());
-        let expected = Path::new("crates").join(folder.clone().unwrap_or_default());
-        if stage.reference != expected {
-            problems.push(format!(
-                "{toml}: crate = `{}`, but stage folder `{}` pairs with `{}`",
-                stage.reference.display(),
-                stage.dir.display(),
-                expected.display()
-            ));
-        }
+        // The stage's chapter is the one SUMMARY.md numbers as the stage (the catalog
+        // finds it there), and every page SUMMARY.md lists exists (checked above).
+
+        // The reference crate (derived: crates/ with the exercise folder's name).
         if !root.join(&stage.reference).join("Cargo.toml").is_file() {
             problems.push(format!(
                 "{toml}: reference crate `{}` has no Cargo.toml",
@@ -304,45 +266,21 @@ fn catalog_folders_and_summary_agree() {
         }
         for exercise in &stage.exercises {
             let at = format!("{toml}: exercise {}", exercise.id);
-            if !exercise.file.starts_with(stage.dir.join("src")) {
-                problems.push(format!(
-                    "{at}: file `{}` is not in {}/src",
-                    exercise.file.display(),
-                    stage.dir.display()
-                ));
-            }
             if !root.join(&exercise.file).is_file() {
                 problems.push(format!(
                     "{at}: file `{}` does not exist",
                     exercise.file.display()
                 ));
             }
-            if !exercise.solution.starts_with(stage.reference.join("src"))
-                || !root.join(&exercise.solution).is_file()
-            {
+            if !root.join(&exercise.solution).is_file() {
                 problems.push(format!(
                     "{at}: solution `{}` is not a file in {}/src",
                     exercise.solution.display(),
                     stage.reference.display()
                 ));
             }
-            let Some(page) = in_book(&exercise.chapter) else {
-                problems.push(format!(
-                    "{at}: chapter `{}` is not under book/src/",
-                    exercise.chapter.display()
-                ));
-                continue;
-            };
-            match number_of(&page) {
-                None => problems.push(format!("{at}: chapter `{page}` is not in SUMMARY.md")),
-                Some(number) if number.as_deref() != Some(exercise.section.as_str()) => problems
-                    .push(format!(
-                        "{at}: section = \"{}\", but mdBook numbers `{page}` {}",
-                        exercise.section,
-                        number.unwrap_or_else(|| "not at all".into())
-                    )),
-                Some(_) => {}
-            }
+            // The section number is mdBook's for the page (the catalog reads it from
+            // SUMMARY.md); it must sit in the stage's chapter.
             let section_prefix = format!("{n}.");
             if !exercise.section.starts_with(&section_prefix) {
                 problems.push(format!(
@@ -508,23 +446,6 @@ fn shim_declarations_are_read_with_their_attributes() {
     );
 }
 
-/// Lines of a Cargo.toml section (`[dependencies]` …), trimmed, comments dropped.
-fn section_lines<'t>(manifest: &'t str, section: &str) -> Vec<&'t str> {
-    let mut inside = false;
-    let mut out = Vec::new();
-    for line in manifest.lines() {
-        let line = line.split_once('#').map_or(line, |(code, _)| code).trim();
-        if line.starts_with('[') {
-            inside = line == format!("[{section}]");
-            continue;
-        }
-        if inside && !line.is_empty() {
-            out.push(line);
-        }
-    }
-    out
-}
-
 fn check_exercise_crate(
     stage: &Stage,
     exercise_packages: &BTreeSet<String>,
@@ -658,26 +579,29 @@ fn check_exercise_crate(
     }
 
     // The manifest: no doctests, a `solution` feature, no other exercise as dependency.
-    let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
-    let lib = section_lines(&manifest, "lib");
-    if !lib.iter().any(|l| l.replace(' ', "") == "doctest=false") {
+    let manifest = match Manifest::read(&root, &stage.dir.join("Cargo.toml")) {
+        Ok(manifest) => manifest,
+        Err(e) => {
+            problems.push(e.to_string());
+            return;
+        }
+    };
+    if manifest.lib.as_ref().and_then(|lib| lib.doctest) != Some(false) {
         problems.push(format!("{at}/Cargo.toml: [lib] needs `doctest = false`"));
     }
-    let features = section_lines(&manifest, "features");
-    if !features
-        .iter()
-        .any(|l| l.replace(' ', "").starts_with("solution="))
-    {
+    if !manifest.features.iter().any(|f| f == "solution") {
         problems.push(format!("{at}/Cargo.toml: [features] needs `solution = []`"));
     }
-    for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
-        for line in section_lines(&manifest, section) {
-            let key = line.split(['=', '.']).next().unwrap_or("").trim();
-            if exercise_packages.contains(key) || line.contains("exercises/") {
-                problems.push(format!(
-                    "{at}/Cargo.toml: [{section}] `{line}` depends on an exercise crate"
-                ));
-            }
+    for (section, name, dependency) in manifest.all_dependencies() {
+        if exercise_packages.contains(name)
+            || dependency
+                .path
+                .as_deref()
+                .is_some_and(|p| p.contains("exercises/"))
+        {
+            problems.push(format!(
+                "{at}/Cargo.toml: [{section}] `{name}` depends on an exercise crate"
+            ));
         }
     }
 }
@@ -718,12 +642,17 @@ fn exercise_crates_are_well_formed() {
     let catalog = load_catalog();
     let mut packages: BTreeSet<String> = catalog.stages.iter().map(|s| s.package.clone()).collect();
     // A workspace dependency that points into exercises/ counts as an exercise too.
-    let workspace = fs::read_to_string(root().join("Cargo.toml")).unwrap_or_default();
-    for line in section_lines(&workspace, "workspace.dependencies") {
-        if line.contains("exercises/")
-            && let Some((key, _)) = line.split_once('=')
+    let workspace = Manifest::read(&root(), Path::new("Cargo.toml"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .workspace
+        .expect("the root Cargo.toml has [workspace]");
+    for (name, dependency) in &workspace.dependencies {
+        if dependency
+            .path
+            .as_deref()
+            .is_some_and(|p| p.contains("exercises/"))
         {
-            packages.insert(key.trim().to_string());
+            packages.insert(name.clone());
         }
     }
     let mut problems = Vec::new();
@@ -731,4 +660,38 @@ fn exercise_crates_are_well_formed() {
         check_exercise_crate(stage, &packages, &mut problems);
     }
     report("exercise crates", &problems);
+}
+
+/// Every numbered crate is in `[workspace.dependencies]` by its path, so that the next
+/// stage (and the suites) can name it as `name.workspace = true`.
+#[test]
+fn every_stage_crate_is_a_workspace_dependency() {
+    let root = root();
+    let workspace = Manifest::read(&root, Path::new("Cargo.toml"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .workspace
+        .expect("the root Cargo.toml has [workspace]");
+    let paths: BTreeSet<String> = workspace
+        .dependencies
+        .values()
+        .filter_map(|dependency| dependency.path.clone())
+        .collect();
+    let mut problems = Vec::new();
+    let mut stages = 0;
+    for entry in fs::read_dir(root.join("crates")).expect("crates/ exists") {
+        let name = entry.expect("a readable entry").file_name();
+        let name = name.to_string_lossy();
+        if catalog::folder_number(&name).is_none() {
+            continue;
+        }
+        stages += 1;
+        let path = format!("crates/{name}");
+        if !paths.contains(&path) {
+            problems.push(format!(
+                "Cargo.toml: [workspace.dependencies] has no entry with path = \"{path}\""
+            ));
+        }
+    }
+    assert!(stages > 0, "no numbered crate under crates/");
+    report("workspace dependencies", &problems);
 }

@@ -49,6 +49,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use oneloop_course::Catalog;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -280,24 +282,23 @@ fn the_paragraph_check_counts_prose_and_skips_the_rest() {
     assert_eq!(long_paragraphs("p.md", &inline).len(), 1);
 }
 
-/// Solution files and the stage of their exercise, from every `course.toml`.
+/// Solution files and the stage of their exercise, from the course's catalog.
 fn solutions(root: &Path) -> BTreeMap<String, u32> {
-    let mut out = BTreeMap::new();
-    for entry in fs::read_dir(root.join("exercises")).expect("exercises/ exists") {
-        let dir = entry.expect("a readable entry").path();
-        let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let Ok(stage) = name[..name.find('-').unwrap_or(0)].parse::<u32>() else {
-            continue;
-        };
-        let Ok(toml) = fs::read_to_string(dir.join("course.toml")) else {
-            continue;
-        };
-        for line in toml.lines() {
-            if let Some(value) = line.trim().strip_prefix("solution = ") {
-                out.insert(value.trim_matches('"').to_string(), stage);
-            }
-        }
-    }
+    let catalog = Catalog::load(root).unwrap_or_else(|e| panic!("the stage catalog: {e}"));
+    let out: BTreeMap<String, u32> = catalog
+        .stages
+        .iter()
+        .flat_map(|stage| {
+            stage.exercises.iter().map(|exercise| {
+                let file = exercise.solution.to_string_lossy().replace('\\', "/");
+                (file, stage.number)
+            })
+        })
+        .collect();
+    assert!(
+        !out.is_empty(),
+        "the catalog lists no solution file: the recap check would check nothing"
+    );
     out
 }
 

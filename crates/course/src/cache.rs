@@ -1,21 +1,21 @@
 //! What the course remembers between runs, under `<target>/course/`: each stage's last
-//! test results and how many hints were revealed.
+//! `cargo test` output and test list, as cargo printed them, and how many hints were
+//! revealed.
 //!
-//! Results are trusted only while no file they depend on changed: a cache is stale once
-//! any file of the exercise crate (`src/`, `tests/`, `Cargo.toml`) or of the crates it
-//! builds on (see [`newest_input`]) was modified after the run that wrote it *started*
-//! (an edit made while the tests ran is not covered by them).
+//! The output is kept raw (`stage-NN.stdout`, `stage-NN.stderr`, `stage-NN.list`) and
+//! read again with the
+//! same parsers as a fresh run, so there is no format of our own to keep in step. The
+//! files' modification time is set to when the run *started*: the results are trusted
+//! only while no file they depend on (see [`newest_input`]) is newer than that (an edit
+//! made while the tests ran is not covered by them).
 
-use std::fs;
+use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use crate::catalog::{self, Stage};
 use crate::progress::StageResults;
-use crate::test_output::{Failure, Outcome, TestResult, TestRun};
-
-const HEADER: &str = "oneloop-course results v1";
 
 /// The cache folder for one target directory.
 #[derive(Debug, Clone)]
@@ -31,32 +31,63 @@ impl Cache {
         }
     }
 
-    fn results_file(&self, stage: u32) -> PathBuf {
-        self.dir.join(format!("stage-{stage:02}.results"))
+    fn output_file(&self, stage: u32, stream: &str) -> PathBuf {
+        self.dir.join(format!("stage-{stage:02}.{stream}"))
     }
 
     fn hints_file(&self, stage: u32) -> PathBuf {
         self.dir.join(format!("stage-{stage:02}.hints"))
     }
 
+    /// The text of `file`, if no input of `stage` is newer than the file's time.
+    fn fresh(&self, root: &Path, stage: &Stage, file: &Path) -> Option<String> {
+        let started = fs::metadata(file).ok()?.modified().ok()?;
+        // `None < Some(_)`: a stage with no input files at all is trivially fresh.
+        if newest_input(root, stage) > Some(started) {
+            return None;
+        }
+        fs::read_to_string(file).ok()
+    }
+
     /// The cached results of `stage`, if present and still fresh; `root` is the
     /// workspace root its paths are relative to.
     pub fn fresh_results(&self, root: &Path, stage: &Stage) -> Option<StageResults> {
-        let text = fs::read_to_string(self.results_file(stage.number)).ok()?;
-        let (started, results) = decode(&text)?;
-        // `None < Some(_)`: a stage with no input files at all is trivially fresh.
-        (newest_input(root, stage) <= Some(started)).then_some(results)
+        let stdout = self.fresh(root, stage, &self.output_file(stage.number, "stdout"))?;
+        let stderr = self.fresh(root, stage, &self.output_file(stage.number, "stderr"))?;
+        StageResults::from_output(&stdout, &stderr)
     }
 
-    /// Records `results` of a run of `stage` that started at `started`.
-    pub fn store_results(
+    /// The cached output of `cargo test -- --list` for `stage`, if still fresh.
+    pub fn fresh_list(&self, root: &Path, stage: &Stage) -> Option<String> {
+        self.fresh(root, stage, &self.output_file(stage.number, "list"))
+    }
+
+    /// Keeps the output of `cargo test -- --list` for `stage`, listed at `started`.
+    pub fn store_list(&self, stage: u32, started: SystemTime, stdout: &str) -> io::Result<()> {
+        self.write_stamped(&self.output_file(stage, "list"), started, stdout)
+    }
+
+    fn write_stamped(&self, path: &Path, started: SystemTime, text: &str) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        fs::write(path, text)?;
+        File::options()
+            .write(true)
+            .open(path)?
+            .set_modified(started)
+    }
+
+    /// Keeps cargo's `stdout` and `stderr` of a run of `stage` that started at `started`.
+    pub fn store_output(
         &self,
         stage: u32,
         started: SystemTime,
-        results: &StageResults,
+        stdout: &str,
+        stderr: &str,
     ) -> io::Result<()> {
-        fs::create_dir_all(&self.dir)?;
-        fs::write(self.results_file(stage), encode(started, results))
+        for (stream, text) in [("stdout", stdout), ("stderr", stderr)] {
+            self.write_stamped(&self.output_file(stage, stream), started, text)?;
+        }
+        Ok(())
     }
 
     /// How many hints of `exercise` in `stage` were revealed.
@@ -72,7 +103,8 @@ impl Cache {
             .unwrap_or(0)
     }
 
-    /// Records that `count` hints of `exercise` in `stage` are revealed.
+    /// Records that `count` hints of `exercise` in `stage` are revealed (one line
+    /// `M count` per exercise).
     pub fn set_hints_revealed(&self, stage: u32, exercise: u32, count: usize) -> io::Result<()> {
         let path = self.hints_file(stage);
         let old = fs::read_to_string(&path).unwrap_or_default();
@@ -129,115 +161,118 @@ fn newest_under(path: &Path) -> Option<SystemTime> {
         .max()
 }
 
-fn escape(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('\n', "\\n")
-        .replace('\t', "\\t")
-}
-
-fn unescape(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
-}
-
-fn encode(started: SystemTime, results: &StageResults) -> String {
-    let nanos = started
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let mut out = format!("{HEADER}\nstarted\t{nanos}\n");
-    match results {
-        StageResults::BuildFailed(error) => {
-            out.push_str(&format!("build-failed\t{}\n", escape(error)));
-        }
-        StageResults::Tested(run) => {
-            for r in &run.results {
-                let word = match r.outcome {
-                    Outcome::Ok => "ok",
-                    Outcome::Failed => "FAILED",
-                    Outcome::Ignored => "ignored",
-                };
-                out.push_str(&format!("result\t{word}\t{}\n", escape(&r.name)));
-            }
-            for f in &run.failures {
-                out.push_str(&format!(
-                    "failure\t{}\t{}\n",
-                    escape(&f.name),
-                    escape(&f.message)
-                ));
-            }
-        }
-    }
-    out
-}
-
-fn decode(text: &str) -> Option<(SystemTime, StageResults)> {
-    let mut lines = text.lines();
-    if lines.next()? != HEADER {
-        return None;
-    }
-    let nanos: u64 = lines.next()?.strip_prefix("started\t")?.parse().ok()?;
-    let started = UNIX_EPOCH + std::time::Duration::from_nanos(nanos);
-    let mut run = TestRun::default();
-    for line in lines {
-        let mut fields = line.splitn(3, '\t');
-        match (fields.next()?, fields.next(), fields.next()) {
-            ("build-failed", Some(error), None) => {
-                return Some((started, StageResults::BuildFailed(unescape(error))));
-            }
-            ("result", Some(word), Some(name)) => {
-                let outcome = match word {
-                    "ok" => Outcome::Ok,
-                    "FAILED" => Outcome::Failed,
-                    "ignored" => Outcome::Ignored,
-                    _ => return None,
-                };
-                run.results.push(TestResult {
-                    name: unescape(name),
-                    outcome,
-                });
-            }
-            ("failure", Some(name), Some(message)) => run.failures.push(Failure {
-                name: unescape(name),
-                message: unescape(message),
-            }),
-            _ => return None,
-        }
-    }
-    Some((started, StageResults::Tested(run)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_output::parse;
+    use crate::Catalog;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    fn scratch() -> PathBuf {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "oneloop-course-cache-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write(root: &Path, relative: &str, text: &str) -> PathBuf {
+        let path = root.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Sets the modification time of `path` (a file or a folder) to `when`.
+    fn touch(path: &Path, when: SystemTime) {
+        File::open(path).unwrap().set_modified(when).unwrap();
+    }
+
+    /// Sets the modification time of everything under `path` to `when`.
+    fn touch_all(path: &Path, when: SystemTime) {
+        if path.is_dir() {
+            for entry in fs::read_dir(path).unwrap() {
+                touch_all(&entry.unwrap().path(), when);
+            }
+        }
+        touch(path, when);
+    }
+
+    const STDOUT: &str = "running 2 tests\ntest ex1_a ... ok\ntest ex1_b ... FAILED\n\n\
+        failures:\n\n---- ex1_b stdout ----\nthread 'ex1_b' panicked at t.rs:1:1:\nno\n\n\
+        failures:\n    ex1_b\n\ntest result: FAILED. 1 passed; 1 failed\n";
 
     #[test]
-    fn results_survive_a_round_trip() {
-        let run = parse(
-            "test ex1_a ... ok\ntest ex2_b ... FAILED\n\n---- ex2_b stdout ----\n\
-             thread 'x' panicked at a.rs:1:1:\nline one\n\tline\\two\n\nfailures:\n",
+    fn cargo_output_is_read_back_until_an_input_is_newer_than_the_run() {
+        let root = scratch();
+        write(
+            &root,
+            "exercises/01-co/course.toml",
+            "\n\n[[exercise]]\nid = 1\ntitle = \"A\"\nmodule = \"a\"\npage = \"a.md\"\n",
         );
-        let started = UNIX_EPOCH + std::time::Duration::from_nanos(1_234_567_890_123);
-        let results = StageResults::Tested(run);
-        let (when, back) = decode(&encode(started, &results)).unwrap();
-        assert_eq!(when, started);
-        assert_eq!(back, results);
+        write(
+            &root,
+            "exercises/01-co/Cargo.toml",
+            "[package]\nname = \"ex01-co\"\n",
+        );
+        write(
+            &root,
+            "book/src/SUMMARY.md",
+            "- [C](ch01-co/index.md)\n  - [A](ch01-co/a.md)\n",
+        );
+        let hole = write(&root, "exercises/01-co/src/a.rs", "todo!()\n");
+        let earlier = write(&root, "crates/00-base/src/lib.rs", "\n");
+        let later = write(&root, "crates/02-next/src/lib.rs", "\n");
+        let catalog = Catalog::load(&root).unwrap();
+        let stage = &catalog.stages[0];
 
-        let failed = StageResults::BuildFailed("error[E0308]: x\n --> a.rs:1:1".into());
-        assert_eq!(decode(&encode(started, &failed)).unwrap().1, failed);
-        assert!(decode("something else\n").is_none());
+        // Every input as old as the run: the kept output is the results.
+        let started = SystemTime::now() - Duration::from_secs(60);
+        touch_all(&root, started - Duration::from_secs(1));
+        touch(&root.join("exercises/01-co/Cargo.toml"), started);
+        let cache = Cache::new(&root.join("target"));
+        assert_eq!(cache.fresh_results(&root, stage), None, "nothing kept yet");
+        cache.store_output(1, started, STDOUT, "").unwrap();
+        cache.store_list(1, started, "ex1_a: test\n").unwrap();
+        let expected = StageResults::from_output(STDOUT, "").unwrap();
+        assert_eq!(cache.fresh_results(&root, stage), Some(expected.clone()));
+        assert_eq!(
+            cache.fresh_list(&root, stage).as_deref(),
+            Some("ex1_a: test\n")
+        );
+
+        // A later stage's crate is not an input of stage 1.
+        touch(&later, started + Duration::from_secs(1));
+        assert_eq!(cache.fresh_results(&root, stage), Some(expected.clone()));
+
+        // An earlier stage's source, then the learner's file: each makes it stale.
+        touch(&earlier, started + Duration::from_secs(1));
+        assert_eq!(cache.fresh_results(&root, stage), None);
+        touch(&earlier, started);
+        assert_eq!(cache.fresh_results(&root, stage), Some(expected));
+        touch(&hole, started + Duration::from_secs(1));
+        assert_eq!(cache.fresh_results(&root, stage), None);
+        assert_eq!(cache.fresh_list(&root, stage), None);
+    }
+
+    #[test]
+    fn a_kept_build_failure_reads_back_as_one() {
+        let stderr = "error[E0308]: mismatched types\n --> a.rs:1:1\n\n\
+            error: could not compile `ex01-co`\n";
+        assert_eq!(
+            StageResults::from_output("", stderr),
+            Some(StageResults::BuildFailed(
+                "error[E0308]: mismatched types\n --> a.rs:1:1".into()
+            ))
+        );
+        // No test line and no build error: nothing to read (the run itself failed).
+        assert_eq!(
+            StageResults::from_output("", "error: no such package\n"),
+            None
+        );
     }
 }

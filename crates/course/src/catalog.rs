@@ -1,21 +1,93 @@
 //! The stage catalog: every `exercises/NN-name/course.toml`, read and checked.
 //!
 //! A stage is a folder `exercises/NN-name/` that holds a `course.toml`; a numbered
-//! folder without one is a stage still being written and is skipped. Paths in the
-//! catalog are relative to the workspace root, as the files write them.
+//! folder without one is a stage still being written and is skipped. A `course.toml`
+//! holds only what the layout cannot tell ([`CourseToml`]); the rest is derived:
+//!
+//! | fact | where it comes from |
+//! |---|---|
+//! | the stage number | the folder's `NN` |
+//! | the reference crate | `crates/NN-name`, the same folder name |
+//! | the chapter and the stage's title | the chapter `book/src/SUMMARY.md` numbers `NN` |
+//! | the package name | the exercise crate's `Cargo.toml` |
+//! | an exercise's hole file and solution | `exercises/NN-name/src/<module>.rs` and `crates/NN-name/src/<module>.rs` |
+//! | an exercise's page and section number | its `page` in the chapter's folder, numbered by `SUMMARY.md` |
+//!
+//! Paths in the catalog are relative to the workspace root.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::manifest;
-use crate::toml_subset::{self, Entry, ParseError, Table, Value};
+use toml::Spanned;
 
-/// One stage of the course, from its `course.toml`.
+use crate::manifest;
+use crate::summary::{self, SummaryItem};
+use crate::toml_file::{self, Document, ParseError};
+
+/// The schema of a `course.toml`: the exercises, in id order.
+///
+/// ```toml
+/// [[exercise]]
+/// id = 1
+/// title = "The wake path: one step, pushed once"
+/// module = "wake"           # exercises/04-core/src/wake.rs, solved by crates/04-core/src/wake.rs
+/// page = "handles.md"       # book/src/ch04-core/handles.md
+/// hole = "fnv1a64:…"        # the hash of the hole file as shipped
+/// needs = [2]               # optional: exercises whose code these tests also run
+/// ```
+#[derive(Debug, Clone)]
+pub struct CourseToml {
+    /// The `[[exercise]]` tables.
+    pub exercises: Vec<ExerciseToml>,
+}
+
+/// One `[[exercise]]` of a `course.toml`.
+#[derive(Debug, Clone)]
+pub struct ExerciseToml {
+    /// The exercise number, the `M` of its `exM_` tests.
+    pub id: Spanned<u32>,
+    /// What the learner writes, in a few words.
+    pub title: Spanned<String>,
+    /// The module the learner writes: the file's stem in both `src/` folders.
+    pub module: Spanned<String>,
+    /// The page that explains it, relative to the stage's chapter folder.
+    pub page: Spanned<String>,
+    /// The hash of the hole file as the course ships it (see [`crate::hole`]).
+    pub hole: Option<String>,
+    /// Exercises of the same stage whose code this one's tests run.
+    pub needs: Option<Spanned<Vec<u32>>>,
+}
+
+impl CourseToml {
+    /// Reads the schema from a parsed `course.toml`; any other key is an error.
+    pub fn from_document(doc: &Document<'_>) -> Result<CourseToml, ParseError> {
+        let root = doc.root();
+        root.only(&["exercise"])?;
+        let exercises = root
+            .tables("exercise")?
+            .iter()
+            .map(|table| {
+                table.only(&["id", "title", "module", "page", "hole", "needs"])?;
+                Ok(ExerciseToml {
+                    id: table.int("id")?,
+                    title: table.string("title")?,
+                    module: table.string("module")?,
+                    page: table.string("page")?,
+                    hole: table.opt_string("hole")?.map(Spanned::into_inner),
+                    needs: table.opt_ints("needs")?,
+                })
+            })
+            .collect::<Result<Vec<_>, ParseError>>()?;
+        Ok(CourseToml { exercises })
+    }
+}
+
+/// One stage of the course.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stage {
     /// The stage number (the `NN` of the folder).
     pub number: u32,
-    /// The stage's title.
+    /// The stage's title: its chapter's, in `SUMMARY.md`.
     pub title: String,
     /// The chapter's first page, repo-relative (`book/src/ch01-…/index.md`).
     pub chapter: PathBuf,
@@ -77,12 +149,23 @@ pub struct Catalog {
     pub stages: Vec<Stage>,
 }
 
+/// The book's table of contents, which numbers the sections.
+const SUMMARY: &str = "book/src/SUMMARY.md";
+
 impl Catalog {
     /// Reads every stage under `root/exercises/`.
     pub fn load(root: &Path) -> Result<Catalog, ParseError> {
+        let folders = stage_folders(root);
+        let summary = if folders.is_empty() {
+            Vec::new()
+        } else {
+            let text = fs::read_to_string(root.join(SUMMARY))
+                .map_err(|e| ParseError::new(Path::new(SUMMARY), 0, format!("cannot read: {e}")))?;
+            summary::parse(&text)
+        };
         let mut stages = Vec::new();
-        for (number, dir) in stage_folders(root) {
-            stages.push(load_stage(root, number, &dir)?);
+        for (number, dir) in folders {
+            stages.push(load_stage(root, number, &dir, &summary)?);
         }
         Ok(Catalog {
             root: root.to_path_buf(),
@@ -132,83 +215,110 @@ pub fn folder_number(name: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-fn load_stage(root: &Path, folder_number: u32, dir: &Path) -> Result<Stage, ParseError> {
+fn load_stage(
+    root: &Path,
+    number: u32,
+    dir: &Path,
+    summary: &[SummaryItem],
+) -> Result<Stage, ParseError> {
     let file = dir.join("course.toml");
-    let text = fs::read_to_string(root.join(&file)).map_err(|e| ParseError {
-        file: file.clone(),
-        line: 0,
-        message: format!("cannot read: {e}"),
-    })?;
-    let doc = toml_subset::parse(&file, &text)?;
-    let fields = Fields { file: &file };
-
-    fields.only_keys(&doc.top, &["stage", "title", "chapter", "crate"])?;
-    let number = fields.int(&doc.top, "stage")?;
-    if number != folder_number {
-        let line = doc.top.get("stage").map_or(0, |e| e.line);
-        return Err(fields.error(
-            line,
-            format!(
-                "stage = {number}, but the folder `{}` says stage {folder_number}",
-                dir.display()
-            ),
-        ));
+    let mut text = String::new();
+    let doc = toml_file::read(root, &file, &mut text)?;
+    let toml = CourseToml::from_document(&doc)?;
+    let error = |span: std::ops::Range<usize>, key: &str, message: String| {
+        doc.error(span, &format!("exercise.{key}"), message)
+    };
+    if toml.exercises.is_empty() {
+        return Err(ParseError::new(&file, 0, "no [[exercise]] tables"));
     }
-    let title = fields.string(&doc.top, "title")?;
-    let chapter = PathBuf::from(fields.string(&doc.top, "chapter")?);
-    let reference = PathBuf::from(fields.string(&doc.top, "crate")?);
+    let folder = dir.file_name().map(PathBuf::from).unwrap_or_default();
+    let reference = Path::new("crates").join(&folder);
+    let number_text = number.to_string();
+    let Some((title, chapter)) = summary.iter().find_map(|item| {
+        let path = item.path.as_ref()?;
+        (item.number.as_deref() == Some(number_text.as_str()))
+            .then(|| (item.title.clone(), Path::new("book/src").join(path)))
+    }) else {
+        return Err(ParseError::new(
+            &file,
+            0,
+            format!("{SUMMARY} has no chapter numbered {number} for this stage"),
+        ));
+    };
+    let book = chapter.parent().map(Path::to_path_buf).unwrap_or_default();
 
     let mut exercises: Vec<Exercise> = Vec::new();
-    for table in &doc.tables {
-        if table.name != "exercise" {
-            return Err(fields.error(
-                table.line,
-                format!("unknown table `[[{}]]`; only `[[exercise]]`", table.name),
+    for entry in &toml.exercises {
+        let id = *entry.id.get_ref();
+        if id == 0 {
+            return Err(error(
+                entry.id.span(),
+                "id",
+                "exercise ids start at 1".into(),
             ));
         }
-        fields.only_keys(
-            table,
-            &[
-                "id", "title", "file", "solution", "section", "chapter", "hole", "needs",
-            ],
-        )?;
-        let id = fields.int(table, "id")?;
         if let Some(last) = exercises.last()
             && id <= last.id
         {
-            return Err(fields.error(
-                table.get("id").map_or(table.line, |e| e.line),
+            return Err(error(
+                entry.id.span(),
+                "id",
                 format!(
                     "exercise id {id} comes after id {}; ids must be unique and increasing",
                     last.id
                 ),
             ));
         }
-        if id == 0 {
-            return Err(fields.error(table.line, "exercise ids start at 1".to_string()));
+        let module = entry.module.get_ref();
+        if module.is_empty()
+            || !module
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(error(
+                entry.module.span(),
+                "module",
+                format!("`{module}` is not a module name (the file's stem, e.g. \"turn\")"),
+            ));
         }
+        let page = book.join(entry.page.get_ref());
+        let in_summary = page
+            .strip_prefix("book/src")
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .ok()
+            .and_then(|p| {
+                summary
+                    .iter()
+                    .find(|item| item.path.as_deref() == Some(p.as_str()))
+            });
+        let Some(section) = in_summary.and_then(|item| item.number.clone()) else {
+            return Err(error(
+                entry.page.span(),
+                "page",
+                format!("{} is not a numbered chapter of {SUMMARY}", page.display()),
+            ));
+        };
         exercises.push(Exercise {
             id,
-            title: fields.string(table, "title")?,
-            file: PathBuf::from(fields.string(table, "file")?),
-            solution: PathBuf::from(fields.string(table, "solution")?),
-            section: fields.string(table, "section")?,
-            chapter: PathBuf::from(fields.string(table, "chapter")?),
-            hole: table
-                .get("hole")
-                .map(|_| fields.string(table, "hole"))
-                .transpose()?,
-            needs: fields.ints(table, "needs")?,
+            title: entry.title.get_ref().clone(),
+            file: dir.join("src").join(format!("{module}.rs")),
+            solution: reference.join("src").join(format!("{module}.rs")),
+            section,
+            chapter: page,
+            hole: entry.hole.clone(),
+            needs: entry
+                .needs
+                .as_ref()
+                .map(|n| n.get_ref().clone())
+                .unwrap_or_default(),
         });
     }
-    if exercises.is_empty() {
-        return Err(fields.error(0, "no [[exercise]] tables".to_string()));
-    }
-    for (exercise, table) in exercises.iter().zip(&doc.tables) {
+    for (exercise, entry) in exercises.iter().zip(&toml.exercises) {
         for need in &exercise.needs {
             if *need == exercise.id || !exercises.iter().any(|e| e.id == *need) {
-                return Err(fields.error(
-                    table.get("needs").map_or(table.line, |e| e.line),
+                return Err(error(
+                    entry.needs.as_ref().map_or(entry.id.span(), Spanned::span),
+                    "needs",
                     format!(
                         "exercise {} needs exercise {need}, which is not another exercise of this stage",
                         exercise.id
@@ -217,7 +327,7 @@ fn load_stage(root: &Path, folder_number: u32, dir: &Path) -> Result<Stage, Pars
             }
         }
     }
-    let package = manifest::package_name(&root.join(dir).join("Cargo.toml"))?;
+    let package = manifest::package_name(root, &dir.join("Cargo.toml"))?;
     Ok(Stage {
         number,
         title,
@@ -227,93 +337,6 @@ fn load_stage(root: &Path, folder_number: u32, dir: &Path) -> Result<Stage, Pars
         package,
         exercises,
     })
-}
-
-/// Typed access to a table's entries, with errors located in `file`.
-struct Fields<'a> {
-    file: &'a Path,
-}
-
-impl Fields<'_> {
-    fn error(&self, line: usize, message: String) -> ParseError {
-        ParseError {
-            file: self.file.to_path_buf(),
-            line,
-            message,
-        }
-    }
-
-    fn entry<'t>(&self, table: &'t Table, key: &str) -> Result<&'t Entry, ParseError> {
-        table.get(key).ok_or_else(|| {
-            let place = if table.name.is_empty() {
-                "at the top of the file".to_string()
-            } else {
-                format!("in this [[{}]] table", table.name)
-            };
-            self.error(table.line, format!("missing `{key}` {place}"))
-        })
-    }
-
-    fn string(&self, table: &Table, key: &str) -> Result<String, ParseError> {
-        let entry = self.entry(table, key)?;
-        match &entry.value {
-            Value::Str(s) if !s.trim().is_empty() => Ok(s.clone()),
-            Value::Str(_) => Err(self.error(entry.line, format!("`{key}` is empty"))),
-            Value::Int(_) | Value::Ints(_) => {
-                Err(self.error(entry.line, format!("`{key}` must be a \"string\"")))
-            }
-        }
-    }
-
-    fn int(&self, table: &Table, key: &str) -> Result<u32, ParseError> {
-        let entry = self.entry(table, key)?;
-        match entry.value {
-            Value::Int(n) => u32::try_from(n)
-                .map_err(|_| self.error(entry.line, format!("`{key}` is too large"))),
-            Value::Str(_) | Value::Ints(_) => Err(self.error(
-                entry.line,
-                format!("`{key}` must be a number, without quotes"),
-            )),
-        }
-    }
-
-    /// A list of exercise ids; an absent key is an empty list.
-    fn ints(&self, table: &Table, key: &str) -> Result<Vec<u32>, ParseError> {
-        let Some(entry) = table.get(key) else {
-            return Ok(Vec::new());
-        };
-        match &entry.value {
-            Value::Ints(items) => items
-                .iter()
-                .map(|&n| {
-                    u32::try_from(n)
-                        .map_err(|_| self.error(entry.line, format!("`{key}`: {n} is too large")))
-                })
-                .collect(),
-            _ => Err(self.error(
-                entry.line,
-                format!("`{key}` must be a list of exercise ids, e.g. [2]"),
-            )),
-        }
-    }
-
-    fn only_keys(&self, table: &Table, allowed: &[&str]) -> Result<(), ParseError> {
-        match table
-            .entries
-            .iter()
-            .find(|e| !allowed.contains(&e.key.as_str()))
-        {
-            Some(e) => Err(self.error(
-                e.line,
-                format!(
-                    "unknown key `{}` (expected one of: {})",
-                    e.key,
-                    allowed.join(", ")
-                ),
-            )),
-            None => Ok(()),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -340,20 +363,32 @@ mod tests {
         fs::write(path, text).unwrap();
     }
 
-    const STAGE: &str = "stage = 1\ntitle = \"Coroutines\"\n\
-        chapter = \"book/src/ch01/index.md\"\ncrate = \"crates/01-co\"\n\n\
-        [[exercise]]\nid = 1\ntitle = \"Count down\"\nfile = \"exercises/01-co/src/a.rs\"\n\
-        solution = \"crates/01-co/src/a.rs\"\nsection = \"1.2\"\nchapter = \"book/src/ch01/a.md\"\n";
+    const STAGE: &str = "\n\n\
+        [[exercise]]\nid = 1\ntitle = \"Count down\"\nmodule = \"a\"\npage = \"a.md\"\n";
 
-    #[test]
-    fn loads_stages_in_order_and_skips_unfinished_folders() {
+    const SUMMARY_MD: &str = "# Summary\n\n- [Coroutines](ch01-co/index.md)\n  \
+        - [A](ch01-co/a.md)\n  - [B](ch01-co/b.md)\n";
+
+    /// A workspace with stage 1 described by `course`.
+    fn stage_one(course: &str) -> PathBuf {
         let root = scratch();
-        write(&root, "exercises/01-co/course.toml", STAGE);
+        write(&root, "exercises/01-co/course.toml", course);
         write(
             &root,
             "exercises/01-co/Cargo.toml",
             "[package]\nname = \"ex01-co\"\n",
         );
+        write(&root, SUMMARY, SUMMARY_MD);
+        root
+    }
+
+    fn error(course: &str) -> String {
+        Catalog::load(&stage_one(course)).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn loads_stages_in_order_and_derives_the_rest_from_the_layout() {
+        let root = stage_one(STAGE);
         write(
             &root,
             "exercises/02-later/Cargo.toml",
@@ -364,68 +399,77 @@ mod tests {
         assert_eq!(catalog.stages.len(), 1);
         let stage = &catalog.stages[0];
         assert_eq!(stage.number, 1);
+        assert_eq!(stage.title, "Coroutines", "the chapter's title");
         assert_eq!(stage.package, "ex01-co");
         assert_eq!(stage.dir, Path::new("exercises/01-co"));
-        assert_eq!(stage.exercises[0].section, "1.2");
-        assert_eq!(stage.exercise(1).unwrap().title, "Count down");
+        assert_eq!(stage.reference, Path::new("crates/01-co"));
+        assert_eq!(stage.chapter, Path::new("book/src/ch01-co/index.md"));
+        let exercise = stage.exercise(1).unwrap();
+        assert_eq!(exercise.title, "Count down");
+        assert_eq!(exercise.section, "1.1");
+        assert_eq!(exercise.file, Path::new("exercises/01-co/src/a.rs"));
+        assert_eq!(exercise.solution, Path::new("crates/01-co/src/a.rs"));
+        assert_eq!(exercise.chapter, Path::new("book/src/ch01-co/a.md"));
     }
 
     #[test]
-    fn a_wrong_stage_number_or_missing_key_is_located() {
-        let root = scratch();
-        write(&root, "exercises/03-co/course.toml", STAGE);
-        write(
-            &root,
-            "exercises/03-co/Cargo.toml",
-            "[package]\nname = \"ex03\"\n",
-        );
-        let err = Catalog::load(&root).unwrap_err().to_string();
+    fn a_malformed_course_toml_names_the_file_and_the_key() {
         assert_eq!(
-            err,
-            "exercises/03-co/course.toml:1: stage = 1, but the folder `exercises/03-co` says stage 3"
+            error(&STAGE.replace("page = \"a.md\"\n", "")),
+            "exercises/01-co/course.toml:3: `exercise.page`: missing in this [[exercise]] table"
         );
+        assert_eq!(
+            error(&STAGE.replace("id = 1", "id = \"1\"")),
+            "exercises/01-co/course.toml:4: `exercise.id`: expected a number, without quotes, \
+             found string"
+        );
+        assert!(
+            error(&format!("stage = 1\n{STAGE}"))
+                .starts_with("exercises/01-co/course.toml:1: `stage`: unknown key"),
+        );
+        assert_eq!(
+            error(&STAGE.replace("a.md", "c.md")),
+            "exercises/01-co/course.toml:7: `exercise.page`: \
+             book/src/ch01-co/c.md is not a numbered chapter of book/src/SUMMARY.md"
+        );
+        assert_eq!(
+            error(&STAGE.replace("\"a\"", "\"a.rs\"")),
+            "exercises/01-co/course.toml:6: `exercise.module`: `a.rs` is not a module name \
+             (the file's stem, e.g. \"turn\")"
+        );
+    }
 
-        let root = scratch();
-        let without_section = STAGE.replace("section = \"1.2\"\n", "");
-        write(&root, "exercises/01-co/course.toml", &without_section);
-        let err = Catalog::load(&root).unwrap_err().to_string();
+    #[test]
+    fn a_stage_without_its_numbered_chapter_is_an_error() {
+        let root = stage_one(STAGE);
+        write(&root, SUMMARY, "[Introduction](intro.md)\n");
         assert_eq!(
-            err,
-            "exercises/01-co/course.toml:6: missing `section` in this [[exercise]] table"
+            Catalog::load(&root).unwrap_err().to_string(),
+            "exercises/01-co/course.toml: book/src/SUMMARY.md has no chapter numbered 1 \
+             for this stage"
         );
     }
 
     #[test]
     fn reads_the_hole_hash_and_the_exercises_needed() {
-        let root = scratch();
         let two = STAGE.replace("id = 1\n", "id = 1\nneeds = [2]\nhole = \"fnv1a64:00\"\n")
-            + "\n[[exercise]]\nid = 2\ntitle = \"Two\"\nfile = \"f.rs\"\nsolution = \"s.rs\"\n\
-               section = \"1.3\"\nchapter = \"c.md\"\n";
-        write(&root, "exercises/01-co/course.toml", &two);
-        write(
-            &root,
-            "exercises/01-co/Cargo.toml",
-            "[package]\nname = \"ex01-co\"\n",
-        );
-        let catalog = Catalog::load(&root).unwrap();
+            + "\n[[exercise]]\nid = 2\ntitle = \"Two\"\nmodule = \"b\"\npage = \"b.md\"\n";
+        let catalog = Catalog::load(&stage_one(&two)).unwrap();
         let stage = &catalog.stages[0];
         assert_eq!(stage.exercises[0].needs, vec![2]);
         assert_eq!(stage.exercises[0].hole.as_deref(), Some("fnv1a64:00"));
         assert_eq!(stage.exercises[1].needs, Vec::<u32>::new());
         assert_eq!(stage.exercises[1].hole, None);
+        assert_eq!(stage.exercises[1].section, "1.2");
 
-        write(
-            &root,
-            "exercises/01-co/course.toml",
-            &two.replace("needs = [2]", "needs = [3]"),
-        );
-        let err = Catalog::load(&root).unwrap_err().to_string();
+        let err = error(&two.replace("needs = [2]", "needs = [3]"));
         assert!(
             err.ends_with(
                 "exercise 1 needs exercise 3, which is not another exercise of this stage"
             ),
             "{err}"
         );
+        assert!(err.contains(":5: `exercise.needs`"), "{err}");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::toml_subset::ParseError;
+use crate::toml_file::ParseError;
 
 /// The hints for one exercise, gentlest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,11 +25,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<ExerciseHints>, ParseError> 
     let mut out: Vec<ExerciseHints> = Vec::new();
     let mut current: Option<String> = None; // the hint being collected
     let mut in_fence = false;
-    let error = |line: usize, message: String| ParseError {
-        file: file.to_path_buf(),
-        line,
-        message,
-    };
+    let error = |line: usize, message: String| ParseError::new(file, line, message);
 
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;

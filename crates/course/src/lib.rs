@@ -19,8 +19,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Everything here is std only, and small on purpose: `course.toml` uses a tiny subset of
-//! TOML ([`toml_subset`]) rather than a full parser.
+//! TOML (`course.toml` and the crates' `Cargo.toml`) is read with `toml` and `serde` into
+//! typed structs, through one reader ([`toml_file`]).
 
 #![forbid(unsafe_code)]
 
@@ -33,8 +33,8 @@ pub mod manifest;
 pub mod progress;
 pub mod summary;
 pub mod test_output;
-pub mod toml_subset;
+pub mod toml_file;
 pub mod workspace;
 
 pub use catalog::{Catalog, Exercise, Stage};
-pub use toml_subset::ParseError;
+pub use toml_file::ParseError;

@@ -1,11 +1,9 @@
 //! From a test run to each exercise's state: an exercise passes when every one of its
 //! `exM_` tests passes, and a test that was declared but never reported counts as failed.
 
-use std::fs;
-use std::path::Path;
-
 use crate::catalog::Stage;
-use crate::test_output::{Outcome, TestRun, exercise_of};
+use crate::compiler_error;
+use crate::test_output::{self, Outcome, TestRun, exercise_of};
 
 /// What running a stage's tests gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +12,22 @@ pub enum StageResults {
     Tested(TestRun),
     /// The exercise crate did not compile; the compiler's first error.
     BuildFailed(String),
+}
+
+impl StageResults {
+    /// What cargo's output of `cargo test` says: a build failure (the compiler's first
+    /// error), or the tests that ran. `None` when it says neither: cargo failed before
+    /// building (a wrong package name, a broken manifest).
+    pub fn from_output(stdout: &str, stderr: &str) -> Option<StageResults> {
+        if compiler_error::build_failed(stderr) {
+            let block = compiler_error::first_error_block(stderr)
+                .unwrap_or_else(|| "(cargo printed no error line)".to_string());
+            return Some(StageResults::BuildFailed(block));
+        }
+        let run = test_output::parse(stdout);
+        let ran = !run.results.is_empty() || stdout.contains("test result:");
+        ran.then_some(StageResults::Tested(run))
+    }
 }
 
 /// One exercise's state after a run.
@@ -48,39 +62,8 @@ impl ExerciseState {
     }
 }
 
-/// The names `fn exM_…` declared in `tests/*.rs` of the crate at `crate_dir`, sorted.
-pub fn declared_tests(crate_dir: &Path) -> Vec<String> {
-    let mut names = Vec::new();
-    let Ok(entries) = fs::read_dir(crate_dir.join("tests")) else {
-        return names;
-    };
-    for entry in entries.filter_map(Result::ok) {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let Ok(text) = fs::read_to_string(&path) else {
-            continue;
-        };
-        for line in text.lines() {
-            let Some((_, rest)) = line.split_once("fn ") else {
-                continue;
-            };
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if exercise_of(&name).is_some() {
-                names.push(name);
-            }
-        }
-    }
-    names.sort();
-    names.dedup();
-    names
-}
-
-/// Each exercise's state from `run`; `declared` are the test names the crate declares.
+/// Each exercise's state from `run`; `declared` are the test names the crate declares
+/// (as `cargo test -- --list` gives them, see [`test_output::parse_list`]).
 pub fn exercise_states(stage: &Stage, run: &TestRun, declared: &[String]) -> Vec<ExerciseState> {
     let mut states = own_states(stage, run, declared);
     let solved: Vec<u32> = states

@@ -244,6 +244,20 @@ fn totals(text: &str) -> Totals {
     }
 }
 
+/// The `exM_` test names in the output of `cargo test -- --list` (`path::name: test`
+/// lines, one block per test binary), without their module path, sorted.
+pub fn parse_list(stdout: &str) -> Vec<String> {
+    let mut names: Vec<String> = stdout
+        .lines()
+        .filter_map(|line| line.trim().strip_suffix(": test"))
+        .map(|path| path.rsplit("::").next().unwrap_or(path).to_string())
+        .filter(|name| exercise_of(name).is_some())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,5 +393,12 @@ test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; 
         assert_eq!(exercise_of("ex_3"), None);
         assert_eq!(exercise_of("exit_code"), None);
         assert_eq!(exercise_of("helper"), None);
+    }
+
+    #[test]
+    fn the_list_gives_each_exercise_test_once() {
+        let list = "ex1_a: test\nmodule::ex2_b: test\nhelper: test\nex1_a: test\n\
+                    ex1_bench: benchmark\n\n3 tests, 0 benchmarks\n";
+        assert_eq!(parse_list(list), ["ex1_a", "ex2_b"]);
     }
 }

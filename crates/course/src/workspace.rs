@@ -1,17 +1,18 @@
 //! Where the course lives on disk: the workspace root and cargo's target directory.
 
 use std::env;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Walks up from `start` to the first directory whose `Cargo.toml` declares `[workspace]`.
+use crate::manifest::Manifest;
+
+/// Walks up from `start` to the first directory whose `Cargo.toml` has `[workspace]`.
 pub fn find_root(start: &Path) -> io::Result<PathBuf> {
     let mut dir = Some(start);
     while let Some(current) = dir {
-        let manifest = current.join("Cargo.toml");
-        if let Ok(text) = fs::read_to_string(&manifest)
-            && text.lines().any(|line| line.trim() == "[workspace]")
+        // A manifest that does not parse is not the workspace's: keep walking up.
+        if let Ok(manifest) = Manifest::read(current, Path::new("Cargo.toml"))
+            && manifest.workspace.is_some()
         {
             return Ok(current.to_path_buf());
         }

@@ -74,10 +74,8 @@ use crate::cpython::{CpythonRun, cpython_turns};
 use crate::figures::figure_with_options;
 use crate::layout::layout;
 use crate::session::MAX_TURNS;
-use crate::svg::lane_colour;
-use crate::{
-    Json, Kind, Lane, Scenario, TimeBase, Trace, check_xml, json_string, parse_json, scenarios,
-};
+use crate::svg::{lane_colour, svg_size};
+use crate::{Kind, Lane, Scenario, TimeBase, Trace, json_string, scenarios};
 
 /// The schema's name and version, written in every recording.
 pub const RECORDING_SCHEMA: &str = "oneloop-recording/1";
@@ -159,20 +157,13 @@ fn figure_columns(scenario: &Scenario, trace: &Trace) -> Result<Option<FigureCol
     if labels(&figure.trace) != labels(trace) {
         return Ok(None);
     }
-    let elements = check_xml(&figure.svg)?;
-    let number = |name: &str| -> Result<f64, String> {
-        elements[0]
-            .attribute(name)
-            .and_then(|value| value.parse().ok())
-            .ok_or_else(|| format!("the figure's <svg> has no {name}"))
-    };
     let columns = layout(&figure.trace.turns, &options)
         .iter()
         .map(|placed| (placed.left, placed.right))
         .collect();
     Ok(Some(FigureColumns {
         file: format!("figures/{}.svg", scenario.name),
-        size: (number("width")?, number("height")?),
+        size: svg_size(&figure.trace, &options),
         columns,
     }))
 }
@@ -467,73 +458,19 @@ impl Recording {
     }
 }
 
-/// The JSON a recording's `.js` file assigns, parsed.
-pub fn parse_recording_js(text: &str) -> Result<Json, String> {
-    let marker = format!("[{}] =\n", json_string_key(text)?);
-    let start = text
-        .find(&marker)
-        .ok_or("no assignment to the recordings global")?
-        + marker.len();
-    let body = text[start..]
-        .trim_end()
-        .strip_suffix(';')
-        .ok_or("the assignment does not end with `;`")?;
-    parse_json(body)
-}
-
-/// The quoted key of the assignment (`"gather_sleeps"`), found in the text.
-fn json_string_key(text: &str) -> Result<String, String> {
+/// The JSON text a recording's `.js` file assigns to the recordings global.
+pub fn recording_json(text: &str) -> Result<&str, String> {
     let prefix = format!("window.{RECORDINGS_GLOBAL}[");
     let start = text
         .find(&prefix)
-        .ok_or("no assignment to the recordings global")?
-        + prefix.len();
-    let end = text[start..]
-        .find("] =\n")
-        .ok_or("the assignment has no key")?;
-    Ok(text[start..start + end].to_string())
-}
-
-/// A recording reduced to what stays the same from run to run on a real clock: per
-/// turn, the handles it ran, in order, as `lane key: label`.
-pub fn turn_structure(recording: &Json) -> Result<Vec<Vec<String>>, String> {
-    let lanes = match recording.get("lanes") {
-        Some(Json::Array(lanes)) => lanes,
-        _ => return Err("no lanes".to_string()),
-    };
-    let key = |index: f64| {
-        lanes
-            .get(index as usize)
-            .and_then(|lane| lane.get("key"))
-            .and_then(Json::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| format!("no lane {index}"))
-    };
-    let Some(Json::Array(turns)) = recording.get("turns") else {
-        return Err("no turns".to_string());
-    };
-    turns
-        .iter()
-        .map(|turn| {
-            let Some(Json::Array(handles)) = turn.get("handles") else {
-                return Err("a turn with no handles list".to_string());
-            };
-            handles
-                .iter()
-                .map(|handle| {
-                    let label = handle
-                        .get("label")
-                        .and_then(Json::as_str)
-                        .ok_or("a handle with no label")?;
-                    let lane = handle
-                        .get("lane")
-                        .and_then(Json::as_f64)
-                        .ok_or("a handle with no lane")?;
-                    Ok(format!("{}: {label}", key(lane)?))
-                })
-                .collect()
-        })
-        .collect()
+        .ok_or("no assignment to the recordings global")?;
+    let body = text[start..]
+        .split_once("] =\n")
+        .ok_or("the assignment has no key")?
+        .1;
+    body.trim_end()
+        .strip_suffix(';')
+        .ok_or_else(|| "the assignment does not end with `;`".to_string())
 }
 
 /// Writes every recording's `.js` file into `dir` (made if missing).

@@ -120,12 +120,21 @@ pub(crate) struct Frame<'t> {
     pub(crate) legend_y: f64,
 }
 
-// ANCHOR: render_svg
-/// Draws `trace` as an SVG document (750 px wide).
-pub fn render_svg(trace: &Trace, options: &SvgOptions) -> String {
-    let lanes = trace.lanes();
+/// The vertical measures of a drawing, which depend only on how many rows it has.
+struct Measures {
+    first_row: usize,
+    lane_h: f64,
+    bar_h: f64,
+    font: f64,
+    lanes_bottom: f64,
+    bottom_y: f64,
+    legend_y: f64,
+    height: f64,
+}
+
+fn measures(lanes: usize, options: &SvgOptions) -> Measures {
     let first_row = usize::from(options.parked);
-    let rows = lanes.len() + first_row;
+    let rows = lanes + first_row;
     let (lane_h, bar_h, font) = if rows <= 14 {
         (24.0, 16.0, 12.0)
     } else {
@@ -134,7 +143,37 @@ pub fn render_svg(trace: &Trace, options: &SvgOptions) -> String {
     let lanes_bottom = LANES_TOP + rows as f64 * lane_h;
     let bottom_y = lanes_bottom + 16.0;
     let legend_y = bottom_y + 24.0;
-    let height = legend_y + 12.0;
+    Measures {
+        first_row,
+        lane_h,
+        bar_h,
+        font,
+        lanes_bottom,
+        bottom_y,
+        legend_y,
+        height: legend_y + 12.0,
+    }
+}
+
+/// The width and height of the document [`render_svg`] draws for `trace`.
+pub(crate) fn svg_size(trace: &Trace, options: &SvgOptions) -> (f64, f64) {
+    (WIDTH, measures(trace.lanes().len(), options).height)
+}
+
+// ANCHOR: render_svg
+/// Draws `trace` as an SVG document (750 px wide).
+pub fn render_svg(trace: &Trace, options: &SvgOptions) -> String {
+    let lanes = trace.lanes();
+    let Measures {
+        first_row,
+        lane_h,
+        bar_h,
+        font,
+        lanes_bottom,
+        bottom_y,
+        legend_y,
+        height,
+    } = measures(lanes.len(), options);
     let placed = layout(&trace.turns, options);
     let frame = Frame {
         trace,

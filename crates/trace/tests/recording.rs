@@ -3,7 +3,42 @@
 use std::time::Duration;
 
 use oneloop_testkit::watchdog_default;
-use oneloop_trace::{Json, Recording, parse_recording_js, record, scenario, turn_structure};
+use oneloop_trace::{Recording, figure as draw, record, recording_json, scenario};
+use serde_json::Value as Json;
+
+/// A recording's JSON, read from its `.js` file.
+fn parse_recording_js(text: &str) -> Result<Json, String> {
+    let body = recording_json(text)?;
+    serde_json::from_str(body).map_err(|e| format!("JSON: {e}"))
+}
+
+/// A recording reduced to what stays the same from run to run on a real clock: per
+/// turn, the handles it ran, in order, as `lane key: label`.
+fn turn_structure(recording: &Json) -> Result<Vec<Vec<String>>, String> {
+    let lanes = recording["lanes"].as_array().ok_or("no lanes")?;
+    let turns = recording["turns"].as_array().ok_or("no turns")?;
+    turns
+        .iter()
+        .map(|turn| {
+            let handles = turn["handles"]
+                .as_array()
+                .ok_or("a turn with no handles list")?;
+            handles
+                .iter()
+                .map(|handle| {
+                    let label = handle["label"].as_str().ok_or("a handle with no label")?;
+                    let lane = handle["lane"].as_u64().ok_or("a handle with no lane")?;
+                    let key = usize::try_from(lane)
+                        .ok()
+                        .and_then(|lane| lanes.get(lane))
+                        .and_then(|lane| lane["key"].as_str())
+                        .ok_or_else(|| format!("no lane {lane}"))?;
+                    Ok(format!("{key}: {label}"))
+                })
+                .collect()
+        })
+        .collect()
+}
 
 fn recording(name: &str) -> Recording {
     record(scenario(name).unwrap_or_else(|| panic!("no scenario {name}"))).expect("it runs")
@@ -119,6 +154,18 @@ fn a_recording_knows_the_columns_of_the_figure_that_draws_its_turns() {
             );
         }
         assert!(figure.columns.last().expect("columns").1 <= width);
+        // The size is the drawn SVG's own.
+        let svg = draw(scenario("gather_sleeps").expect("known"))
+            .expect("drawn")
+            .svg;
+        let doc = roxmltree::Document::parse(&svg).expect("the figure is XML");
+        let size = |name: &str| -> f64 {
+            doc.root_element()
+                .attribute(name)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("the <svg> has a numeric {name}"))
+        };
+        assert_eq!(figure.size, (size("width"), size("height")));
         // The figure of the thread run is another sample run: no columns to mark.
         assert!(offloaded.figure.is_none());
     });

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use oneloop_course::cache::Cache;
 use oneloop_course::progress::StageResults;
-use oneloop_course::{Catalog, Stage, workspace};
+use oneloop_course::{Catalog, Stage, test_output, workspace};
 
 pub(crate) use error::CliError;
 use runner::Cargo;
@@ -82,6 +82,27 @@ impl Course {
         self.run_tests(stage)
     }
 
+    /// The `exM_` tests the stage's crate declares, from cargo's own list (kept like
+    /// the results). Empty, with a warning, if cargo cannot list them.
+    pub(crate) fn declared_tests(&self, stage: &Stage) -> Vec<String> {
+        if let Some(list) = self.cache.fresh_list(&self.root, stage) {
+            return test_output::parse_list(&list);
+        }
+        let started = std::time::SystemTime::now();
+        match self.cargo.list_tests(stage) {
+            Ok(list) => {
+                if let Err(e) = self.cache.store_list(stage.number, started, &list) {
+                    errln!("warning: could not save the test list under the target dir: {e}");
+                }
+                test_output::parse_list(&list)
+            }
+            Err(e) => {
+                errln!("warning: {e}");
+                Vec::new()
+            }
+        }
+    }
+
     /// Runs the learner's tests for `stage` and caches what they gave.
     pub(crate) fn run_tests(&self, stage: &Stage) -> Result<StageResults, CliError> {
         errln!(
@@ -89,8 +110,11 @@ impl Course {
             stage.number
         );
         let started = std::time::SystemTime::now();
-        let results = self.cargo.test_stage(stage, false)?;
-        if let Err(e) = self.cache.store_results(stage.number, started, &results) {
+        let (results, stdout, stderr) = self.cargo.test_stage_output(stage, false)?;
+        if let Err(e) = self
+            .cache
+            .store_output(stage.number, started, &stdout, &stderr)
+        {
             errln!("warning: could not save the results under the target dir: {e}");
         }
         Ok(results)

@@ -8,8 +8,7 @@ use super::Course;
 
 /// Each exercise's state in `run`, counting declared tests that never reported.
 pub(crate) fn states(course: &Course, stage: &Stage, run: &TestRun) -> Vec<ExerciseState> {
-    let declared = progress::declared_tests(&course.root.join(&stage.dir));
-    progress::exercise_states(stage, run, &declared)
+    progress::exercise_states(stage, run, &course.declared_tests(stage))
 }
 
 /// The exercise of `stage` to work on next.

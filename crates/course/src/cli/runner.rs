@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use oneloop_course::Stage;
 use oneloop_course::progress::StageResults;
-use oneloop_course::{compiler_error, test_output, workspace};
+use oneloop_course::{compiler_error, workspace};
 
 use super::CliError;
 
@@ -77,30 +77,60 @@ impl Cargo {
         stage: &Stage,
         solution: bool,
     ) -> Result<StageResults, CliError> {
+        self.test_stage_output(stage, solution)
+            .map(|(results, _, _)| results)
+    }
+
+    /// [`Cargo::test_stage`], with cargo's stdout and stderr as printed.
+    pub(crate) fn test_stage_output(
+        &self,
+        stage: &Stage,
+        solution: bool,
+    ) -> Result<(StageResults, String, String), CliError> {
         let mut args = vec!["test", "-p", stage.package.as_str()];
         if solution {
             args.extend(["--features", "solution"]);
         }
         args.extend(["--no-fail-fast", "--color", "never"]);
         let output = self.output(&args)?;
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if compiler_error::build_failed(&stderr) {
-            let block = compiler_error::first_error_block(&stderr)
-                .unwrap_or_else(|| "(cargo printed no error line)".to_string());
-            return Ok(StageResults::BuildFailed(block));
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        match StageResults::from_output(&stdout, &stderr) {
+            Some(results) => Ok((results, stdout, stderr)),
+            None => {
+                let detail = compiler_error::first_error_block(&stderr).unwrap_or_else(|| {
+                    let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                });
+                Err(CliError::failed(format!(
+                    "`cargo {}` failed before running any test:\n{detail}",
+                    args.join(" ")
+                )))
+            }
         }
-        let run = test_output::parse(&stdout);
-        if run.results.is_empty() && !output.status.success() {
-            let detail = compiler_error::first_error_block(&stderr).unwrap_or_else(|| {
-                let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            });
+    }
+
+    /// `cargo test -p <package> -- --list`: the tests the stage's crate declares, as
+    /// cargo's stdout prints them (the build is the one the tests just ran).
+    pub(crate) fn list_tests(&self, stage: &Stage) -> Result<String, CliError> {
+        let args = [
+            "test",
+            "-p",
+            stage.package.as_str(),
+            "--color",
+            "never",
+            "--",
+            "--list",
+        ];
+        let output = self.output(&args)?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let detail = compiler_error::first_error_block(&stderr).unwrap_or_default();
             return Err(CliError::failed(format!(
-                "`cargo {}` failed before running any test:\n{detail}",
+                "`cargo {}` failed:\n{detail}",
                 args.join(" ")
             )));
         }
-        Ok(StageResults::Tested(run))
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
 }
