@@ -49,6 +49,7 @@
 mod combinators;
 mod ctl;
 mod deliver;
+mod eager;
 mod error;
 mod group;
 mod group_done;
@@ -62,6 +63,7 @@ mod timeout_exit;
 pub use combinators::{AsCompleted, ReturnWhen, Shield, gather, race, shield, wait};
 pub use ctl::{TaskRef, current};
 pub use deliver::deliver;
+pub use eager::{set_eager_start, spawn_eager, spawn_eager_named};
 pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
 };

@@ -14,6 +14,7 @@ use oneloop_core::with_current;
 use oneloop_offload::LoopHandle;
 
 use crate::ctl::{Ctl, CurrentGuard, current_ctl};
+use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
 use crate::{Error, TaskRef};
 
@@ -37,6 +38,12 @@ pub struct TaskFuture<T, F> {
 impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
     fn finish(&mut self, result: Result<T, Error>) {
         finish(&self.ctl, &self.outcome, result);
+    }
+
+    /// Ends the task with a panic caught outside the loop's step (an eager first step).
+    pub(crate) fn end_panicked(&mut self, message: String) {
+        drop(self.future.take());
+        self.finish(Err(Error::Panicked(message)));
     }
 }
 
@@ -177,7 +184,8 @@ impl<T> fmt::Debug for Task<T> {
 // ANCHOR: spawn
 /// Spawns `future` as a task of this layer on the running loop (asyncio's
 /// `create_task`). Its output is a `Result`: `Err(Error::Cancelled(_))` returned from
-/// it ends the task cancelled.
+/// it ends the task cancelled. On a loop made eager with
+/// [`set_eager_start`](crate::set_eager_start), this is [`spawn_eager`](crate::spawn_eager).
 ///
 /// # Panics
 ///
@@ -200,6 +208,9 @@ where
     T: 'static,
     F: Future<Output = Result<T, Error>> + 'static,
 {
+    if eager_by_default() {
+        return spawn_eager_named(name, future);
+    }
     let (driven, task) = task_future(name, future);
     let name = name.to_owned();
     // The loop's own join handle is not needed: the outcome cell says everything.

@@ -21,6 +21,8 @@
 mod combinators;
 #[path = "../../../crates/09-cancel/src/ctl.rs"]
 mod ctl;
+#[path = "../../../crates/09-cancel/src/eager.rs"]
+mod eager;
 #[path = "../../../crates/09-cancel/src/error.rs"]
 mod error;
 #[path = "../../../crates/09-cancel/src/group.rs"]
@@ -61,6 +63,7 @@ mod select_poll;
 pub use combinators::{AsCompleted, ReturnWhen, Shield, gather, race, shield, wait};
 pub use ctl::{TaskRef, current};
 pub use deliver::deliver;
+pub use eager::{set_eager_start, spawn_eager, spawn_eager_named};
 pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
 };
