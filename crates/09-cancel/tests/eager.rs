@@ -242,3 +242,56 @@ fn set_eager_start_makes_every_spawn_on_the_loop_eager_until_turned_off() {
         assert_eq!(outcome, Ok((true, false)));
     });
 }
+
+/// The example `eager_cost`'s program, smaller: `tasks` tasks spawned and joined.
+/// Returns (turns, handles run).
+fn cost_program(tasks: u64, eager: bool, suspends: bool) -> (u64, u64) {
+    let handles = Rc::new(Handles::default());
+    let mut event_loop = oneloop_timers::virtual_time_loop();
+    event_loop
+        .core()
+        .add_observer(Rc::clone(&handles) as Rc<dyn Observer>);
+    let (main, result) = task_future("main", async move {
+        let spawned: Vec<_> = (0..tasks)
+            .map(|i| {
+                let body = async move {
+                    if suspends {
+                        yield_now().await?;
+                    }
+                    Ok(i)
+                };
+                if eager {
+                    spawn_eager_named("t", body)
+                } else {
+                    spawn_named("t", body)
+                }
+            })
+            .collect();
+        let mut sum = 0;
+        for task in &spawned {
+            sum += task.join().await?;
+        }
+        Ok(sum)
+    });
+    event_loop.run_until_complete(main).expect("the loop runs");
+    assert_eq!(result.try_result(), Some(Ok(tasks * (tasks - 1) / 2)));
+    let ran = handles.0.borrow().len() as u64;
+    (event_loop.core().turn(), ran)
+}
+
+#[test]
+fn the_eager_cost_programs_take_the_turns_and_handles_the_example_prints() {
+    watchdog_default(|| {
+        for tasks in [10, 1000] {
+            // Ordinary, never suspends: one step each, main twice, the stop callback.
+            assert_eq!(cost_program(tasks, false, false), (4, tasks + 3));
+            // Eager, never suspends: no handle for any task; main ends in turn 1.
+            assert_eq!(cost_program(tasks, true, false), (2, 2));
+            // Ordinary, suspends once: two steps each.
+            assert_eq!(cost_program(tasks, false, true), (5, 2 * tasks + 3));
+            // Eager, suspends once: the first step ran inside spawn, the second is
+            // queued by the yield's wake, as an ordinary task's is.
+            assert_eq!(cost_program(tasks, true, true), (4, tasks + 3));
+        }
+    });
+}
