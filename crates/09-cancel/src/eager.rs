@@ -28,6 +28,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use oneloop_core::{Core, with_current};
 
+use crate::shutdown::register;
 use crate::{Error, Task, task_future};
 
 /// The loop-wide choice of [`set_eager_start`], kept in the loop's extensions.
@@ -127,6 +128,7 @@ where
             return task;
         }
     }
+    register(&task.ctl);
     let handed = with_current(|core| core.spawn_parked_named(name.to_owned(), driven))
         .expect("checked above: a loop is running");
     let (join, loop_waker) = handed;

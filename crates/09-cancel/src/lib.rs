@@ -56,6 +56,7 @@ mod group_done;
 mod point;
 mod select;
 mod select_poll;
+mod shutdown;
 mod task;
 mod timeout;
 mod timeout_exit;
@@ -71,6 +72,9 @@ pub use group::{TaskGroup, task_group};
 pub use point::{Cancellable, cancellable, sleep, yield_now};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;
+pub use shutdown::{
+    SHUTDOWN_FAILED, SHUTDOWN_UNFINISHED, Shutdown, cancel_leftovers, run_cancelling,
+};
 pub use task::{AbortHandle, Join, Task, TaskFuture, spawn, spawn_named, task_future};
 pub use timeout::{TimeoutScope, timeout, timeout_at, timeout_scope, wait_for};
 pub use timeout_exit::timeout_exit;

@@ -16,6 +16,7 @@ use oneloop_offload::LoopHandle;
 use crate::ctl::{Ctl, CurrentGuard, current_ctl};
 use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
+use crate::shutdown::register;
 use crate::{Error, TaskRef};
 
 /// Where a task's result is.
@@ -50,6 +51,11 @@ impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
 fn finish<T>(ctl: &Ctl, outcome: &RefCell<Outcome<T>>, result: Result<T, Error>) {
     ctl.ended_cancelled
         .set(result.as_ref().is_err_and(Error::is_cancelled));
+    if let Err(error) = &result
+        && !error.is_cancelled()
+    {
+        *ctl.failure.borrow_mut() = Some(error.clone());
+    }
     ctl.done.set(true);
     ctl.waiting_on.borrow_mut().clear();
     if let (false, Err(error)) = (ctl.handle_alive.get(), &result) {
@@ -212,6 +218,7 @@ where
         return spawn_eager_named(name, future);
     }
     let (driven, task) = task_future(name, future);
+    register(&task.ctl);
     let name = name.to_owned();
     // The loop's own join handle is not needed: the outcome cell says everything.
     drop(
