@@ -37,6 +37,7 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use oneloop_testkit::watchdog_default;
+use truth::Difference::WaitForReleasesAWaiter;
 use truth::Difference::{
     CancelBecomesDrop, ChainCancelCheck, GatherDoneCallbackHop, SelfPipeRead, ShutdownTurns,
     TiesInSchedulingOrder, TimeoutFiresASleep,
@@ -211,6 +212,19 @@ scenarios! {
     /// wait(FIRST_COMPLETED) returns with the first done task and two pending ones.
     wait_first_completed: differs [WaitDoneCallbackHop],
         cpython_says ["turn=5 run=_on_completion", "turn=6 event=main-done-1-pending-2-first-1"];
+
+    // Stage 9: wait_for, and run's cleanup asyncio's way.
+    /// wait_for on a slow task: the deadline cancels the task, which sees it at its
+    /// await, and wait_for raises TimeoutError. oneloop follows 3.12's wait_for.
+    wait_for_slow_task: differs [WaitForReleasesAWaiter],
+        cpython_says ["turn=3 run=_release_waiter", "turn=5 event=slow-saw-cancel",
+            "turn=6 run=partial", "turn=7 event=main-timed-out-task-cancelled-True"];
+    /// asyncio.run's cleanup: leftovers are cancelled and awaited; a _done_callback
+    /// each, then _run_until_complete_cb; a failure in cleanup is reported after.
+    run_cancels_leftovers: differs [ShutdownTurns],
+        cpython_says ["turn=4 event=sleeping-saw-cancel", "turn=5 run=_done_callback",
+            "turn=7 run=_run_until_complete_cb",
+            "turn=- event=shutdown-failed-spinning-cleanup failed"];
 }
 // ANCHOR_END: scenarios
 
@@ -1124,6 +1138,100 @@ mod oneloop {
         }
     }
     pub use stage9::*;
+
+    /// Stage 9: wait_for, and run's cleanup asyncio's way.
+    mod stage9_finish {
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_cancel::{
+            Error, current, run_cancelling, sleep, spawn_named, task_future, wait_for, yield_now,
+        };
+        use oneloop_timers::virtual_time_loop;
+
+        use super::super::truth::Recorder;
+        use super::run_main;
+
+        fn py(value: bool) -> &'static str {
+            if value { "True" } else { "False" }
+        }
+
+        pub fn wait_for_slow_task(rec: &Rc<Recorder>) {
+            let main = {
+                let rec = Rc::clone(rec);
+                async move {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named("slow", async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        if slept.is_err() {
+                            r.event("slow-saw-cancel");
+                        }
+                        slept.map(|()| "slow")
+                    });
+                    if wait_for(Duration::from_millis(100), task.join()).await
+                        == Err(Error::TimedOut)
+                    {
+                        rec.event(format!(
+                            "main-timed-out-task-cancelled-{}",
+                            py(task.is_cancelled())
+                        ));
+                    }
+                    Ok(())
+                }
+            };
+            let (future, task) = task_future("main", main);
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+
+        pub fn run_cancels_leftovers(rec: &Rc<Recorder>) {
+            let event_loop = virtual_time_loop();
+            rec.attach(event_loop.core());
+            let on_report = Rc::clone(rec);
+            event_loop.core().set_exception_handler(move |report| {
+                let text = report
+                    .panic
+                    .strip_prefix("failed: ")
+                    .unwrap_or(&report.panic);
+                on_report.event(format!("shutdown-failed-{}-{text}", report.label));
+            });
+            let main = {
+                let rec = Rc::clone(rec);
+                async move {
+                    drop(spawn_named("spinning", async {
+                        loop {
+                            if yield_now().await.is_err() {
+                                return Err::<(), _>(Error::Failed("cleanup failed".into()));
+                            }
+                        }
+                    }));
+                    let r = Rc::clone(&rec);
+                    drop(spawn_named("sleeping", async move {
+                        match sleep(Duration::from_secs(10)).await {
+                            Err(cancel) => {
+                                r.event("sleeping-saw-cancel");
+                                yield_now().await.ok();
+                                r.event("sleeping-cleaned-up");
+                                Err(cancel)
+                            }
+                            Ok(()) => Ok(()),
+                        }
+                    }));
+                    let me = current().expect("main is a task");
+                    assert_eq!(me.name(), "main");
+                    yield_now().await?;
+                    rec.event("main-returns");
+                    Ok(())
+                }
+            };
+            let (main, shutdown) =
+                run_cancelling(event_loop, Duration::from_secs(30), main).expect("the loop runs");
+            assert_eq!(main, Ok(()), "main ends well");
+            assert_eq!(shutdown.cancelled, ["sleeping"]);
+            assert_eq!(shutdown.failed.len(), 1);
+        }
+    }
+    pub use stage9_finish::*;
 }
 
 #[test]
@@ -1299,5 +1407,34 @@ fn the_later_stages_differences_rewrite_cpython_traces_as_documented() {
         );
         let sleep = on_paper(&[TimeoutFiresASleep]);
         assert_eq!(truth::verdict(&sleep, &timed, &slept), Ok(()));
+    });
+}
+
+#[test]
+fn the_wait_for_difference_rewrites_a_3_11_trace_into_the_3_12_turns() {
+    watchdog_default(|| {
+        // 3.11: the waiter's timer, main's wake that cancels, the task, the partial,
+        // main again. 3.12 and oneloop: the timeout's timer, the task, main.
+        let waiter = lines(
+            "turn=1 run=main\nturn=2 run=slow\nturn=3 run=_release_waiter\n\
+             turn=4 run=main\nturn=5 run=slow\nturn=5 event=saw\nturn=6 run=partial\n\
+             turn=7 run=main\nturn=7 event=timed-out\nturns=7",
+        );
+        let timeout = lines(
+            "turn=1 run=main\nturn=2 run=slow\nturn=3 run=_on_timeout\n\
+             turn=4 run=slow\nturn=4 event=saw\nturn=5 run=main\nturn=5 event=timed-out\n\
+             turns=5",
+        );
+        let wait_for = on_paper(&[WaitForReleasesAWaiter]);
+        assert_eq!(truth::verdict(&wait_for, &waiter, &timeout), Ok(()));
+        // A turn after the timer that records an event is not the waiter's wake: kept.
+        let busy = lines(
+            "turn=1 run=main\nturn=2 run=_release_waiter\nturn=3 run=main\n\
+             turn=3 event=x\nturns=3",
+        );
+        let kept = lines(
+            "turn=1 run=main\nturn=2 run=_on_timeout\nturn=3 run=main\nturn=3 event=x\nturns=3",
+        );
+        assert_eq!(truth::verdict(&wait_for, &busy, &kept), Ok(()));
     });
 }
