@@ -3,7 +3,7 @@
 use crate::node;
 use crate::scenarios::{
     fifty_blocking, fifty_sleeping, gather_sleeps, pulse_blocking, pulse_sleeping, taking_turns,
-    ticker_blocked, ticker_offloaded, two_sockets,
+    taskgroup_one_fails, ticker_blocked, ticker_offloaded, two_sockets,
 };
 use crate::{Session, Trace};
 use std::io;
@@ -120,6 +120,15 @@ const SCENARIOS: &[Scenario] = &[
         reproducible: true,
         durations: false,
         kind: Kind::Loop(two_sockets),
+        names: &[],
+    },
+    Scenario {
+        name: "taskgroup_one_fails",
+        title: "a task group whose child fails: the others are cancelled, then awaited",
+        about: "stage 9, virtual time; bad fails at 0.1 s, a sleeps 0.5 s, the body 100 s",
+        reproducible: true,
+        durations: true,
+        kind: Kind::Loop(taskgroup_one_fails),
         names: &[],
     },
     Scenario {

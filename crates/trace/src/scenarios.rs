@@ -187,3 +187,34 @@ pub fn two_sockets() -> io::Result<Box<dyn Session>> {
     }))
 }
 // ANCHOR_END: two_sockets
+
+// ANCHOR: taskgroup_one_fails
+/// Stage 9: a task group whose child `bad` fails at 0.1 s while its sibling `a` sleeps
+/// 0.5 s and the body sleeps 100 s. The group cancels `a` and the body, waits for
+/// both, and returns the failure.
+pub fn taskgroup_one_fails() -> io::Result<Box<dyn Session>> {
+    use oneloop_cancel::{Error, sleep, task_group};
+    Ok(start(virtual_time_loop(), async {
+        let owner = oneloop_cancel::spawn_named("group", async {
+            task_group(|tg| async move {
+                tg.spawn("a", async {
+                    sleep(ms(500)).await?;
+                    Ok(())
+                })?;
+                tg.spawn("bad", async {
+                    sleep(ms(100)).await?;
+                    Err::<(), _>(Error::Failed("boom".into()))
+                })?;
+                sleep(Duration::from_secs(100)).await?;
+                Ok(())
+            })
+            .await
+        });
+        let outcome = owner.join().await;
+        assert!(
+            matches!(outcome, Err(Error::Group(_))),
+            "the group returns the failure"
+        );
+    }))
+}
+// ANCHOR_END: taskgroup_one_fails
