@@ -185,8 +185,10 @@ scenarios! {
     cancel_awaiting_child: differs [],
         cpython_says ["turn=4 event=child-cancelled", "turn=5 event=parent-cancelled-child-True"];
     /// shield: the awaiting task is cancelled, the shielded task runs to its end.
+    /// Turn-structured (yields, no timers), so no two deadlines race.
     shield_inner: differs [ShieldOuterCallback],
-        cpython_says ["turn=5 run=_outer_done_callback", "turn=8 event=inner-done"];
+        cpython_says ["turn=3 run=_outer_done_callback", "turn=3 event=outer-cancelled",
+            "turn=6 event=inner-done"];
     /// cancelling() counts two requests, uncancel() takes them back; a task's own
     /// request is delivered at its next step.
     uncancel_counts: differs [],
@@ -195,7 +197,7 @@ scenarios! {
     /// timeout: its own cancel becomes TimeoutError; an outer cancel stays a cancel.
     timeout_vs_outer_cancel: differs [],
         cpython_says ["turn=3 run=_on_timeout", "turn=4 event=timed-out-cancelling-0",
-            "turn=9 event=guarded-cancelled"];
+            "turn=7 event=guarded-cancelled"];
     /// A TaskGroup whose child fails: _on_task_done cancels the sibling and the body in
     /// the next turn; the group raises when the last child is done.
     taskgroup_one_fails: differs [],
@@ -206,12 +208,14 @@ scenarios! {
     taskgroup_nested: differs [],
         cpython_says ["turn=7 event=inner-body-cancelled", "turn=9 event=outer-body-cancelled",
             "turn=11 event=main-caught-1"];
-    /// gather(return_exceptions=True): results and errors in argument order.
+    /// gather(return_exceptions=True): results and errors in argument order. The
+    /// children yield 3, 1 and 2 times (turns, not timers).
     gather_return_exceptions: differs [GatherDoneCallbackHop],
-        cpython_says ["turn=12 event=main-got-3-fail-1-2"];
+        cpython_says ["turn=7 event=main-got-3-fail-1-2"];
     /// wait(FIRST_COMPLETED) returns with the first done task and two pending ones.
+    /// One child is done after a yield; the others sleep 5 and 9 s, far beyond the run.
     wait_first_completed: differs [WaitDoneCallbackHop],
-        cpython_says ["turn=5 run=_on_completion", "turn=6 event=main-done-1-pending-2-first-1"];
+        cpython_says ["turn=4 run=_on_completion", "turn=5 event=main-done-1-pending-2-first-1"];
 
     // Stage 9: wait_for, and run's cleanup asyncio's way.
     /// wait_for on a slow task: the deadline cancels the task, which sees it at its
@@ -832,7 +836,7 @@ mod oneloop {
 
         use oneloop_cancel::{
             Error, ReturnWhen, current, gather, shield, sleep, spawn_named, task_future,
-            task_group, timeout, wait,
+            task_group, timeout, wait, yield_now,
         };
         use oneloop_timers::virtual_time_loop;
 
@@ -943,7 +947,9 @@ mod oneloop {
             run_task_main(rec, |rec| async move {
                 let r = Rc::clone(&rec);
                 let task = Rc::new(spawn_named("inner", async move {
-                    sleep(ms(200)).await?;
+                    for _ in 0..4 {
+                        yield_now().await?;
+                    }
                     r.event("inner-done");
                     Ok("inner")
                 }));
@@ -955,7 +961,7 @@ mod oneloop {
                     }
                     shielded
                 });
-                sleep(ms(100)).await?;
+                yield_now().await?;
                 waiter.cancel(None);
                 if waiter.join().await.is_err() {
                     rec.event("main-outer-cancelled");
@@ -1009,7 +1015,7 @@ mod oneloop {
                     }
                     timed
                 });
-                sleep(ms(100)).await?;
+                yield_now().await?;
                 guarded.cancel(None);
                 if guarded.join().await.is_err() {
                     rec.event("main-joined-guarded");
@@ -1024,7 +1030,7 @@ mod oneloop {
                 let grouped = task_group(|tg| async move {
                     let r2 = Rc::clone(&r);
                     tg.spawn("a", async move {
-                        let slept = sleep(ms(500)).await;
+                        let slept = sleep(Duration::from_secs(10)).await;
                         if slept.is_err() {
                             r2.event("a-cancelled");
                         }
@@ -1088,12 +1094,14 @@ mod oneloop {
 
         pub fn gather_return_exceptions(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
-                let child = |tenths: u64, fail: bool| async move {
-                    sleep(ms(tenths * 100)).await?;
-                    if fail {
-                        return Err(Error::Failed(format!("fail-{tenths}")));
+                let child = |yields: u64, fail: bool| async move {
+                    for _ in 0..yields {
+                        yield_now().await?;
                     }
-                    Ok(tenths)
+                    if fail {
+                        return Err(Error::Failed(format!("fail-{yields}")));
+                    }
+                    Ok(yields)
                 };
                 let results =
                     gather(vec![child(3, false), child(1, true), child(2, false)], true).await?;
@@ -1112,12 +1120,16 @@ mod oneloop {
 
         pub fn wait_first_completed(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
-                let tasks: Vec<_> = [3u64, 1, 2]
+                let tasks: Vec<_> = [9u64, 1, 5]
                     .into_iter()
-                    .map(|tenths| {
-                        spawn_named(&format!("c{tenths}"), async move {
-                            sleep(ms(tenths * 100)).await?;
-                            Ok(tenths)
+                    .map(|yields| {
+                        spawn_named(&format!("c{yields}"), async move {
+                            if yields == 1 {
+                                yield_now().await?;
+                            } else {
+                                sleep(Duration::from_secs(yields)).await?;
+                            }
+                            Ok(yields)
                         })
                     })
                     .collect();
