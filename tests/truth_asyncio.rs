@@ -229,6 +229,11 @@ scenarios! {
         cpython_says ["turn=4 event=sleeping-saw-cancel", "turn=5 run=_done_callback",
             "turn=7 run=_run_until_complete_cb",
             "turn=- event=shutdown-failed-spinning-cleanup failed"];
+    /// A second cancel during the cleanup of the first cuts the cleanup short at its
+    /// own await.
+    cancel_during_cleanup: differs [],
+        cpython_says ["turn=3 event=worker-cleanup-starts",
+            "turn=5 event=worker-cleanup-cut-short", "turn=6 event=main-joined-cancelled-True"];
 }
 // ANCHOR_END: scenarios
 
@@ -1241,6 +1246,41 @@ mod oneloop {
             assert_eq!(main, Ok(()), "main ends well");
             assert_eq!(shutdown.cancelled, ["sleeping"]);
             assert_eq!(shutdown.failed.len(), 1);
+        }
+
+        pub fn cancel_during_cleanup(rec: &Rc<Recorder>) {
+            let main = {
+                let rec = Rc::clone(rec);
+                async move {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named("worker", async move {
+                        match sleep(Duration::from_secs(10)).await {
+                            Err(cancel) => {
+                                r.event("worker-cleanup-starts");
+                                // A cleanup that needs the loop.
+                                match sleep(Duration::from_secs(10)).await {
+                                    Ok(()) => r.event("worker-cleanup-done"),
+                                    Err(_) => r.event("worker-cleanup-cut-short"),
+                                }
+                                Err::<(), _>(cancel)
+                            }
+                            Ok(()) => Ok(()),
+                        }
+                    });
+                    yield_now().await?;
+                    task.cancel(None);
+                    yield_now().await?;
+                    yield_now().await?;
+                    task.cancel(None);
+                    if task.join().await.is_err() {
+                        rec.event(format!("main-joined-cancelled-{}", py(task.is_cancelled())));
+                    }
+                    Ok(())
+                }
+            };
+            let (future, task) = task_future("main", main);
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
         }
     }
     pub use stage9_finish::*;
