@@ -13,6 +13,9 @@ use oneloop_testkit::watchdog_default;
 
 type Point = Pin<Box<dyn Future<Output = Result<(), Error>>>>;
 
+/// A point's name and how to make it.
+type Case = (&'static str, fn() -> Point);
+
 /// In a fresh task: requests a cancel of itself, moves to its next step with a yield
 /// that is not a cancellation point (a request made in a step waits for the next), then
 /// awaits the point `make` builds. Returns what the point gave.
@@ -47,7 +50,7 @@ fn long_child() -> oneloop_cancel::Task<()> {
 
 #[test]
 fn every_listed_cancellation_point_delivers_a_waiting_request_at_its_first_poll() {
-    let points: Vec<(&str, fn() -> Point)> = vec![
+    let points: Vec<Case> = vec![
         ("sleep", || {
             Box::pin(async { sleep(Duration::from_secs(1)).await })
         }),
