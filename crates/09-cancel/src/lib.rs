@@ -22,6 +22,10 @@
 //!   and [`task_group`], asyncio 3.11's `TaskGroup`.
 //! - Combinators: [`shield`], [`gather`], [`wait`], [`AsCompleted`], [`select`] (the
 //!   loser is dropped) and [`race`] (the loser is cancelled and awaited).
+//! - Eager start ([`spawn_eager`], [`set_eager_start`], Python 3.12's eager tasks): the
+//!   first step runs inside `spawn`; the task is queued only when something wakes it.
+//! - Shutdown, asyncio's way ([`cancel_leftovers`], [`run_cancelling`]): leftover
+//!   tasks are cancelled and awaited within a bound, and failures are reported.
 //!
 //! A task of this layer is spawned with [`spawn`]; its future returns
 //! `Result<T, Error>`, where [`Error`] plays the part of Python's exceptions.
