@@ -37,6 +37,7 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use oneloop_testkit::watchdog_default;
+use truth::Difference::WaitForReleasesAWaiter;
 use truth::Difference::{
     CancelBecomesDrop, ChainCancelCheck, GatherDoneCallbackHop, SelfPipeRead, ShutdownTurns,
     TiesInSchedulingOrder, TimeoutFiresASleep,
@@ -184,8 +185,10 @@ scenarios! {
     cancel_awaiting_child: differs [],
         cpython_says ["turn=4 event=child-cancelled", "turn=5 event=parent-cancelled-child-True"];
     /// shield: the awaiting task is cancelled, the shielded task runs to its end.
+    /// Turn-structured (yields, no timers), so no two deadlines race.
     shield_inner: differs [ShieldOuterCallback],
-        cpython_says ["turn=5 run=_outer_done_callback", "turn=8 event=inner-done"];
+        cpython_says ["turn=3 run=_outer_done_callback", "turn=3 event=outer-cancelled",
+            "turn=6 event=inner-done"];
     /// cancelling() counts two requests, uncancel() takes them back; a task's own
     /// request is delivered at its next step.
     uncancel_counts: differs [],
@@ -194,7 +197,7 @@ scenarios! {
     /// timeout: its own cancel becomes TimeoutError; an outer cancel stays a cancel.
     timeout_vs_outer_cancel: differs [],
         cpython_says ["turn=3 run=_on_timeout", "turn=4 event=timed-out-cancelling-0",
-            "turn=9 event=guarded-cancelled"];
+            "turn=7 event=guarded-cancelled"];
     /// A TaskGroup whose child fails: _on_task_done cancels the sibling and the body in
     /// the next turn; the group raises when the last child is done.
     taskgroup_one_fails: differs [],
@@ -205,12 +208,32 @@ scenarios! {
     taskgroup_nested: differs [],
         cpython_says ["turn=7 event=inner-body-cancelled", "turn=9 event=outer-body-cancelled",
             "turn=11 event=main-caught-1"];
-    /// gather(return_exceptions=True): results and errors in argument order.
+    /// gather(return_exceptions=True): results and errors in argument order. The
+    /// children yield 3, 1 and 2 times (turns, not timers).
     gather_return_exceptions: differs [GatherDoneCallbackHop],
-        cpython_says ["turn=12 event=main-got-3-fail-1-2"];
+        cpython_says ["turn=7 event=main-got-3-fail-1-2"];
     /// wait(FIRST_COMPLETED) returns with the first done task and two pending ones.
+    /// One child is done after a yield; the others sleep 5 and 9 s, far beyond the run.
     wait_first_completed: differs [WaitDoneCallbackHop],
-        cpython_says ["turn=5 run=_on_completion", "turn=6 event=main-done-1-pending-2-first-1"];
+        cpython_says ["turn=4 run=_on_completion", "turn=5 event=main-done-1-pending-2-first-1"];
+
+    // Stage 9: wait_for, and run's cleanup asyncio's way.
+    /// wait_for on a slow task: the deadline cancels the task, which sees it at its
+    /// await, and wait_for raises TimeoutError. oneloop follows 3.12's wait_for.
+    wait_for_slow_task: differs [WaitForReleasesAWaiter],
+        cpython_says ["turn=3 run=_release_waiter", "turn=5 event=slow-saw-cancel",
+            "turn=6 run=partial", "turn=7 event=main-timed-out-task-cancelled-True"];
+    /// asyncio.run's cleanup: leftovers are cancelled and awaited; a _done_callback
+    /// each, then _run_until_complete_cb; a failure in cleanup is reported after.
+    run_cancels_leftovers: differs [ShutdownTurns],
+        cpython_says ["turn=4 event=sleeping-saw-cancel", "turn=5 run=_done_callback",
+            "turn=7 run=_run_until_complete_cb",
+            "turn=- event=shutdown-failed-spinning-cleanup failed"];
+    /// A second cancel during the cleanup of the first cuts the cleanup short at its
+    /// own await.
+    cancel_during_cleanup: differs [],
+        cpython_says ["turn=3 event=worker-cleanup-starts",
+            "turn=5 event=worker-cleanup-cut-short", "turn=6 event=main-joined-cancelled-True"];
 
     // Stage 10: shared state across awaits.
     /// Two workers that read, await and write a counter lose half their updates.
@@ -852,7 +875,7 @@ mod oneloop {
 
         use oneloop_cancel::{
             Error, ReturnWhen, current, gather, shield, sleep, spawn_named, task_future,
-            task_group, timeout, wait,
+            task_group, timeout, wait, yield_now,
         };
         use oneloop_timers::virtual_time_loop;
 
@@ -963,7 +986,9 @@ mod oneloop {
             run_task_main(rec, |rec| async move {
                 let r = Rc::clone(&rec);
                 let task = Rc::new(spawn_named("inner", async move {
-                    sleep(ms(200)).await?;
+                    for _ in 0..4 {
+                        yield_now().await?;
+                    }
                     r.event("inner-done");
                     Ok("inner")
                 }));
@@ -975,7 +1000,7 @@ mod oneloop {
                     }
                     shielded
                 });
-                sleep(ms(100)).await?;
+                yield_now().await?;
                 waiter.cancel(None);
                 if waiter.join().await.is_err() {
                     rec.event("main-outer-cancelled");
@@ -1029,7 +1054,7 @@ mod oneloop {
                     }
                     timed
                 });
-                sleep(ms(100)).await?;
+                yield_now().await?;
                 guarded.cancel(None);
                 if guarded.join().await.is_err() {
                     rec.event("main-joined-guarded");
@@ -1044,7 +1069,7 @@ mod oneloop {
                 let grouped = task_group(|tg| async move {
                     let r2 = Rc::clone(&r);
                     tg.spawn("a", async move {
-                        let slept = sleep(ms(500)).await;
+                        let slept = sleep(Duration::from_secs(10)).await;
                         if slept.is_err() {
                             r2.event("a-cancelled");
                         }
@@ -1108,12 +1133,14 @@ mod oneloop {
 
         pub fn gather_return_exceptions(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
-                let child = |tenths: u64, fail: bool| async move {
-                    sleep(ms(tenths * 100)).await?;
-                    if fail {
-                        return Err(Error::Failed(format!("fail-{tenths}")));
+                let child = |yields: u64, fail: bool| async move {
+                    for _ in 0..yields {
+                        yield_now().await?;
                     }
-                    Ok(tenths)
+                    if fail {
+                        return Err(Error::Failed(format!("fail-{yields}")));
+                    }
+                    Ok(yields)
                 };
                 let results =
                     gather(vec![child(3, false), child(1, true), child(2, false)], true).await?;
@@ -1132,12 +1159,16 @@ mod oneloop {
 
         pub fn wait_first_completed(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
-                let tasks: Vec<_> = [3u64, 1, 2]
+                let tasks: Vec<_> = [9u64, 1, 5]
                     .into_iter()
-                    .map(|tenths| {
-                        spawn_named(&format!("c{tenths}"), async move {
-                            sleep(ms(tenths * 100)).await?;
-                            Ok(tenths)
+                    .map(|yields| {
+                        spawn_named(&format!("c{yields}"), async move {
+                            if yields == 1 {
+                                yield_now().await?;
+                            } else {
+                                sleep(Duration::from_secs(yields)).await?;
+                            }
+                            Ok(yields)
                         })
                     })
                     .collect();
@@ -1158,6 +1189,135 @@ mod oneloop {
         }
     }
     pub use stage9::*;
+
+    /// Stage 9: wait_for, and run's cleanup asyncio's way.
+    mod stage9_finish {
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_cancel::{
+            Error, current, run_cancelling, sleep, spawn_named, task_future, wait_for, yield_now,
+        };
+        use oneloop_timers::virtual_time_loop;
+
+        use super::super::truth::Recorder;
+        use super::run_main;
+
+        fn py(value: bool) -> &'static str {
+            if value { "True" } else { "False" }
+        }
+
+        pub fn wait_for_slow_task(rec: &Rc<Recorder>) {
+            let main = {
+                let rec = Rc::clone(rec);
+                async move {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named("slow", async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        if slept.is_err() {
+                            r.event("slow-saw-cancel");
+                        }
+                        slept.map(|()| "slow")
+                    });
+                    if wait_for(Duration::from_millis(100), task.join()).await
+                        == Err(Error::TimedOut)
+                    {
+                        rec.event(format!(
+                            "main-timed-out-task-cancelled-{}",
+                            py(task.is_cancelled())
+                        ));
+                    }
+                    Ok(())
+                }
+            };
+            let (future, task) = task_future("main", main);
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+
+        pub fn run_cancels_leftovers(rec: &Rc<Recorder>) {
+            let event_loop = virtual_time_loop();
+            rec.attach(event_loop.core());
+            let on_report = Rc::clone(rec);
+            event_loop.core().set_exception_handler(move |report| {
+                let text = report
+                    .panic
+                    .strip_prefix("failed: ")
+                    .unwrap_or(&report.panic);
+                on_report.event(format!("shutdown-failed-{}-{text}", report.label));
+            });
+            let main = {
+                let rec = Rc::clone(rec);
+                async move {
+                    drop(spawn_named("spinning", async {
+                        loop {
+                            if yield_now().await.is_err() {
+                                return Err::<(), _>(Error::Failed("cleanup failed".into()));
+                            }
+                        }
+                    }));
+                    let r = Rc::clone(&rec);
+                    drop(spawn_named("sleeping", async move {
+                        match sleep(Duration::from_secs(10)).await {
+                            Err(cancel) => {
+                                r.event("sleeping-saw-cancel");
+                                yield_now().await.ok();
+                                r.event("sleeping-cleaned-up");
+                                Err(cancel)
+                            }
+                            Ok(()) => Ok(()),
+                        }
+                    }));
+                    let me = current().expect("main is a task");
+                    assert_eq!(me.name(), "main");
+                    yield_now().await?;
+                    rec.event("main-returns");
+                    Ok(())
+                }
+            };
+            let (main, shutdown) =
+                run_cancelling(event_loop, Duration::from_secs(30), main).expect("the loop runs");
+            assert_eq!(main, Ok(()), "main ends well");
+            assert_eq!(shutdown.cancelled, ["sleeping"]);
+            assert_eq!(shutdown.failed.len(), 1);
+        }
+
+        pub fn cancel_during_cleanup(rec: &Rc<Recorder>) {
+            let main = {
+                let rec = Rc::clone(rec);
+                async move {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named("worker", async move {
+                        match sleep(Duration::from_secs(10)).await {
+                            Err(cancel) => {
+                                r.event("worker-cleanup-starts");
+                                // A cleanup that needs the loop.
+                                match sleep(Duration::from_secs(10)).await {
+                                    Ok(()) => r.event("worker-cleanup-done"),
+                                    Err(_) => r.event("worker-cleanup-cut-short"),
+                                }
+                                Err::<(), _>(cancel)
+                            }
+                            Ok(()) => Ok(()),
+                        }
+                    });
+                    yield_now().await?;
+                    task.cancel(None);
+                    yield_now().await?;
+                    yield_now().await?;
+                    task.cancel(None);
+                    if task.join().await.is_err() {
+                        rec.event(format!("main-joined-cancelled-{}", py(task.is_cancelled())));
+                    }
+                    Ok(())
+                }
+            };
+            let (future, task) = task_future("main", main);
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+    }
+    pub use stage9_finish::*;
 
     // Stage 10: shared state. Each main is a task of `oneloop_cancel` (stage 9), and the
     // primitives come from `oneloop_shared`.
@@ -1631,4 +1791,33 @@ fn the_steppers_cpython_column_declares_what_the_suite_declares() {
             pair.demo, pair.script
         );
     }
+}
+
+#[test]
+fn the_wait_for_difference_rewrites_a_3_11_trace_into_the_3_12_turns() {
+    watchdog_default(|| {
+        // 3.11: the waiter's timer, main's wake that cancels, the task, the partial,
+        // main again. 3.12 and oneloop: the timeout's timer, the task, main.
+        let waiter = lines(
+            "turn=1 run=main\nturn=2 run=slow\nturn=3 run=_release_waiter\n\
+             turn=4 run=main\nturn=5 run=slow\nturn=5 event=saw\nturn=6 run=partial\n\
+             turn=7 run=main\nturn=7 event=timed-out\nturns=7",
+        );
+        let timeout = lines(
+            "turn=1 run=main\nturn=2 run=slow\nturn=3 run=_on_timeout\n\
+             turn=4 run=slow\nturn=4 event=saw\nturn=5 run=main\nturn=5 event=timed-out\n\
+             turns=5",
+        );
+        let wait_for = on_paper(&[WaitForReleasesAWaiter]);
+        assert_eq!(truth::verdict(&wait_for, &waiter, &timeout), Ok(()));
+        // A turn after the timer that records an event is not the waiter's wake: kept.
+        let busy = lines(
+            "turn=1 run=main\nturn=2 run=_release_waiter\nturn=3 run=main\n\
+             turn=3 event=x\nturns=3",
+        );
+        let kept = lines(
+            "turn=1 run=main\nturn=2 run=_on_timeout\nturn=3 run=main\nturn=3 event=x\nturns=3",
+        );
+        assert_eq!(truth::verdict(&wait_for, &busy, &kept), Ok(()));
+    });
 }

@@ -1,5 +1,6 @@
 """``gather(return_exceptions=True)``: results and errors in argument order, whatever
-the order the children finish in.
+the order the children finish in. Each child yields ``delay`` times (turns, not
+timers), so the finishing order cannot depend on the machine's load.
 """
 
 import asyncio
@@ -8,7 +9,8 @@ import truthtrace as truth
 
 
 async def child(delay, fail):
-    await asyncio.sleep(delay / 10)
+    for _ in range(delay):
+        await asyncio.sleep(0)
     if fail:
         raise ValueError(f"fail-{delay}")
     return delay

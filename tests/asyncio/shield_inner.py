@@ -1,5 +1,6 @@
 """``shield``: cancelling the task that awaits a shielded task cancels only the await;
-the inner task runs to its end.
+the inner task runs to its end. Turn-structured: the inner task yields four times,
+main once before it cancels, so no two timers race.
 """
 
 import asyncio
@@ -8,7 +9,8 @@ import truthtrace as truth
 
 
 async def inner():
-    await asyncio.sleep(0.2)
+    for _ in range(4):
+        await asyncio.sleep(0)
     truth.event("inner-done")
     return "inner"
 
@@ -24,7 +26,7 @@ async def outer(task):
 async def main():
     task = asyncio.create_task(inner(), name="inner")
     waiter = asyncio.create_task(outer(task), name="outer")
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0)
     waiter.cancel()
     try:
         await waiter

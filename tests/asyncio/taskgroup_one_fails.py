@@ -23,7 +23,7 @@ async def bad():
 async def main():
     try:
         async with asyncio.TaskGroup() as tg:
-            tg.create_task(sibling("a", 0.5), name="a")
+            tg.create_task(sibling("a", 10), name="a")
             tg.create_task(bad(), name="bad")
             try:
                 await asyncio.sleep(100)

@@ -29,7 +29,7 @@ async def guarded():
 async def main():
     await asyncio.create_task(expiring(), name="expiring")
     task = asyncio.create_task(guarded(), name="guarded")
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0)
     task.cancel()
     try:
         await task

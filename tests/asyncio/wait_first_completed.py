@@ -1,5 +1,6 @@
 """``wait(FIRST_COMPLETED)``: returns when the first task is done, with the others
-pending and still running.
+pending and still running. The first child is done after one yield; the others sleep
+5 and 9 s, far beyond the run, so no two deadlines race.
 """
 
 import asyncio
@@ -8,12 +9,15 @@ import truthtrace as truth
 
 
 async def child(delay):
-    await asyncio.sleep(delay / 10)
+    if delay == 1:
+        await asyncio.sleep(0)  # done in its second step
+    else:
+        await asyncio.sleep(delay)  # seconds away: cancelled long before
     return delay
 
 
 async def main():
-    tasks = [asyncio.create_task(child(d), name=f"c{d}") for d in (3, 1, 2)]
+    tasks = [asyncio.create_task(child(d), name=f"c{d}") for d in (9, 1, 5)]
     done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     truth.event(f"main-done-{len(done)}-pending-{len(pending)}-first-{done.pop().result()}")
     for task in tasks:

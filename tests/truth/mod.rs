@@ -322,6 +322,15 @@ pub enum Difference {
     /// oneloop's `wait` registers the awaiting task's waker on each task. Rewrite:
     /// `_on_completion` handles are removed, and a turn left with nothing is removed.
     WaitDoneCallbackHop,
+    /// 3.11's `wait_for` arms a timer, `_release_waiter`, that completes a waiter
+    /// future; the awaiting task wakes, cancels the inner task, and waits again, on a
+    /// done callback (a `partial` of `_release_waiter`), before it raises. 3.12
+    /// rewrote `wait_for` on `timeout`, and oneloop follows 3.12: the timer
+    /// (`_on_timeout`) cancels the awaiting task, which passes the cancel on to the
+    /// task it awaits. Rewrite: `_release_waiter` becomes `_on_timeout`; the handles of
+    /// the turn right after it go when that turn records no event (the awaiting task's
+    /// wake that only cancels); `partial` handles go; a turn left with nothing goes.
+    WaitForReleasesAWaiter,
 }
 // ANCHOR_END: differences
 
@@ -338,6 +347,7 @@ impl Difference {
             Difference::TimeoutFiresASleep => "timeout fires a sleep",
             Difference::ShieldOuterCallback => "shield's outer-future callback",
             Difference::WaitDoneCallbackHop => "wait's done-callback hop",
+            Difference::WaitForReleasesAWaiter => "3.11 wait_for's waiter",
         }
     }
 }
@@ -365,6 +375,7 @@ fn removed_handle(name: &str, differences: &[Difference]) -> bool {
         || (has(Difference::ChainCancelCheck) && name == "_call_check_cancel")
         || (has(Difference::ShieldOuterCallback) && name == "_outer_done_callback")
         || (has(Difference::WaitDoneCallbackHop) && name == "_on_completion")
+        || (has(Difference::WaitForReleasesAWaiter) && name == "partial")
 }
 
 /// The `n` of a handle named `tie_<n>`.
@@ -426,9 +437,26 @@ fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
     if has(Difference::TiesInSchedulingOrder) {
         entries = sort_ties(&entries);
     }
+    // The turns right after a `_release_waiter`, when they record no event.
+    let mut waiter_wakes = BTreeSet::new();
+    if has(Difference::WaitForReleasesAWaiter) {
+        for entry in &mut entries {
+            if let Entry::Run { turn, name } = entry
+                && name == "_release_waiter"
+            {
+                *name = "_on_timeout".to_string();
+                waiter_wakes.insert(*turn + 1);
+            }
+        }
+        waiter_wakes.retain(|turn| {
+            !entries
+                .iter()
+                .any(|e| matches!(e, Entry::Event { turn: Some(t), .. } if t == turn))
+        });
+    }
     let is_removed =
         |e: &Entry| matches!(e, Entry::Run { name, .. } if removed_handle(name, differences));
-    let mut dropped = BTreeSet::new();
+    let mut dropped = waiter_wakes;
     let mut events_kept = BTreeSet::new();
     let mut between_marks = false;
     let mut in_shutdown = false;

@@ -67,6 +67,13 @@ impl<S> TaskSlot<S> {
     }
 }
 
+impl<S: Schedule> TaskSlot<S> {
+    /// A waker for this task (the slab's own, shared: nothing is allocated).
+    pub fn waker(&self) -> std::task::Waker {
+        self.waker.waker()
+    }
+}
+
 enum Slot<S> {
     Vacant {
         generation: u32,

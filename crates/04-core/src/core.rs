@@ -13,6 +13,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::Waker;
 use std::time::Instant;
 
 use oneloop_task::hooks::{ExceptionSink, panic_message, spawn_into};
@@ -137,6 +138,31 @@ impl Core {
         handle
     }
     // ANCHOR_END: spawn
+
+    /// Spawns `future` as a task whose first step is *not* queued: it runs when the
+    /// returned waker (the task's own) is first woken. For a layer that polls a task's
+    /// first step itself before handing the task to the loop (stage 9's eager start).
+    /// On a closed loop the future is dropped at once, as with [`spawn`](Self::spawn),
+    /// and the waker wakes nothing.
+    pub fn spawn_parked_named<F: Future + 'static>(
+        &self,
+        label: impl Into<Label>,
+        future: F,
+    ) -> (JoinHandle<F::Output>, Waker) {
+        let (id, handle) = spawn_into(&self.tasks, &self.sink, future, Some(label.into()));
+        if self.is_closed() {
+            let removed = self.tasks.borrow_mut().remove(id);
+            drop(removed);
+            return (handle, Waker::noop().clone());
+        }
+        let waker = self
+            .tasks
+            .borrow()
+            .get(id)
+            .map(oneloop_task::hooks::TaskSlot::waker)
+            .expect("the task was inserted just now");
+        (handle, waker)
+    }
 
     /// Queues `callback` to run in a coming turn (asyncio's `call_soon`).
     ///

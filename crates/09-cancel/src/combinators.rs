@@ -119,6 +119,7 @@ where
     let results = Gather {
         tasks: &tasks,
         return_exceptions,
+        requests_at_start: None,
     }
     .await?;
     Ok(results)
@@ -128,6 +129,9 @@ where
 struct Gather<'a, T> {
     tasks: &'a [Task<T>],
     return_exceptions: bool,
+    /// The awaiting task's `cancelling()` when the gather began: a count above it at
+    /// the end means a cancel was passed on to the children while they ran.
+    requests_at_start: Option<u32>,
 }
 
 impl<T> Future for Gather<'_, T> {
@@ -137,9 +141,13 @@ impl<T> Future for Gather<'_, T> {
         if let Some(cancel) = take_request() {
             return Poll::Ready(Err(cancel));
         }
-        let first_failure = (!self.return_exceptions)
+        let awaiting = current_ctl();
+        let this = self.get_mut();
+        let requests_now = awaiting.as_ref().map_or(0, |task| task.requests.get());
+        let requests_at_start = *this.requests_at_start.get_or_insert(requests_now);
+        let first_failure = (!this.return_exceptions)
             .then(|| {
-                self.tasks
+                this.tasks
                     .iter()
                     .filter(|t| t.is_done())
                     .find_map(|t| t.try_result_error())
@@ -148,19 +156,29 @@ impl<T> Future for Gather<'_, T> {
         if let Some(error) = first_failure {
             return Poll::Ready(Err(error));
         }
-        if self.tasks.iter().all(Task::is_done) {
-            return Poll::Ready(Ok(self
+        if this.tasks.iter().all(Task::is_done) {
+            // A cancel passed on to the children ends the gather cancelled, even when
+            // it collects failures (asyncio's `_GatheringFuture` remembers the request).
+            if requests_now > requests_at_start {
+                let cancel = this
+                    .tasks
+                    .iter()
+                    .filter_map(Task::try_result_error)
+                    .find(Error::is_cancelled)
+                    .unwrap_or(Error::Cancelled(None));
+                return Poll::Ready(Err(cancel));
+            }
+            return Poll::Ready(Ok(this
                 .tasks
                 .iter()
                 .map(|t| t.try_result().expect("done"))
                 .collect()));
         }
-        let awaiting = current_ctl();
-        let pending = self.tasks.iter().filter(|t| !t.is_done()).count();
+        let pending = this.tasks.iter().filter(|t| !t.is_done()).count();
         // Collecting everything, the awaiting task is woken once, by the last child
         // (asyncio's outer future completes then); otherwise by each child, any of
         // which may be the first failure.
-        let waker = if self.return_exceptions {
+        let waker = if this.return_exceptions {
             Waker::from(Arc::new(CountDown {
                 left: AtomicUsize::new(pending),
                 waker: cx.waker().clone(),
@@ -168,7 +186,7 @@ impl<T> Future for Gather<'_, T> {
         } else {
             cx.waker().clone()
         };
-        for task in self.tasks.iter().filter(|t| !t.is_done()) {
+        for task in this.tasks.iter().filter(|t| !t.is_done()) {
             task.add_joiner(&waker);
             if let Some(awaiting) = &awaiting {
                 awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));

@@ -36,6 +36,8 @@ pub(crate) struct Ctl {
     /// Set once someone read the task's failure (an await, a group).
     pub(crate) retrieved: Cell<bool>,
     pub(crate) ended_cancelled: Cell<bool>,
+    /// The failure the task ended with, when it was not a cancel (for shutdown).
+    pub(crate) failure: RefCell<Option<crate::Error>>,
     pub(crate) joiners: RefCell<Vec<Waker>>,
     pub(crate) done_callbacks: RefCell<Vec<DoneCallback>>,
 }
@@ -94,6 +96,7 @@ impl Ctl {
             handle_alive: Cell::new(true),
             retrieved: Cell::new(false),
             ended_cancelled: Cell::new(false),
+            failure: RefCell::new(None),
             joiners: RefCell::new(Vec::new()),
             done_callbacks: RefCell::new(Vec::new()),
         })

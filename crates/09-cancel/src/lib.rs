@@ -22,6 +22,10 @@
 //!   and [`task_group`], asyncio 3.11's `TaskGroup`.
 //! - Combinators: [`shield`], [`gather`], [`wait`], [`AsCompleted`], [`select`] (the
 //!   loser is dropped) and [`race`] (the loser is cancelled and awaited).
+//! - Eager start ([`spawn_eager`], [`set_eager_start`], Python 3.12's eager tasks): the
+//!   first step runs inside `spawn`; the task is queued only when something wakes it.
+//! - Shutdown, asyncio's way ([`cancel_leftovers`], [`run_cancelling`]): leftover
+//!   tasks are cancelled and awaited within a bound, and failures are reported.
 //!
 //! A task of this layer is spawned with [`spawn`]; its future returns
 //! `Result<T, Error>`, where [`Error`] plays the part of Python's exceptions.
@@ -49,12 +53,14 @@
 mod combinators;
 mod ctl;
 mod deliver;
+mod eager;
 mod error;
 mod group;
 mod group_done;
 mod point;
 mod select;
 mod select_poll;
+mod shutdown;
 mod task;
 mod timeout;
 mod timeout_exit;
@@ -62,6 +68,7 @@ mod timeout_exit;
 pub use combinators::{AsCompleted, ReturnWhen, Shield, gather, race, shield, wait};
 pub use ctl::{TaskRef, current};
 pub use deliver::deliver;
+pub use eager::{set_eager_start, spawn_eager, spawn_eager_named};
 pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
 };
@@ -69,6 +76,9 @@ pub use group::{TaskGroup, task_group};
 pub use point::{Cancellable, cancellable, sleep, yield_now};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;
+pub use shutdown::{
+    SHUTDOWN_FAILED, SHUTDOWN_UNFINISHED, Shutdown, cancel_leftovers, run_cancelling,
+};
 pub use task::{AbortHandle, Join, Task, TaskFuture, spawn, spawn_named, task_future};
 pub use timeout::{TimeoutScope, timeout, timeout_at, timeout_scope, wait_for};
 pub use timeout_exit::timeout_exit;

@@ -14,7 +14,9 @@ use oneloop_core::hooks::with_current;
 use oneloop_offload::LoopHandle;
 
 use crate::ctl::{Ctl, CurrentGuard, current_ctl};
+use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
+use crate::shutdown::register;
 use crate::{Error, TaskRef};
 
 /// Where a task's result is.
@@ -38,11 +40,22 @@ impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
     fn finish(&mut self, result: Result<T, Error>) {
         finish(&self.ctl, &self.outcome, result);
     }
+
+    /// Ends the task with a panic caught outside the loop's step (an eager first step).
+    pub(crate) fn end_panicked(&mut self, message: String) {
+        drop(self.future.take());
+        self.finish(Err(Error::Panicked(message)));
+    }
 }
 
 fn finish<T>(ctl: &Ctl, outcome: &RefCell<Outcome<T>>, result: Result<T, Error>) {
     ctl.ended_cancelled
         .set(result.as_ref().is_err_and(Error::is_cancelled));
+    if let Err(error) = &result
+        && !error.is_cancelled()
+    {
+        *ctl.failure.borrow_mut() = Some(error.clone());
+    }
     ctl.done.set(true);
     ctl.waiting_on.borrow_mut().clear();
     if let (false, Err(error)) = (ctl.handle_alive.get(), &result) {
@@ -177,7 +190,8 @@ impl<T> fmt::Debug for Task<T> {
 // ANCHOR: spawn
 /// Spawns `future` as a task of this layer on the running loop (asyncio's
 /// `create_task`). Its output is a `Result`: `Err(Error::Cancelled(_))` returned from
-/// it ends the task cancelled.
+/// it ends the task cancelled. On a loop made eager with
+/// [`set_eager_start`](crate::set_eager_start), this is [`spawn_eager`](crate::spawn_eager).
 ///
 /// # Panics
 ///
@@ -200,7 +214,11 @@ where
     T: 'static,
     F: Future<Output = Result<T, Error>> + 'static,
 {
+    if eager_by_default() {
+        return spawn_eager_named(name, future);
+    }
     let (driven, task) = task_future(name, future);
+    register(&task.ctl);
     let name = name.to_owned();
     // The loop's own join handle is not needed: the outcome cell says everything.
     drop(

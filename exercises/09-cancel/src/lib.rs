@@ -21,6 +21,8 @@
 mod combinators;
 #[path = "../../../crates/09-cancel/src/ctl.rs"]
 mod ctl;
+#[path = "../../../crates/09-cancel/src/eager.rs"]
+mod eager;
 #[path = "../../../crates/09-cancel/src/error.rs"]
 mod error;
 #[path = "../../../crates/09-cancel/src/group.rs"]
@@ -29,6 +31,8 @@ mod group;
 mod point;
 #[path = "../../../crates/09-cancel/src/select.rs"]
 mod select;
+#[path = "../../../crates/09-cancel/src/shutdown.rs"]
+mod shutdown;
 #[path = "../../../crates/09-cancel/src/task.rs"]
 mod task;
 #[path = "../../../crates/09-cancel/src/timeout.rs"]
@@ -61,6 +65,7 @@ mod select_poll;
 pub use combinators::{AsCompleted, ReturnWhen, Shield, gather, race, shield, wait};
 pub use ctl::{TaskRef, current};
 pub use deliver::deliver;
+pub use eager::{set_eager_start, spawn_eager, spawn_eager_named};
 pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
 };
@@ -68,6 +73,9 @@ pub use group::{TaskGroup, task_group};
 pub use point::{Cancellable, cancellable, sleep, yield_now};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;
+pub use shutdown::{
+    SHUTDOWN_FAILED, SHUTDOWN_UNFINISHED, Shutdown, cancel_leftovers, run_cancelling,
+};
 pub use task::{AbortHandle, Join, Task, TaskFuture, spawn, spawn_named, task_future};
 pub use timeout::{TimeoutScope, timeout, timeout_at, timeout_scope, wait_for};
 pub use timeout_exit::timeout_exit;
