@@ -26,8 +26,8 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
-use oneloop_core::hooks::{with_current};
-use oneloop_core::{Core};
+use oneloop_core::Core;
+use oneloop_core::hooks::with_current;
 
 use crate::shutdown::register;
 use crate::{Error, Task, task_future};

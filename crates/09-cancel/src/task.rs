@@ -48,7 +48,7 @@ impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
     }
 }
 
-fn finish<T>(ctl: &Ctl, outcome: &RefCell<Outcome<T>>, result: Result<T, Error>) {
+fn finish<T>(ctl: &Rc<Ctl>, outcome: &RefCell<Outcome<T>>, result: Result<T, Error>) {
     ctl.ended_cancelled
         .set(result.as_ref().is_err_and(Error::is_cancelled));
     if let Err(error) = &result
@@ -58,15 +58,31 @@ fn finish<T>(ctl: &Ctl, outcome: &RefCell<Outcome<T>>, result: Result<T, Error>)
     }
     ctl.done.set(true);
     ctl.waiting_on.borrow_mut().clear();
+    // A failure nobody can read any more is reported now; one that a done callback
+    // may still read (a group's `_on_task_done`) is looked at again right after the
+    // last callback, inside its handle (no handle of its own: the turns stay asyncio's).
+    let mut callbacks = mem::take(&mut *ctl.done_callbacks.borrow_mut());
     if let (false, Err(error)) = (ctl.handle_alive.get(), &result) {
-        ctl.report_unretrieved(error);
+        match callbacks.pop() {
+            None => ctl.report_unretrieved(error),
+            Some((label, last)) => {
+                let (ctl, error) = (Rc::clone(ctl), error.clone());
+                callbacks.push((
+                    label,
+                    Box::new(move || {
+                        last();
+                        ctl.report_unretrieved(&error);
+                    }),
+                ));
+            }
+        }
     }
     *outcome.borrow_mut() = Outcome::Done(result);
     for joiner in mem::take(&mut *ctl.joiners.borrow_mut()) {
         joiner.wake();
     }
     // Done callbacks run in a coming turn, as asyncio's do (`call_soon`).
-    for (label, callback) in mem::take(&mut *ctl.done_callbacks.borrow_mut()) {
+    for (label, callback) in callbacks {
         with_current(|core| core.call_soon_named(label, callback));
     }
 }

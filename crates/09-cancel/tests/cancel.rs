@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use oneloop_cancel::{
     AsCompleted, Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LoserFate, RESULT_TAKEN, ReturnWhen,
-    Selected, current, gather, race, select, shield, sleep, spawn, spawn_named, task_group,
-    timeout, timeout_scope, wait, wait_for, yield_now,
+    Selected, current, gather, race, select, shield, sleep, spawn, spawn_named, task_future,
+    task_group, timeout, timeout_scope, wait, wait_for, yield_now,
 };
 use oneloop_testkit::{DropFlag, watchdog_default};
 use oneloop_timers::Timers;
@@ -687,6 +687,43 @@ fn a_failure_nobody_reads_is_reported_as_never_retrieved_and_a_read_one_is_not()
         assert_eq!(
             *reports.borrow(),
             ["exception was never retrieved (dropped): failed: lost"]
+        );
+    });
+}
+
+#[test]
+fn a_group_childs_failure_is_read_by_the_group_and_not_reported_as_never_retrieved() {
+    watchdog_default(|| {
+        let reports = Rc::new(RefCell::new(Vec::new()));
+        let r = Rc::clone(&reports);
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop.core().set_exception_handler(move |report| {
+            r.borrow_mut()
+                .push(format!("{} ({})", report.message, report.label));
+        });
+        let (main, task) = task_future("main", async {
+            // The child's handle is dropped at once: only the group reads its failure,
+            // in its done callback, a turn after the child ends.
+            let grouped = task_group(|tg| async move {
+                tg.spawn("bad", async { Err::<(), _>(Error::Failed("boom".into())) })?;
+                sleep(secs(100)).await
+            })
+            .await;
+            // A dropped task whose done callback does not read it is still reported,
+            // once that callback has run.
+            let unread = spawn_named("unread", async {
+                Err::<(), _>(Error::Failed("lost".into()))
+            });
+            unread.add_done_callback("noticed", || {});
+            drop(unread);
+            sleep(secs(1)).await?;
+            grouped.map(|_| ())
+        });
+        event_loop.run_until_complete(main).expect("the loop runs");
+        assert!(matches!(task.try_result(), Some(Err(Error::Group(_)))));
+        assert_eq!(
+            *reports.borrow(),
+            ["exception was never retrieved (unread)"]
         );
     });
 }

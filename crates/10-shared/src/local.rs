@@ -20,8 +20,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use oneloop_core::hooks::{with_current};
-use oneloop_core::{CallbackHandle};
+use oneloop_core::CallbackHandle;
+use oneloop_core::hooks::with_current;
 use oneloop_offload::Offloaded;
 
 /// The values of one context: a task-local's id to its value. Values are `Send` and
