@@ -36,6 +36,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod done;
 mod exception;
 mod executor;
 mod id;
@@ -47,6 +48,7 @@ mod step;
 mod step_outcome;
 mod waker;
 
+pub use done::DONE_CALLBACK;
 pub use exception::{
     ExceptionHandler, ExceptionReport, ExceptionSink, HANDLER_PANICKED, NEVER_RETRIEVED,
     default_line, write_to_stderr,

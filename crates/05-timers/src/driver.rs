@@ -17,7 +17,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use oneloop_core::{
-    Driver, EventLoop, Extensions, LayerSnapshot, ParkReport, ReadyQueue, Runner, ThreadParker,
+    Driver, EventLoop, Extensions, LayerSnapshot, ParkReport, ReadyQueue, ThreadParker,
     with_current,
 };
 
@@ -163,8 +163,5 @@ pub fn virtual_time_loop() -> TimerLoop {
 pub fn run<F: std::future::Future + 'static>(
     future: F,
 ) -> Result<F::Output, oneloop_core::LoopError> {
-    let mut runner = Runner::with_driver(TimerDriver::new(ThreadParker));
-    let output = runner.run(future);
-    runner.close();
-    output
+    crate::run_with(|_| {}, future)
 }

@@ -61,6 +61,8 @@ mod driver;
 mod entry;
 mod heap;
 mod order;
+pub mod prelude;
+mod run_with;
 mod select_timeout;
 mod sleep;
 mod sleep_poll;
@@ -76,6 +78,7 @@ pub use heap::{
     MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
 };
 pub use oneloop_core::LoopError;
+pub use run_with::{run_debug, run_with};
 pub use select_timeout::select_timeout;
 pub(crate) use sleep::SleepState;
 pub use sleep::{Sleep, Wakeup, sleep};
