@@ -39,7 +39,7 @@ use crate::error::{FutureError, Phase};
 
 /// Identifies one [`Wait`] among the waiters of a [`OneShot`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct WaiterId(u64);
+pub(crate) struct WaiterId(pub(crate) u64);
 
 // ANCHOR: state
 /// Where a one-shot future is: one variant per state, each holding what it needs.
@@ -90,7 +90,7 @@ pub(crate) struct Inner<T, E> {
     /// The waker of each waiter that is waiting, keyed by id: settling wakes them in the
     /// order the waiters were made by [`OneShot::wait`].
     pub(crate) waiters: Waiters,
-    next_waiter: u64,
+    pub(crate) next_waiter: u64,
 }
 // ANCHOR_END: inner
 
@@ -185,7 +185,7 @@ pub(crate) fn lock<T, E>(shared: &Mutex<Inner<T, E>>) -> MutexGuard<'_, Inner<T,
 /// a producer may fail with; awaiting requires both to be `Clone`, since every waiter
 /// gets the outcome.
 pub struct OneShot<T, E> {
-    shared: Arc<Mutex<Inner<T, E>>>,
+    pub(crate) shared: Arc<Mutex<Inner<T, E>>>,
 }
 
 impl<T, E> Clone for OneShot<T, E> {

@@ -46,7 +46,7 @@ impl fmt::Debug for DoneCallbacks {
 }
 
 /// The label a deferred done callback runs under.
-pub const DONE_CALLBACK: Label = Label::Static("done callback");
+pub const DONE_CALLBACK: Label = Label::Static("done_callback");
 
 impl<T> JoinCell<T> {
     /// The outcome a done callback is told: the output stays for the handle to take.

@@ -72,6 +72,7 @@ mod read_line;
 mod readiness;
 mod readiness_poll;
 mod registration;
+mod run;
 mod serve;
 mod source;
 mod stream_reader;
@@ -84,6 +85,7 @@ pub use driver::{EVENTS_CAPACITY, IoDriver};
 pub use echo::echo;
 pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
+pub use run::{run, run_debug, run_with};
 pub use readiness::{Readiness, readable, writable};
 pub use registration::{Direction, WaiterId};
 pub use serve::{

@@ -72,9 +72,12 @@ pub use oneloop_io::{
     Io, Receiver, Sender, StreamError, StreamReader, StreamWriter, TcpListener, TcpStream, channel,
     open_connection, readable, serve, writable,
 };
-pub use oneloop_offload::{LoopHandle, OffloadLoop, ThreadPool, new_event_loop, run, to_thread};
+pub use oneloop_offload::{
+    LoopHandle, OffloadLoop, ThreadPool, new_event_loop, run, run_debug, run_with, to_thread,
+};
 pub use oneloop_signals::{
     SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SignalError, SignalHandlers,
     add_signal_handler, remove_signal_handler, signal_name,
 };
+pub use oneloop_timers::prelude::TimerMethods;
 pub use oneloop_timers::{TimedOut, Timeout, call_later, sleep, time, timeout};

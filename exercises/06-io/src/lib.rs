@@ -26,6 +26,8 @@ pub mod guide;
 mod io;
 #[path = "../../../crates/06-io/src/io_loop.rs"]
 mod io_loop;
+#[path = "../../../crates/06-io/src/run.rs"]
+mod run;
 #[path = "../../../crates/06-io/src/readiness.rs"]
 mod readiness;
 #[path = "../../../crates/06-io/src/registration.rs"]
@@ -72,6 +74,7 @@ pub use driver::{EVENTS_CAPACITY, IoDriver};
 pub use echo::echo;
 pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
+pub use run::{run, run_debug, run_with};
 pub use readiness::{Readiness, readable, writable};
 pub use registration::{Direction, WaiterId};
 pub use serve::{
