@@ -64,6 +64,8 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod send_facts;
+
 pub use oneloop_core::{
     Core, ExceptionReport, JoinError, JoinHandle, Label, LoopError, gather, spawn, with_current,
     yield_now,
