@@ -84,3 +84,36 @@ fn the_facades_run_with_and_run_debug_work_with_use_oneloop_star() {
     assert_eq!(turns.first(), Some(&1), "turns seen: {turns:?}");
     assert!(debug && slept);
 }
+
+#[test]
+fn stage9_run_makes_main_a_task_that_can_be_cancelled_and_run_with_sees_turn_one() {
+    use oneloop_cancel::{Error, current};
+    let (name, cancelled, turns_and_debug) = watchdog_default(|| {
+        let name = oneloop_cancel::run(async {
+            Ok(current().expect("main is a task").name().to_owned())
+        })
+        .expect("the loop runs");
+        // main asks for its own cancellation; its next await point delivers it.
+        let cancelled = oneloop_cancel::run(async {
+            current().expect("main is a task").cancel(Some("enough"));
+            oneloop_cancel::sleep(Duration::from_millis(1)).await?;
+            Ok(())
+        })
+        .expect("the loop runs");
+        let turns_of_main = turns_seen(|observer| {
+            oneloop_cancel::run_with(|l| l.add_observer(observer), async {
+                Ok(main_of_a_few_turns().await)
+            })
+            .expect("the loop runs")
+            .expect("main ends well");
+        });
+        let turns = turns_of_main.first() == Some(&1);
+        let debug = oneloop_cancel::run_debug(async { Ok(main_of_a_few_turns().await) })
+            .expect("the loop runs")
+            .expect("main ends well");
+        (name, cancelled, turns && debug)
+    });
+    assert_eq!(name, Ok("main".to_owned()));
+    assert_eq!(cancelled, Err(Error::Cancelled(Some("enough".to_owned()))));
+    assert!(turns_and_debug, "an observer saw turn 1, and run_debug turned debug on");
+}

@@ -53,6 +53,7 @@ mod error;
 mod group;
 mod group_done;
 mod point;
+mod run;
 mod select;
 mod select_poll;
 mod task;
@@ -66,6 +67,7 @@ pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
 };
 pub use group::{TaskGroup, task_group};
+pub use run::{run, run_debug, run_with};
 pub use point::{Cancellable, cancellable, sleep, yield_now};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;

@@ -27,6 +27,8 @@ mod error;
 mod group;
 #[path = "../../../crates/09-cancel/src/point.rs"]
 mod point;
+#[path = "../../../crates/09-cancel/src/run.rs"]
+mod run;
 #[path = "../../../crates/09-cancel/src/select.rs"]
 mod select;
 #[path = "../../../crates/09-cancel/src/task.rs"]
@@ -65,6 +67,7 @@ pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
 };
 pub use group::{TaskGroup, task_group};
+pub use run::{run, run_debug, run_with};
 pub use point::{Cancellable, cancellable, sleep, yield_now};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;
