@@ -3,9 +3,11 @@
 //! Each assertion below is a function with the bound: if a type stopped meeting it,
 //! this suite would not compile. The negative facts (a loop is not `Send`) are
 //! `compile_fail` doctests in `crates/oneloop/src/send_facts.rs` and in the docs of
-//! stage 6's sockets; `every_type_a_not_send_proof_names_exists` names each of those
-//! types here without the bound, so a snippet can only fail for the bound.
+//! stage 6's sockets. `the_loop_its_core_and_join_handles_stay_on_their_thread` checks
+//! the same facts as values, with a probe, so each snippet names a type that exists and
+//! can only fail for the bound.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::task::Waker;
 
@@ -14,7 +16,6 @@ use oneloop_task::{Schedule, TaskId, TaskWaker};
 fn send<T: Send>() {}
 fn send_sync<T: Send + Sync>() {}
 fn send_sync_value<T: Send + Sync>(_: &T) {}
-fn exists<T>() {}
 
 /// A scheduler that schedules nothing, to name a task waker's type.
 struct Nowhere;
@@ -48,12 +49,53 @@ fn what_other_threads_get_is_send() {
     send::<std::net::TcpStream>();
 }
 
+/// Tells at compile time whether `T` is `Send` (or `Sync`), as a value a test can
+/// assert: the inherent `is_send` exists only when `T: Send`, and method lookup takes
+/// it over the trait's blanket one, which answers `false`.
+struct Probe<T>(PhantomData<T>);
+
+trait NotSend {
+    fn is_send(&self) -> bool {
+        false
+    }
+}
+
+trait NotSync {
+    fn is_sync(&self) -> bool {
+        false
+    }
+}
+
+impl<T> NotSend for Probe<T> {}
+impl<T> NotSync for Probe<T> {}
+
+impl<T: Send> Probe<T> {
+    fn is_send(&self) -> bool {
+        true
+    }
+}
+
+impl<T: Sync> Probe<T> {
+    fn is_sync(&self) -> bool {
+        true
+    }
+}
+
+fn probe<T>() -> Probe<T> {
+    Probe(PhantomData)
+}
+
 #[test]
-fn every_type_a_not_send_proof_names_exists() {
-    exists::<oneloop_core::EventLoop>();
-    exists::<oneloop_core::Core>();
-    exists::<oneloop_core::JoinHandle<u32>>();
-    exists::<oneloop::OffloadLoop>();
-    exists::<oneloop_io::TcpStream>();
-    exists::<oneloop_io::TcpListener>();
+fn the_loop_its_core_and_join_handles_stay_on_their_thread() {
+    // The probe tells the two cases apart: a handle for other threads is both.
+    assert!(probe::<oneloop_offload::LoopHandle>().is_send());
+    assert!(probe::<oneloop_offload::LoopHandle>().is_sync());
+    // Each type here also has a compile_fail doctest in crates/oneloop/src/send_facts.rs.
+    assert!(!probe::<oneloop_core::EventLoop>().is_send());
+    assert!(!probe::<oneloop_core::Core>().is_send());
+    assert!(!probe::<oneloop_core::Core>().is_sync());
+    assert!(!probe::<oneloop_core::JoinHandle<u32>>().is_send());
+    assert!(!probe::<oneloop::OffloadLoop>().is_send());
+    assert!(!probe::<oneloop_io::TcpStream>().is_send());
+    assert!(!probe::<oneloop_io::TcpListener>().is_send());
 }

@@ -4,8 +4,9 @@
 //! are static assertions in the workspace suite `tests/send_sync.rs`; each negative
 //! fact is a doctest here that must fail to compile, so a change that made one of
 //! these types `Send` would fail the tests. (The sockets of stage 6 carry their own,
-//! in the docs of `TcpStream` and `TcpListener`.) Each snippet differs from code that
-//! compiles only in the bound: the suite names every type below, unbounded.
+//! in the docs of `TcpStream` and `TcpListener`.) The suite also checks each type
+//! below with a probe that answers `false`, so a snippet cannot fail for a misspelt
+//! name alone.
 //!
 //! A loop (stage 4) is full of `Rc` and `RefCell`: it stays on its thread.
 //!
