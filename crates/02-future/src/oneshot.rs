@@ -24,8 +24,10 @@
 //!   at once on this thread, and that poll takes the lock again.
 //!
 //! asyncio keeps a list of done callbacks (`add_done_callback`) and schedules each one
-//! through the loop; a Rust future keeps wakers instead, and never calls user code of
-//! its own: waking says "poll me again", and the executor decides when.
+//! through the loop; a Rust future keeps wakers instead: waking says "poll me again",
+//! and the executor decides when. [`OneShot::add_done_callback`] is there for code
+//! that wants asyncio's shape: the callback waits in the same map, as a waker whose
+//! `wake` calls it.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -274,8 +276,9 @@ impl<T, E> OneShot<T, E> {
         matches!(lock(&self.shared).state, State::Cancelled)
     }
 
-    /// How many waiters have a waker registered right now. A waiter registers when it
-    /// returns `Pending`, and leaves when it is dropped or the future is settled.
+    /// How many wakers are registered right now. A waiter registers when it returns
+    /// `Pending`, and leaves when it is dropped or the future is settled; a done
+    /// callback waiting for the future counts as one too.
     pub fn registered_wakers(&self) -> usize {
         lock(&self.shared).waiters.len()
     }
