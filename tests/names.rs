@@ -89,10 +89,9 @@ fn the_facades_run_with_and_run_debug_work_with_use_oneloop_star() {
 fn stage9_run_makes_main_a_task_that_can_be_cancelled_and_run_with_sees_turn_one() {
     use oneloop_cancel::{Error, current};
     let (name, cancelled, turns_and_debug) = watchdog_default(|| {
-        let name = oneloop_cancel::run(async {
-            Ok(current().expect("main is a task").name().to_owned())
-        })
-        .expect("the loop runs");
+        let name =
+            oneloop_cancel::run(async { Ok(current().expect("main is a task").name().to_owned()) })
+                .expect("the loop runs");
         // main asks for its own cancellation; its next await point delivers it.
         let cancelled = oneloop_cancel::run(async {
             current().expect("main is a task").cancel(Some("enough"));
@@ -115,5 +114,8 @@ fn stage9_run_makes_main_a_task_that_can_be_cancelled_and_run_with_sees_turn_one
     });
     assert_eq!(name, Ok("main".to_owned()));
     assert_eq!(cancelled, Err(Error::Cancelled(Some("enough".to_owned()))));
-    assert!(turns_and_debug, "an observer saw turn 1, and run_debug turned debug on");
+    assert!(
+        turns_and_debug,
+        "an observer saw turn 1, and run_debug turned debug on"
+    );
 }

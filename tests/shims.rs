@@ -23,7 +23,10 @@ fn public_items(source: &str) -> BTreeSet<String> {
             open.push_str(line);
         } else if let Some(rest) = line.strip_prefix("pub use ") {
             statement = Some(rest.to_owned());
-        } else if let Some(name) = line.strip_prefix("pub mod ").and_then(|r| r.strip_suffix(';')) {
+        } else if let Some(name) = line
+            .strip_prefix("pub mod ")
+            .and_then(|r| r.strip_suffix(';'))
+        {
             items.insert(format!("mod {name}"));
         }
         if let Some(done) = statement.as_ref().and_then(|s| s.strip_suffix(';')) {
@@ -31,7 +34,10 @@ fn public_items(source: &str) -> BTreeSet<String> {
             statement = None;
         }
     }
-    assert!(statement.is_none(), "a `pub use` with no `;`: {statement:?}");
+    assert!(
+        statement.is_none(),
+        "a `pub use` with no `;`: {statement:?}"
+    );
     items
 }
 
@@ -88,7 +94,15 @@ mod private;
     let items: Vec<_> = public_items(root).into_iter().collect();
     assert_eq!(
         items,
-        ["a::B", "a::c::D", "a::c::e", "f::G", "j::K", "j::L", "mod prelude"]
+        [
+            "a::B",
+            "a::c::D",
+            "a::c::e",
+            "f::G",
+            "j::K",
+            "j::L",
+            "mod prelude"
+        ]
     );
 }
 
@@ -110,7 +124,9 @@ fn each_exercise_shim_re_exports_exactly_its_reference_crates_items() {
         let missing: Vec<_> = reference.difference(&shim).collect();
         let extra: Vec<_> = shim.difference(&reference).collect();
         if !missing.is_empty() || !extra.is_empty() {
-            mismatches.push(format!("{name}: missing {missing:?}, not in the reference {extra:?}"));
+            mismatches.push(format!(
+                "{name}: missing {missing:?}, not in the reference {extra:?}"
+            ));
         }
         checked.push(name);
     }

@@ -17,11 +17,14 @@ use std::task::{Wake, Waker};
 use crate::OneShot;
 use crate::oneshot::{Inner, State, WaiterId, lock};
 
+/// The callback itself, taken out when it runs.
+type Callback<T, E> = Box<dyn FnOnce(&OneShot<T, E>) + Send>;
+
 /// A done callback, waiting in the waiter list as a waker.
 struct DoneCallback<T, E> {
     /// The future, weakly: the future holds this waker, and must not keep itself alive.
     shared: Weak<Mutex<Inner<T, E>>>,
-    callback: Mutex<Option<Box<dyn FnOnce(&OneShot<T, E>) + Send>>>,
+    callback: Mutex<Option<Callback<T, E>>>,
 }
 
 impl<T: Send + 'static, E: Send + 'static> Wake for DoneCallback<T, E> {

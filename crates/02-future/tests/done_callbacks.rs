@@ -53,7 +53,11 @@ fn a_callback_runs_inside_the_settling_call_with_the_lock_released() {
         let seen = Arc::clone(&got);
         // Reading the result takes the future's lock: it would block if it were held.
         future.add_done_callback(move |future| *seen.lock().unwrap() = Some(future.result()));
-        assert_eq!(*got.lock().unwrap(), None, "nothing runs before the settling call");
+        assert_eq!(
+            *got.lock().unwrap(),
+            None,
+            "nothing runs before the settling call"
+        );
         future.set_result(9).expect("set once");
         let got = got.lock().unwrap().take();
         got

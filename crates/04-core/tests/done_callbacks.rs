@@ -39,15 +39,16 @@ fn a_done_callback_runs_in_the_turn_after_the_task_ends_behind_an_earlier_call_s
                 yield_now().await;
                 note(&seen, "main-resumed");
                 yield_now().await;
-                assert_eq!(child.try_take(), Some(Ok(7)), "the output stays in the handle");
+                assert_eq!(
+                    child.try_take(),
+                    Some(Ok(7)),
+                    "the output stays in the handle"
+                );
             })
             .expect("main finishes");
         log.take()
     });
-    assert_eq!(
-        log,
-        ["2:child-ends", "2:soon", "2:main-resumed", "3:done"]
-    );
+    assert_eq!(log, ["2:child-ends", "2:soon", "2:main-resumed", "3:done"]);
 }
 
 #[test]
@@ -111,7 +112,8 @@ fn a_panic_goes_to_the_callback_and_a_dropped_handle_reports_nothing() {
         let reports = Rc::new(RefCell::new(Vec::new()));
         let mut event_loop = EventLoop::new();
         let seen = Rc::clone(&reports);
-        event_loop.set_exception_handler(move |report| seen.borrow_mut().push(report.message.clone()));
+        event_loop
+            .set_exception_handler(move |report| seen.borrow_mut().push(report.message.clone()));
         let child = event_loop.spawn(async {
             yield_now().await;
             panic!("boom");
@@ -150,7 +152,9 @@ fn a_task_dropped_unfinished_at_close_queues_nothing_on_the_closed_loop() {
         let child = event_loop.spawn(std::future::pending::<()>());
         let seen = Rc::clone(&told);
         child.add_done_callback(move |result| *seen.borrow_mut() = Some(result));
-        event_loop.run_until_complete(yield_now()).expect("main finishes");
+        event_loop
+            .run_until_complete(yield_now())
+            .expect("main finishes");
         event_loop.close();
         assert_eq!(child.try_take(), Some(Err(JoinError::Cancelled)));
         told.take()

@@ -58,13 +58,10 @@ fn an_observer_added_in_run_with_sees_turn_one() {
     let turns = watchdog_default(|| {
         let turns = Rc::new(Turns::default());
         let observer = Rc::clone(&turns);
-        run_with(
-            move |event_loop| event_loop.add_observer(observer),
-            async {
-                yield_now().await;
-                sleep(Duration::from_millis(1)).await;
-            },
-        )
+        run_with(move |event_loop| event_loop.add_observer(observer), async {
+            yield_now().await;
+            sleep(Duration::from_millis(1)).await;
+        })
         .expect("main finishes");
         turns.0.take()
     });
@@ -80,7 +77,9 @@ fn debug_mode_set_in_run_with_times_the_first_turns_handles() {
             move |event_loop| {
                 event_loop.set_debug(true);
                 // Every handle is slow at a zero threshold: main's first step is reported.
-                event_loop.timers().set_slow_callback_duration(Duration::ZERO);
+                event_loop
+                    .timers()
+                    .set_slow_callback_duration(Duration::ZERO);
                 event_loop.set_exception_handler(move |report| {
                     let turn = with_current(|core| core.turn()).unwrap_or(0);
                     seen.borrow_mut().push(format!("{turn}:{}", report.message));
@@ -92,7 +91,9 @@ fn debug_mode_set_in_run_with_times_the_first_turns_handles() {
         reports.take()
     });
     assert!(
-        reports.iter().any(|r| r.starts_with("1:Executing <Task main>")),
+        reports
+            .iter()
+            .any(|r| r.starts_with("1:Executing <Task main>")),
         "reports: {reports:?}"
     );
 }

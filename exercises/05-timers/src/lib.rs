@@ -31,15 +31,15 @@ mod timeout;
 #[path = "../../../crates/05-timers/src/timers.rs"]
 mod timers;
 
-#[path = "../../../crates/05-timers/src/prelude.rs"]
-pub mod prelude;
-#[path = "../../../crates/05-timers/src/run_with.rs"]
-mod run_with;
 #[cfg(not(feature = "solution"))]
 mod order;
 #[cfg(feature = "solution")]
 #[path = "../../../crates/05-timers/src/order.rs"]
 mod order;
+#[path = "../../../crates/05-timers/src/prelude.rs"]
+pub mod prelude;
+#[path = "../../../crates/05-timers/src/run_with.rs"]
+mod run_with;
 
 #[cfg(not(feature = "solution"))]
 mod select_timeout;

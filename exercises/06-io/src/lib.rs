@@ -26,12 +26,12 @@ pub mod guide;
 mod io;
 #[path = "../../../crates/06-io/src/io_loop.rs"]
 mod io_loop;
-#[path = "../../../crates/06-io/src/run.rs"]
-mod run;
 #[path = "../../../crates/06-io/src/readiness.rs"]
 mod readiness;
 #[path = "../../../crates/06-io/src/registration.rs"]
 mod registration;
+#[path = "../../../crates/06-io/src/run.rs"]
+mod run;
 #[path = "../../../crates/06-io/src/serve.rs"]
 mod serve;
 #[path = "../../../crates/06-io/src/source.rs"]
@@ -74,9 +74,9 @@ pub use driver::{EVENTS_CAPACITY, IoDriver};
 pub use echo::echo;
 pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
-pub use run::{run, run_debug, run_with};
 pub use readiness::{Readiness, readable, writable};
 pub use registration::{Direction, WaiterId};
+pub use run::{run, run_debug, run_with};
 pub use serve::{
     ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, ChatRoom, MEMBER_QUEUE_LIMIT,
     SLOW_MEMBER_DISCONNECTED, WELCOME, chat_member, echo_connection, serve, serve_chat, serve_room,

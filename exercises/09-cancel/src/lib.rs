@@ -67,8 +67,8 @@ pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
 };
 pub use group::{TaskGroup, task_group};
-pub use run::{run, run_debug, run_with};
 pub use point::{Cancellable, cancellable, sleep, yield_now};
+pub use run::{run, run_debug, run_with};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;
 pub use task::{AbortHandle, Join, Task, TaskFuture, spawn, spawn_named, task_future};
