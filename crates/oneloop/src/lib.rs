@@ -7,10 +7,14 @@
 //! - **The loop** (stage 4): a ready queue of handles, run in turns. [`run`] builds a
 //!   loop, runs a future to completion on it and closes it, as `asyncio.run` does;
 //!   [`spawn`] starts a task on the running loop; [`yield_now`] gives the loop a turn;
-//!   [`gather`] awaits several futures at once.
+//!   [`gather`] awaits several futures at once. [`run_with`] prepares the fresh loop
+//!   before its first turn (an observer added there sees turn 1), and [`run_debug`] is
+//!   `asyncio.run(main, debug=True)`.
 //! - **Time** (stage 5): a heap of timers, whose earliest deadline bounds how long the
 //!   loop may sleep. [`sleep`] waits on it, [`timeout`] drops a future whose time is up,
 //!   [`call_later`] runs a callback after a delay, [`time`] reads the loop's clock.
+//!   [`TimerMethods`] gives the loop itself asyncio's `call_later`, `call_at`, `time`
+//!   and `set_debug`.
 //! - **Sockets** (stage 6): epoll, through mio, at the bottom of the driver stack.
 //!   [`TcpListener`] and [`TcpStream`] try each syscall and await readiness on
 //!   `WouldBlock`; [`StreamReader`] and [`StreamWriter`] are asyncio's streams, with a
