@@ -269,6 +269,16 @@ scenarios! {
     /// seen by the child, nor the child's change by the parent.
     context_copied_at_create_task: differs [],
         cpython_says ["turn=2 event=child-sees-first", "turn=4 event=parent-sees-second"];
+
+    // The asyncio names: done callbacks, and the loop's own timer methods.
+    /// A task's done callback, added before the task ran, runs in the turn after the
+    /// task ends, behind a call_soon queued before that end.
+    done_callback_order: differs [],
+        cpython_says ["turn=2 run=soon", "turn=3 run=done_callback", "turn=3 event=done-7"];
+    /// call_later and call_at share one heap: a call_at timer with a past deadline,
+    /// scheduled second, runs before a call_later(0) timer scheduled first.
+    call_later_then_call_at: differs [],
+        cpython_says ["turn=2 event=at", "turn=2 event=later", "turn=3 event=main-resumed"];
 }
 // ANCHOR_END: scenarios
 
@@ -1590,6 +1600,57 @@ mod oneloop {
         }
     }
     pub use stage10::*;
+    // The asyncio names: done callbacks, and the loop's own timer methods.
+    mod names {
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_core::{EventLoop, yield_now};
+        use oneloop_future::OneShot;
+        use oneloop_timers::prelude::TimerMethods;
+        use oneloop_timers::real_time_loop;
+
+        use super::super::truth::{Recorder, current};
+        use super::{call_soon, named, run_main};
+
+        pub fn done_callback_order(rec: &Rc<Recorder>) {
+            run_main(rec, EventLoop::new(), |rec| async move {
+                let in_child = Rc::clone(&rec);
+                let task = current().spawn_named("child", async move {
+                    in_child.event("child-returns");
+                    7
+                });
+                let on_done = Rc::clone(&rec);
+                task.add_done_callback(move |outcome| {
+                    outcome.expect("the child does not panic");
+                    on_done.event("done-7");
+                });
+                call_soon("soon", named(&rec, "soon"));
+                yield_now().await;
+                rec.event("main-resumed");
+                yield_now().await;
+                rec.event("main-ends");
+            });
+        }
+
+        pub fn call_later_then_call_at(rec: &Rc<Recorder>) {
+            run_main(rec, real_time_loop(), |rec| async move {
+                let done = OneShot::<(), ()>::new();
+                let core = current();
+                let (later, setter) = (Rc::clone(&rec), done.clone());
+                core.call_later(Duration::ZERO, move || {
+                    later.event("later");
+                    setter.set_result(()).expect("set once");
+                });
+                // The loop's clock started at zero when it was built: zero is past.
+                core.call_at(Duration::ZERO, named(&rec, "at"));
+                rec.event("scheduled");
+                done.wait().await.expect("the later timer sets it");
+                rec.event("main-resumed");
+            });
+        }
+    }
+    pub use names::*;
 }
 
 #[test]

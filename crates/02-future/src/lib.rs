@@ -49,6 +49,7 @@
 #![deny(unsafe_code)]
 
 mod block_on;
+mod done;
 mod error;
 mod join;
 mod join_poll;

@@ -24,8 +24,10 @@
 //!   at once on this thread, and that poll takes the lock again.
 //!
 //! asyncio keeps a list of done callbacks (`add_done_callback`) and schedules each one
-//! through the loop; a Rust future keeps wakers instead, and never calls user code of
-//! its own: waking says "poll me again", and the executor decides when.
+//! through the loop; a Rust future keeps wakers instead: waking says "poll me again",
+//! and the executor decides when. [`OneShot::add_done_callback`] is there for code
+//! that wants asyncio's shape: the callback waits in the same map, as a waker whose
+//! `wake` calls it.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -39,7 +41,7 @@ use crate::error::{FutureError, Phase};
 
 /// Identifies one [`Wait`] among the waiters of a [`OneShot`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct WaiterId(u64);
+pub(crate) struct WaiterId(pub(crate) u64);
 
 // ANCHOR: state
 /// Where a one-shot future is: one variant per state, each holding what it needs.
@@ -90,7 +92,7 @@ pub(crate) struct Inner<T, E> {
     /// The waker of each waiter that is waiting, keyed by id: settling wakes them in the
     /// order the waiters were made by [`OneShot::wait`].
     pub(crate) waiters: Waiters,
-    next_waiter: u64,
+    pub(crate) next_waiter: u64,
 }
 // ANCHOR_END: inner
 
@@ -185,7 +187,7 @@ pub(crate) fn lock<T, E>(shared: &Mutex<Inner<T, E>>) -> MutexGuard<'_, Inner<T,
 /// a producer may fail with; awaiting requires both to be `Clone`, since every waiter
 /// gets the outcome.
 pub struct OneShot<T, E> {
-    shared: Arc<Mutex<Inner<T, E>>>,
+    pub(crate) shared: Arc<Mutex<Inner<T, E>>>,
 }
 
 impl<T, E> Clone for OneShot<T, E> {
@@ -274,8 +276,9 @@ impl<T, E> OneShot<T, E> {
         matches!(lock(&self.shared).state, State::Cancelled)
     }
 
-    /// How many waiters have a waker registered right now. A waiter registers when it
-    /// returns `Pending`, and leaves when it is dropped or the future is settled.
+    /// How many wakers are registered right now. A waiter registers when it returns
+    /// `Pending`, and leaves when it is dropped or the future is settled; a done
+    /// callback waiting for the future counts as one too.
     pub fn registered_wakers(&self) -> usize {
         lock(&self.shared).waiters.len()
     }

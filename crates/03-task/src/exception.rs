@@ -21,6 +21,7 @@ use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 
+use crate::done::Deferrer;
 use crate::{Label, panic_message};
 
 /// The message given with a task's panic that nobody retrieved.
@@ -52,6 +53,8 @@ pub type ExceptionHandler = Rc<dyn Fn(&ExceptionReport)>;
 /// The settable exception handler of one executor, shared with its tasks' join cells.
 pub struct ExceptionSink {
     handler: RefCell<ExceptionHandler>,
+    /// Where done callbacks go (see [`ExceptionSink::defer`]); `None` runs them at once.
+    pub(crate) deferrer: RefCell<Option<Deferrer>>,
 }
 
 impl fmt::Debug for ExceptionSink {
@@ -64,6 +67,7 @@ impl Default for ExceptionSink {
     fn default() -> Self {
         Self {
             handler: RefCell::new(Rc::new(write_to_stderr)),
+            deferrer: RefCell::new(None),
         }
     }
 }

@@ -20,6 +20,7 @@ use std::task::Waker;
 
 use pin_project_lite::pin_project;
 
+use crate::done::DoneCallbacks;
 use crate::{ExceptionReport, ExceptionSink, Label, NEVER_RETRIEVED, Schedule, TaskId, Tasks};
 
 /// Why a task produced no output.
@@ -67,6 +68,8 @@ pub struct JoinCell<T> {
     pub(crate) handle_alive: Cell<bool>,
     pub(crate) label: Label,
     pub(crate) sink: Rc<ExceptionSink>,
+    /// Callbacks added with [`JoinHandle::add_done_callback`], in the order they came.
+    pub(crate) done: DoneCallbacks,
 }
 // ANCHOR_END: join_state
 
@@ -92,6 +95,7 @@ impl<T> JoinCell<T> {
             handle_alive: Cell::new(true),
             label,
             sink,
+            done: DoneCallbacks::default(),
         })
     }
 
@@ -133,6 +137,8 @@ pub(crate) struct CancelGuard<T> {
 impl<T> Drop for CancelGuard<T> {
     fn drop(&mut self) {
         self.cell.cancel();
+        // The task's future is gone, finished or not: its done callbacks are due.
+        self.cell.fire_done_callbacks();
     }
 }
 
@@ -213,7 +219,10 @@ impl<T> JoinHandle<T> {
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        self.cell.handle_alive.set(false);
+        // While a done callback waits, the outcome has a reader: it is not unread.
+        if !self.cell.done.waiting() {
+            self.cell.handle_alive.set(false);
+        }
         // Nobody can await this handle any more: let go of the joiner's waker, so that
         // an executor counting the wakers held elsewhere does not wait for this one.
         let (joiner, unretrieved) = match &mut *self.cell.state.borrow_mut() {

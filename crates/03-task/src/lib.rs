@@ -36,6 +36,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod done;
 mod exception;
 mod executor;
 mod id;
@@ -48,6 +49,7 @@ mod step;
 mod step_outcome;
 mod waker;
 
+pub use done::DONE_CALLBACK;
 pub use exception::{ExceptionReport, NEVER_RETRIEVED};
 pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
 pub use id::{Label, TaskId};

@@ -79,7 +79,7 @@ impl Core {
     pub(crate) fn new() -> Rc<Self> {
         let id = LoopId(NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed));
         let scheduler = Arc::new(LoopScheduler::new(id));
-        Rc::new(Self {
+        let core = Rc::new(Self {
             id,
             ready: ReadyQueue::new(),
             tasks: RefCell::new(Tasks::new(Arc::clone(&scheduler))),
@@ -90,7 +90,15 @@ impl Core {
             closed: Cell::new(false),
             extensions: Extensions::new(),
             observers: Observers::new(),
-        })
+        });
+        // A join handle's done callbacks are queued as handles, as asyncio's `call_soon`.
+        let weak = Rc::downgrade(&core);
+        core.sink.set_deferrer(move |label, callback| {
+            if let Some(core) = weak.upgrade() {
+                core.call_soon_named(label, callback);
+            }
+        });
+        core
     }
 
     /// This loop's id.

@@ -27,9 +27,11 @@
 //!   directly. Each test of turn counts says where oneloop and CPython agree, and where
 //!   they do not.
 //! - `run_until_complete` stops the loop the way asyncio does, one turn after main
-//!   finishes, with a callback labelled [`RUN_UNTIL_COMPLETE_CB`]; but a oneloop task
-//!   has no done callbacks, so a guard inside main's future queues that callback when
-//!   it is dropped (main returned or panicked).
+//!   finishes, with a callback labelled [`RUN_UNTIL_COMPLETE_CB`]; a guard inside
+//!   main's future queues that callback when it is dropped (main returned or
+//!   panicked), where asyncio hangs it on main's task as a done callback.
+//! - A join handle's done callbacks (stage 3's `add_done_callback`) are queued as
+//!   handles labelled `done_callback`, one turn after the task ends, as asyncio's are.
 //! - [`yield_now`] is stage 1's, unchanged: asyncio's `await sleep(0)` is the same bare
 //!   yield, which the task answers by queuing its own next step.
 //! - The loop is generic over a [`Driver`]: the one place it sleeps. Stage 5 wraps the

@@ -17,7 +17,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use oneloop_core::hooks::{LayerSnapshot, ReadyQueue, with_current};
-use oneloop_core::{Core, Driver, EventLoop, ParkReport, Runner, ThreadParker};
+use oneloop_core::{Core, Driver, EventLoop, ParkReport, ThreadParker};
 
 use crate::debug::SlowCallbacks;
 use crate::{Clock, RealClock, Timers, VirtualClock};
@@ -161,8 +161,5 @@ pub fn virtual_time_loop() -> TimerLoop {
 pub fn run<F: std::future::Future + 'static>(
     future: F,
 ) -> Result<F::Output, oneloop_core::LoopError> {
-    let mut runner = Runner::with_driver(TimerDriver::new(ThreadParker));
-    let output = runner.run(future);
-    runner.close();
-    output
+    crate::run_with(|_| {}, future)
 }

@@ -20,6 +20,11 @@
 //! [`Timers`], sits in the loop's extensions, where [`call_later`], [`sleep`] and
 //! [`time`] find it through the core's one thread-local.
 //!
+//! asyncio's loop has `call_later`, `call_at`, `time` and `set_debug` as methods; with
+//! `use oneloop_timers::prelude::*` ([`prelude`]) oneloop's loop has them too, and
+//! [`run_with`] and [`run_debug`] are `asyncio.run` with a setup hook and with
+//! `debug=True`.
+//!
 //! Time comes from a [`Clock`]. The [`RealClock`] is monotonic; the [`VirtualClock`]
 //! jumps to each deadline instead of waiting, so the tests can assert whole timelines
 //! exactly, and [`block_for`] stands in for a blocking call on the loop's thread.
@@ -61,6 +66,8 @@ mod driver;
 mod entry;
 mod heap;
 mod order;
+pub mod prelude;
+mod run_with;
 mod select_timeout;
 mod sleep;
 mod sleep_poll;
@@ -76,6 +83,7 @@ pub use heap::{
     MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
 };
 pub use oneloop_core::LoopError;
+pub use run_with::{run_debug, run_with};
 pub use select_timeout::select_timeout;
 pub(crate) use sleep::SleepState;
 pub use sleep::{Sleep, sleep};

@@ -72,6 +72,7 @@ mod read_line;
 mod readiness;
 mod readiness_poll;
 mod registration;
+mod run;
 mod serve;
 mod source;
 mod stream_reader;
@@ -85,6 +86,7 @@ pub use echo::echo;
 pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
 pub use readiness::{Readiness, readable, writable};
+pub use run::{run, run_debug, run_with};
 pub use serve::{
     ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, ChatRoom, MEMBER_QUEUE_LIMIT,
     SLOW_MEMBER_DISCONNECTED, WELCOME, chat_member, echo_connection, serve, serve_chat, serve_room,

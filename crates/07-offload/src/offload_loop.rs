@@ -6,6 +6,7 @@ use std::io;
 use oneloop_core::{EventLoop, LoopError, Runner};
 use oneloop_io::IoDriver;
 use oneloop_timers::TimerDriver;
+use oneloop_timers::prelude::TimerMethods;
 
 use crate::OffloadDriver;
 
@@ -33,9 +34,32 @@ pub fn new_event_loop() -> io::Result<OffloadLoop> {
 ///
 /// If the kernel refuses an epoll instance or an eventfd.
 pub fn run<F: Future + 'static>(future: F) -> Result<F::Output, LoopError> {
+    run_with(|_| {}, future)
+}
+
+/// Like [`run`], but lets `setup` prepare the fresh loop before its first turn (an
+/// observer added there sees turn 1).
+///
+/// # Panics
+///
+/// If the kernel refuses an epoll instance or an eventfd.
+pub fn run_with<F: Future + 'static>(
+    setup: impl FnOnce(&mut OffloadLoop),
+    future: F,
+) -> Result<F::Output, LoopError> {
     let mut runner = Runner::with_driver(new_driver().expect("epoll and eventfd are available"));
+    setup(runner.event_loop_mut());
     let output = runner.run(future);
     runner.close();
     output
+}
+
+/// [`run`] with debug mode on from the first turn (`asyncio.run(main, debug=True)`).
+///
+/// # Panics
+///
+/// If the kernel refuses an epoll instance or an eventfd.
+pub fn run_debug<F: Future + 'static>(future: F) -> Result<F::Output, LoopError> {
+    run_with(|event_loop| event_loop.set_debug(true), future)
 }
 // ANCHOR_END: offload_loop

@@ -132,10 +132,10 @@ where
     register(&task.ctl);
     let handed = with_current(|core| core.spawn_parked_named(name.to_owned(), driven))
         .expect("checked above: a loop is running");
-    let (join, loop_waker) = handed;
+    let (join, scheduler) = handed;
     // The loop's own join handle is not needed: the outcome cell says everything.
     drop(join);
-    forward.aim(loop_waker);
+    forward.aim(scheduler);
     task
 }
 // ANCHOR_END: spawn_eager

@@ -58,6 +58,7 @@ mod error;
 mod group;
 mod group_done;
 mod point;
+mod run;
 mod select;
 mod select_poll;
 mod shutdown;
@@ -74,6 +75,7 @@ pub use error::{
 };
 pub use group::{TaskGroup, task_group};
 pub use point::{Cancellable, cancellable, sleep, yield_now};
+pub use run::{run, run_debug, run_with};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;
 pub use shutdown::{

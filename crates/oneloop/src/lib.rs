@@ -7,10 +7,14 @@
 //! - **The loop** (stage 4): a ready queue of handles, run in turns. [`run`] builds a
 //!   loop, runs a future to completion on it and closes it, as `asyncio.run` does;
 //!   [`spawn`] starts a task on the running loop; [`yield_now`] gives the loop a turn;
-//!   [`gather`] awaits several futures at once.
+//!   [`gather`] awaits several futures at once. [`run_with`] prepares the fresh loop
+//!   before its first turn (an observer added there sees turn 1), and [`run_debug`] is
+//!   `asyncio.run(main, debug=True)`.
 //! - **Time** (stage 5): a heap of timers, whose earliest deadline bounds how long the
 //!   loop may sleep. [`sleep`] waits on it, [`timeout`] drops a future whose time is up,
 //!   [`call_later`] runs a callback after a delay, [`time`] reads the loop's clock.
+//!   [`TimerMethods`] gives the loop itself asyncio's `call_later`, `call_at`, `time`
+//!   and `set_debug`.
 //! - **Sockets** (stage 6): epoll, through mio, at the bottom of the driver stack.
 //!   [`TcpListener`] and [`TcpStream`] try each syscall and await readiness on
 //!   `WouldBlock`; [`StreamReader`] and [`StreamWriter`] are asyncio's streams, with a
@@ -70,6 +74,9 @@
 #![forbid(unsafe_code)]
 
 pub use oneloop_core::hooks::with_current;
+
+mod send_facts;
+
 pub use oneloop_core::{
     Core, ExceptionReport, JoinError, JoinHandle, Label, LoopError, gather, spawn, yield_now,
 };
@@ -77,7 +84,9 @@ pub use oneloop_io::{
     Io, Receiver, Sender, StreamError, StreamReader, StreamWriter, TcpListener, TcpStream, channel,
     open_connection, readable, serve, writable,
 };
-pub use oneloop_offload::{LoopHandle, OffloadLoop, ThreadPool, new_event_loop, run, to_thread};
+pub use oneloop_offload::{
+    LoopHandle, OffloadLoop, ThreadPool, new_event_loop, run, run_debug, run_with, to_thread,
+};
 pub use oneloop_shared::{
     Barrier, BoundedSemaphore, Condition, Event, Lock, Queue, QueueError, Semaphore, TaskLocal,
     spawn as spawn_with_locals,
@@ -86,4 +95,5 @@ pub use oneloop_signals::{
     SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SignalError, SignalHandlers,
     add_signal_handler, remove_signal_handler, signal_name,
 };
+pub use oneloop_timers::prelude::TimerMethods;
 pub use oneloop_timers::{TimedOut, Timeout, call_later, sleep, time, timeout};

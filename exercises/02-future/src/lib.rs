@@ -16,6 +16,8 @@
 //! at a time.
 #![deny(unsafe_code)]
 
+#[path = "../../../crates/02-future/src/done.rs"]
+mod done;
 #[path = "../../../crates/02-future/src/error.rs"]
 mod error;
 #[path = "../../../crates/02-future/src/join.rs"]

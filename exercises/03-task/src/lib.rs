@@ -12,6 +12,8 @@
 //! Test your work with `cargo course test 3`, or `cargo test -p ex03-task`.
 #![forbid(unsafe_code)]
 
+#[path = "../../../crates/03-task/src/done.rs"]
+mod done;
 #[path = "../../../crates/03-task/src/exception.rs"]
 mod exception;
 #[path = "../../../crates/03-task/src/executor.rs"]
@@ -48,6 +50,7 @@ mod step;
 #[path = "../../../crates/03-task/src/step.rs"]
 mod step;
 
+pub use done::DONE_CALLBACK;
 pub use exception::{ExceptionReport, NEVER_RETRIEVED};
 pub use executor::{BlockOnError, Executor, NaiveQueue, RunReport};
 pub use id::{Label, TaskId};

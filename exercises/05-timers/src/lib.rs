@@ -36,6 +36,10 @@ mod order;
 #[cfg(feature = "solution")]
 #[path = "../../../crates/05-timers/src/order.rs"]
 mod order;
+#[path = "../../../crates/05-timers/src/prelude.rs"]
+pub mod prelude;
+#[path = "../../../crates/05-timers/src/run_with.rs"]
+mod run_with;
 
 #[cfg(not(feature = "solution"))]
 mod select_timeout;
@@ -63,6 +67,7 @@ pub use heap::{
     MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
 };
 pub use oneloop_core::LoopError;
+pub use run_with::{run_debug, run_with};
 pub use select_timeout::select_timeout;
 pub(crate) use sleep::SleepState;
 pub use sleep::{Sleep, sleep};

@@ -30,6 +30,8 @@ mod io_loop;
 mod readiness;
 #[path = "../../../crates/06-io/src/registration.rs"]
 mod registration;
+#[path = "../../../crates/06-io/src/run.rs"]
+mod run;
 #[path = "../../../crates/06-io/src/serve.rs"]
 mod serve;
 #[path = "../../../crates/06-io/src/source.rs"]
@@ -73,6 +75,7 @@ pub use echo::echo;
 pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
 pub use readiness::{Readiness, readable, writable};
+pub use run::{run, run_debug, run_with};
 pub use serve::{
     ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, ChatRoom, MEMBER_QUEUE_LIMIT,
     SLOW_MEMBER_DISCONNECTED, WELCOME, chat_member, echo_connection, serve, serve_chat, serve_room,

@@ -63,6 +63,6 @@ pub use handle::LoopHandle;
 pub use offload::{
     DEFAULT_SHUTDOWN_TIMEOUT, JOBS_LEFT, Offload, SHUTDOWN_LABEL, run_in_executor, to_thread,
 };
-pub use offload_loop::{OffloadLoop, new_driver, new_event_loop, run};
+pub use offload_loop::{OffloadLoop, new_driver, new_event_loop, run, run_debug, run_with};
 pub use offloaded::{Offloaded, Outcome};
 pub use pool::{DEFAULT_KEEP_ALIVE, ShutdownReport, ThreadPool, default_max_threads};

@@ -29,6 +29,8 @@ mod error;
 mod group;
 #[path = "../../../crates/09-cancel/src/point.rs"]
 mod point;
+#[path = "../../../crates/09-cancel/src/run.rs"]
+mod run;
 #[path = "../../../crates/09-cancel/src/select.rs"]
 mod select;
 #[path = "../../../crates/09-cancel/src/shutdown.rs"]
@@ -71,6 +73,7 @@ pub use error::{
 };
 pub use group::{TaskGroup, task_group};
 pub use point::{Cancellable, cancellable, sleep, yield_now};
+pub use run::{run, run_debug, run_with};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;
 pub use shutdown::{
