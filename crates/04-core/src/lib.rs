@@ -81,7 +81,7 @@ pub use crate::core::{
 pub use driver::{Driver, LayerSnapshot, ParkReport, ThreadParker, Unpark, Unparker};
 pub use error::{ANOTHER_LOOP_RUNNING, FOREIGN_WAKE, LoopError};
 pub use event_loop::{EventLoop, Snapshot};
-pub use extensions::Extensions;
+pub use extensions::{Diagnostics, Extensions, note_wait};
 pub use gather::Gather;
 pub use gather_poll::gather;
 pub use handle::{Callback, CallbackHandle, CancelFlag, Handle};
