@@ -256,7 +256,10 @@ impl Ctl {
     /// Notes that this task awaits `task` without passing a cancel on to it.
     pub(crate) fn watch(&self, task: &Rc<Ctl>, how: &'static str) {
         let mut watching = self.links.watching.borrow_mut();
-        if !watching.iter().any(|(w, _)| std::ptr::eq(w.as_ptr(), Rc::as_ptr(task))) {
+        if !watching
+            .iter()
+            .any(|(w, _)| std::ptr::eq(w.as_ptr(), Rc::as_ptr(task)))
+        {
             watching.push((Rc::downgrade(task), how));
         }
     }
@@ -330,7 +333,14 @@ impl TaskRef {
             .waiting_on
             .borrow()
             .iter()
-            .map(|ctl| (TaskRef { ctl: Rc::clone(ctl) }, via))
+            .map(|ctl| {
+                (
+                    TaskRef {
+                        ctl: Rc::clone(ctl),
+                    },
+                    via,
+                )
+            })
             .collect();
         for (watched, how) in self.ctl.links.watching.borrow().iter() {
             if let Some(ctl) = watched.upgrade() {

@@ -48,7 +48,10 @@ pub const MAX_SOCKET_PATH: usize = 107;
 
 /// The directory where this user's loops put their sockets: `/tmp/oneloop-UID`.
 pub fn socket_dir() -> PathBuf {
-    PathBuf::from(format!("/tmp/oneloop-{}", rustix::process::getuid().as_raw()))
+    PathBuf::from(format!(
+        "/tmp/oneloop-{}",
+        rustix::process::getuid().as_raw()
+    ))
 }
 
 /// Where the loop of process `pid` listens when enabled in the default directory.
@@ -250,6 +253,7 @@ fn admit(server: &Rc<Server>, stream: UnixStream) {
             );
             // Best effort, never waiting: the peer is closed either way.
             let _ = (&stream).write(line.as_bytes());
+            discard_unread(&stream);
             return;
         }
         Err(_) => {
@@ -260,6 +264,7 @@ fn admit(server: &Rc<Server>, stream: UnixStream) {
     if server.clients.get() >= MAX_CLIENTS {
         server.stats.busy.set(server.stats.busy.get() + 1);
         let _ = (&stream).write(b"error: busy, try again\n");
+        discard_unread(&stream);
         return;
     }
     server.clients.set(server.clients.get() + 1);
@@ -269,6 +274,19 @@ fn admit(server: &Rc<Server>, stream: UnixStream) {
     });
 }
 // ANCHOR_END: admit
+
+/// Reads and drops what the peer already sent, a bounded amount, without waiting: a
+/// Unix socket closed with unread bytes resets its peer, which would then lose the
+/// answer written just before.
+pub(crate) fn discard_unread(stream: &UnixStream) {
+    let mut sink = [0; MAX_REQUEST];
+    for _ in 0..16 {
+        match (&*stream).read(&mut sink) {
+            Ok(n) if n > 0 => {}
+            _ => return,
+        }
+    }
+}
 
 /// Asks the loop of process `pid` for `request` (`"tree"` or `"ps"`) and returns its
 /// answer. A blocking client, for another process: waits at most five seconds.
@@ -281,8 +299,13 @@ pub fn query_path(path: &Path, request: &str) -> io::Result<String> {
     let mut stream = UnixStream::connect(path)?;
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     stream.set_write_timeout(Some(Duration::from_secs(5)))?;
-    stream.write_all(request.as_bytes())?;
-    stream.write_all(b"\n")?;
+    let mut line = request.as_bytes().to_vec();
+    line.push(b'\n');
+    // A loop that refuses closes at once: its error line is still there to read.
+    match stream.write_all(&line) {
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => {}
+        other => other?,
+    }
     let mut answer = String::new();
     stream.read_to_string(&mut answer)?;
     Ok(answer)

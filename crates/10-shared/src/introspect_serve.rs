@@ -7,7 +7,7 @@ use std::rc::Rc;
 use oneloop_io::{readable, writable};
 use oneloop_timers::{Timers, timeout};
 
-use crate::introspect::{CLIENT_TIMEOUT, MAX_REQUEST, Server};
+use crate::introspect::{CLIENT_TIMEOUT, MAX_REQUEST, Server, discard_unread};
 use crate::{table_text, tree_text};
 
 /// Gives a client slot back however the task ends (answered, timed out, or dropped
@@ -43,6 +43,7 @@ pub(crate) async fn serve_one(server: Rc<Server>, stream: UnixStream) {
     };
     // A client that went away is no concern of the loop's.
     let _ = write_all(&stream, answer.as_bytes()).await;
+    discard_unread(&stream);
 }
 
 // ANCHOR: answer

@@ -197,7 +197,10 @@ pub fn snapshot() -> Vec<TaskInfo> {
             })
             .collect();
         for child in &tasks {
-            if child.group_parent().is_some_and(|parent| parent.id() == task.id()) {
+            if child
+                .group_parent()
+                .is_some_and(|parent| parent.id() == task.id())
+            {
                 awaits.push(Awaited {
                     task: child.id(),
                     how: "group",
@@ -210,7 +213,10 @@ pub fn snapshot() -> Vec<TaskInfo> {
             seen.push(edge.task);
             first
         });
-        let mut leaves = notes.as_ref().map(|notes| notes.of(task)).unwrap_or_default();
+        let mut leaves = notes
+            .as_ref()
+            .map(|notes| notes.of(task))
+            .unwrap_or_default();
         for (fd, direction, waker) in &waiters {
             if task.will_wake(waker) {
                 let what = match direction {
@@ -333,7 +339,11 @@ pub fn render_table(tasks: &[TaskInfo]) -> String {
 }
 
 fn dash_if_empty(text: String) -> String {
-    if text.is_empty() { "-".to_owned() } else { text }
+    if text.is_empty() {
+        "-".to_owned()
+    } else {
+        text
+    }
 }
 
 /// The running loop's tree as text (`pstree`).
