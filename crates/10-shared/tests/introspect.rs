@@ -19,6 +19,7 @@ use oneloop_cancel::{Error, cancellable, sleep, spawn_named, task_group, yield_n
 use oneloop_offload::to_thread;
 use oneloop_shared::{
     MAX_REQUEST, enable_introspection, enable_introspection_in, query, query_path, socket_dir,
+    socket_path,
 };
 use oneloop_testkit::watchdog;
 
@@ -52,6 +53,8 @@ impl Drop for Reaped {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+        // Killed, the child could not remove its socket's name.
+        let _ = fs::remove_file(socket_path(self.0.id()));
     }
 }
 
