@@ -10,7 +10,11 @@
 //! file. Test your work with `cargo course test 10`, or `cargo test -p ex10-shared`.
 #![forbid(unsafe_code)]
 
-// The live task tree.
+// The live task tree, and the socket that shows it outside the process.
+#[path = "../../../crates/10-shared/src/introspect.rs"]
+mod introspect;
+#[path = "../../../crates/10-shared/src/introspect_serve.rs"]
+mod introspect_serve;
 #[path = "../../../crates/10-shared/src/tree.rs"]
 mod tree;
 
@@ -20,6 +24,10 @@ mod tree_walk;
 #[path = "../../../crates/10-shared/src/tree_walk.rs"]
 mod tree_walk;
 
+pub use introspect::{
+    CLIENT_TIMEOUT, IntrospectStats, Introspection, MAX_CLIENTS, MAX_REQUEST, MAX_SOCKET_PATH,
+    enable_introspection, enable_introspection_in, query, query_path, socket_dir, socket_path,
+};
 pub use tree::{
     Awaited, STALLED_TREE, TaskInfo, TaskState, TreeItem, TreeLine, all_tasks, current_task,
     render_table, render_tree, snapshot, table_text, track, tree_text, walk,
