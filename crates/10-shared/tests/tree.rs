@@ -233,3 +233,78 @@ fn a_stalled_loop_reports_its_task_tree() {
         );
     });
 }
+
+#[test]
+fn shield_and_wait_are_listed_as_awaits_and_a_join_as_join() {
+    watchdog_default(|| {
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        let main = async {
+            let long = || async {
+                sleep(Duration::from_secs(9)).await?;
+                Ok(())
+            };
+            let shielded = Rc::new(spawn_named("shielded", long()));
+            let waited = Rc::new(vec![spawn_named("waited", long())]);
+            let (s, w) = (Rc::clone(&shielded), Rc::clone(&waited));
+            let shielder = spawn_named("shielder", async move { oneloop_cancel::shield(&s).await });
+            let waiter = spawn_named("waiter", async move {
+                oneloop_cancel::wait(&w, oneloop_cancel::ReturnWhen::AllCompleted)
+                    .await
+                    .map(drop)
+            });
+            yield_now().await?;
+            yield_now().await?;
+            let tasks = snapshot();
+            drop((shielder, waiter));
+            Ok(tasks)
+        };
+        let (driven, handle) = oneloop_cancel::task_future("main", main);
+        event_loop.run_until_complete(driven).expect("main runs");
+        let tasks = handle.try_result().expect("done").expect("main is ok");
+        let (infos, ids) = by_name(&tasks);
+        assert_eq!(
+            awaits(&infos["shielder"], &ids),
+            [("shielded".to_owned(), "shield")]
+        );
+        assert_eq!(
+            awaits(&infos["waiter"], &ids),
+            [("waited".to_owned(), "wait")]
+        );
+    });
+}
+
+#[test]
+fn a_note_of_an_earlier_step_is_left_out() {
+    watchdog_default(|| {
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        track(&event_loop);
+        let main = async {
+            let never = spawn_named("never", async {
+                cancellable(pending::<()>()).await?;
+                Ok(())
+            });
+            let phases = spawn_named("phases", async move {
+                sleep(Duration::from_secs(1)).await?;
+                never.join().await
+            });
+            yield_now().await?;
+            let during_sleep = snapshot();
+            sleep(Duration::from_secs(2)).await?;
+            let after_sleep = snapshot();
+            phases.cancel(None);
+            Ok((during_sleep, after_sleep))
+        };
+        let (driven, handle) = oneloop_cancel::task_future("main", main);
+        event_loop.run_until_complete(driven).expect("main runs");
+        let (during, after) = handle.try_result().expect("done").expect("main is ok");
+        let (during, _) = by_name(&during);
+        let (after, ids) = by_name(&after);
+        assert_eq!(during["phases"].leaves, ["sleep until 1.000s"]);
+        assert!(during["phases"].awaits.is_empty());
+        assert!(after["phases"].leaves.is_empty(), "the sleep is over");
+        assert_eq!(
+            awaits(&after["phases"], &ids),
+            [("never".to_owned(), "join")]
+        );
+    });
+}
