@@ -14,8 +14,9 @@
 //! The loop never waits for a client. The listener is a reader on the I/O layer, like
 //! any socket; each accepted connection is served by a small task that reads one
 //! request line of at most [`MAX_REQUEST`] bytes, answers, and closes. At most
-//! [`MAX_CLIENTS`] are served at once (more are told "busy"), and a client that sends
-//! nothing is dropped after [`CLIENT_TIMEOUT`] when the loop has timers.
+//! [`MAX_CLIENTS`] are served at once (more are told "busy"), and a client that has not
+//! sent its request and read its answer after [`CLIENT_TIMEOUT`] is dropped, when the
+//! loop has timers.
 
 use std::cell::Cell;
 use std::fmt;
@@ -39,7 +40,8 @@ pub const MAX_REQUEST: usize = 256;
 /// How many clients are served at once; more are answered "busy" and closed.
 pub const MAX_CLIENTS: usize = 4;
 
-/// How long a client may take to send its request (when the loop has timers).
+/// How long a client may take to send its request and read its answer (when the loop
+/// has timers).
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The longest path a Unix socket can have on Linux: `sun_path` holds 108 bytes, the

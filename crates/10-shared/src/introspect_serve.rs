@@ -20,18 +20,25 @@ impl Drop for Slot {
     }
 }
 
-/// Serves one connection. The peer was checked already (see `admit`).
+/// Serves one connection. The peer was checked already (see `admit`). When the loop
+/// has timers, a client that has not sent its request and read its answer within
+/// `CLIENT_TIMEOUT` is dropped, so a stuck client cannot keep its slot.
 pub(crate) async fn serve_one(server: Rc<Server>, stream: UnixStream) {
     let slot = Slot(server);
-    let request = if Timers::current().is_some() {
-        timeout(CLIENT_TIMEOUT, read_request(&stream))
-            .await
-            .unwrap_or_else(|_| Err("error: no request in time".to_owned()))
+    let exchange = exchange(&slot.0, &stream);
+    if Timers::current().is_some() {
+        // Timed out: the exchange is dropped, and the connection closed below.
+        let _ = timeout(CLIENT_TIMEOUT, exchange).await;
     } else {
-        read_request(&stream).await
-    };
-    let stats = &slot.0.stats;
-    let answer = match request.and_then(|line| answer(&line)) {
+        exchange.await;
+    }
+    discard_unread(&stream);
+}
+
+/// Reads one request, answers it, and counts what happened.
+async fn exchange(server: &Server, stream: &UnixStream) {
+    let stats = &server.stats;
+    let answer = match read_request(stream).await.and_then(|line| answer(&line)) {
         Ok(text) => {
             stats.answered.set(stats.answered.get() + 1);
             text
@@ -42,8 +49,7 @@ pub(crate) async fn serve_one(server: Rc<Server>, stream: UnixStream) {
         }
     };
     // A client that went away is no concern of the loop's.
-    let _ = write_all(&stream, answer.as_bytes()).await;
-    discard_unread(&stream);
+    let _ = write_all(stream, answer.as_bytes()).await;
 }
 
 // ANCHOR: answer
