@@ -286,6 +286,15 @@ impl Core {
         }
     }
 
+    /// The loop stalled: tells the [`Diagnostics`](crate::Diagnostics) hook, if a
+    /// layer installed one, and gives the error to return.
+    pub(crate) fn stalled(&self) -> LoopError {
+        if let Some(diagnostics) = self.extensions.get::<crate::Diagnostics>() {
+            (diagnostics.stalled)(self);
+        }
+        LoopError::Stalled
+    }
+
     pub(crate) fn take_foreign_wake(&self) -> Result<(), LoopError> {
         self.scheduler.take_foreign_wake()
     }

@@ -135,7 +135,7 @@ impl<D: Driver> EventLoop<D> {
             };
             self.core.take_foreign_wake()?;
             if held == 0 && self.driver.registrations() == 0 && self.core.ready.is_empty() {
-                return Err(LoopError::Stalled);
+                return Err(self.core.stalled());
             }
         }
         let report = self.driver.park(timeout, &self.core.ready);

@@ -21,6 +21,8 @@ use std::rc::Rc;
 
 use oneloop_task::Label;
 
+use crate::{Core, with_current};
+
 /// A hook run once at close, with the label its failure is reported under.
 pub(crate) type CloseHook = (Label, Box<dyn FnOnce()>);
 
@@ -90,5 +92,34 @@ impl fmt::Debug for Extensions {
             .field("len", &self.len())
             .field("close_hooks", &self.close_hooks.borrow().len())
             .finish()
+    }
+}
+
+// ANCHOR: diagnostics
+/// General diagnostic hooks, for a layer that shows the loop's insides (the task tree
+/// of stage 10). A layer puts one `Rc<Diagnostics>` in the extensions; while none is
+/// there, a leaf's [`note_wait`] and a stall cost one look-up in the map and nothing
+/// else: no allocation, no clock read, no syscall.
+pub struct Diagnostics {
+    /// Told what the running task waits on, by each leaf future that says so.
+    pub wait_note: Box<dyn Fn(String)>,
+    /// Called once the loop knows it stalled, just before the turn returns
+    /// [`LoopError::Stalled`](crate::LoopError::Stalled).
+    pub stalled: Box<dyn Fn(&Core)>,
+}
+// ANCHOR_END: diagnostics
+
+impl fmt::Debug for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Diagnostics").finish_non_exhaustive()
+    }
+}
+
+/// Says what the running task waits on ("sleep until 3.000 s"), for a layer that
+/// installed [`Diagnostics`]. `describe` runs only if one did.
+pub fn note_wait(describe: impl FnOnce() -> String) {
+    let diagnostics = with_current(|core| core.extensions().get::<Diagnostics>()).flatten();
+    if let Some(diagnostics) = diagnostics {
+        (diagnostics.wait_note)(describe());
     }
 }

@@ -258,6 +258,26 @@ impl Io {
         lines.into_iter().map(|(_, line)| line).collect()
     }
 
+    /// Each fd a readiness future waits on, the direction, and the waker the event
+    /// will wake: enough for a task tree to say which task waits on which socket. The
+    /// wakers are cloned only when this is asked; the wait itself records nothing.
+    pub fn waiters(&self) -> Vec<(RawFd, Direction, Waker)> {
+        let table = self.table.borrow();
+        let mut waiters = Vec::new();
+        for registration in table.slots.iter().flatten() {
+            for (direction, waiter) in [
+                (Direction::Read, &registration.read),
+                (Direction::Write, &registration.write),
+            ] {
+                if let Waiter::Waiting { waker, .. } = waiter {
+                    waiters.push((registration.fd, direction, waker.clone()));
+                }
+            }
+        }
+        waiters.sort_by_key(|(fd, direction, _)| (*fd, *direction == Direction::Write));
+        waiters
+    }
+
     // ANCHOR: apply
     /// Gives mio the interest the table wants for this fd. With `rearm`, an unchanged
     /// interest is given again: that is what re-arms an edge-triggered fd.

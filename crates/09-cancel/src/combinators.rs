@@ -43,6 +43,9 @@ impl<T> Future for Shield<'_, T> {
             return Poll::Ready(result);
         }
         self.task.add_joiner(cx.waker());
+        if let Some(awaiting) = current_ctl() {
+            awaiting.watch(&self.task.ctl, "shield");
+        }
         Poll::Pending
     }
 }
@@ -95,8 +98,12 @@ impl<T> Future for Wait<'_, T> {
         if ready {
             return Poll::Ready(Ok((done, pending)));
         }
+        let awaiting = current_ctl();
         for &i in &pending {
             self.tasks[i].add_joiner(cx.waker());
+            if let Some(awaiting) = &awaiting {
+                awaiting.watch(&self.tasks[i].ctl, "wait");
+            }
         }
         Poll::Pending
     }
@@ -173,6 +180,10 @@ impl<T> Future for Gather<'_, T> {
                 .iter()
                 .map(|t| t.try_result().expect("done"))
                 .collect()));
+        }
+        let awaiting = current_ctl();
+        if let Some(awaiting) = &awaiting {
+            awaiting.links.via.set("gather");
         }
         let pending = this.tasks.iter().filter(|t| !t.is_done()).count();
         // Collecting everything, the awaiting task is woken once, by the last child
@@ -254,8 +265,12 @@ impl<T> Future for NextDone<'_, T> {
                 return Poll::Ready(Ok((i, task.try_result().expect("done"))));
             }
         }
+        let awaiting = current_ctl();
         for task in this.0.tasks.iter().flatten() {
             task.add_joiner(cx.waker());
+            if let Some(awaiting) = &awaiting {
+                awaiting.watch(&task.ctl, "as_completed");
+            }
         }
         Poll::Pending
     }

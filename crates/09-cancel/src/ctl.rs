@@ -3,10 +3,12 @@
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
-use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::rc::{Rc, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Waker;
+
+use oneloop_core::hooks::with_current;
 
 /// A done callback and its label.
 pub(crate) type DoneCallback = (&'static str, Box<dyn FnOnce()>);
@@ -40,8 +42,73 @@ pub(crate) struct Ctl {
     pub(crate) failure: RefCell<Option<crate::Error>>,
     pub(crate) joiners: RefCell<Vec<Waker>>,
     pub(crate) done_callbacks: RefCell<Vec<DoneCallback>>,
+    /// What a view of the task tree reads: see [`Links`].
+    pub(crate) links: Links,
 }
 // ANCHOR_END: ctl
+
+/// What a view of the task tree reads beyond the cancel state. Nothing here is read
+/// by the loop itself; it is kept up to date at the same places as `waiting_on`.
+#[derive(Default)]
+pub(crate) struct Links {
+    /// Unique in the process, in spawn order.
+    pub(crate) id: u64,
+    /// How the task awaits the tasks in `waiting_on`: `"join"`, or `"gather"`.
+    pub(crate) via: Cell<&'static str>,
+    /// Tasks this task awaits without passing a cancel on (shield, wait), and how.
+    pub(crate) watching: RefCell<Vec<(Weak<Ctl>, &'static str)>>,
+    /// The task whose group spawned this one: it awaits this task until it ends.
+    pub(crate) group_parent: RefCell<Option<Weak<Ctl>>>,
+    /// Whether the task is in its loop's list of tasks.
+    pub(crate) registered: Cell<bool>,
+}
+
+static NEXT_TASK_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The tasks of one loop, weakly (asyncio's `_all_tasks`), in the loop's extensions.
+#[derive(Default)]
+struct AllTasks(RefCell<Vec<Weak<Ctl>>>);
+
+/// Puts `ctl` in the running loop's list of tasks, once. Outside a loop it waits for
+/// the task's first step, which comes here again.
+pub(crate) fn register(ctl: &Rc<Ctl>) {
+    if ctl.links.registered.get() {
+        return;
+    }
+    let all = with_current(|core| {
+        core.extensions().get::<AllTasks>().unwrap_or_else(|| {
+            let all = Rc::new(AllTasks::default());
+            core.extensions().insert(Rc::clone(&all));
+            all
+        })
+    });
+    let Some(all) = all else { return };
+    ctl.links.registered.set(true);
+    let mut list = all.0.borrow_mut();
+    if list.len() == list.capacity() {
+        // Forget finished tasks before the list would grow: it stays about as long
+        // as the number of live tasks.
+        list.retain(|task| task.upgrade().is_some_and(|task| !task.done.get()));
+    }
+    list.push(Rc::downgrade(ctl));
+}
+
+/// The unfinished tasks of this layer on the running loop, in spawn order (asyncio's
+/// `all_tasks()`). Empty outside a loop.
+pub fn all_tasks() -> Vec<TaskRef> {
+    let Some(Some(all)) = with_current(|core| core.extensions().get::<AllTasks>()) else {
+        return Vec::new();
+    };
+    let list = all.0.borrow();
+    let mut tasks: Vec<TaskRef> = list
+        .iter()
+        .filter_map(Weak::upgrade)
+        .filter(|ctl| !ctl.done.get())
+        .map(|ctl| TaskRef { ctl })
+        .collect();
+    tasks.sort_by_key(TaskRef::id);
+    tasks
+}
 
 impl fmt::Debug for Ctl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -63,6 +130,10 @@ pub(crate) struct CurrentGuard(Option<Rc<Ctl>>);
 
 impl CurrentGuard {
     pub(crate) fn enter(ctl: &Rc<Ctl>) -> Self {
+        // A new step awaits nothing yet, as `waiting_on` is cleared by the step.
+        register(ctl);
+        ctl.links.via.set("join");
+        ctl.links.watching.borrow_mut().clear();
         Self(CURRENT.with(|current| current.replace(Some(Rc::clone(ctl)))))
     }
 }
@@ -99,6 +170,11 @@ impl Ctl {
             failure: RefCell::new(None),
             joiners: RefCell::new(Vec::new()),
             done_callbacks: RefCell::new(Vec::new()),
+            links: Links {
+                id: NEXT_TASK_ID.fetch_add(1, Ordering::Relaxed),
+                via: Cell::new("join"),
+                ..Links::default()
+            },
         })
     }
 
@@ -180,6 +256,17 @@ impl Ctl {
         oneloop_core::hooks::with_current(|core| core.report(&report));
     }
 
+    /// Notes that this task awaits `task` without passing a cancel on to it.
+    pub(crate) fn watch(&self, task: &Rc<Ctl>, how: &'static str) {
+        let mut watching = self.links.watching.borrow_mut();
+        if !watching
+            .iter()
+            .any(|(w, _)| std::ptr::eq(w.as_ptr(), Rc::as_ptr(task)))
+        {
+            watching.push((Rc::downgrade(task), how));
+        }
+    }
+
     pub(crate) fn is_aborted(&self) -> bool {
         self.aborted.load(Ordering::Acquire)
     }
@@ -224,6 +311,63 @@ impl TaskRef {
     /// The task's name.
     pub fn name(&self) -> &str {
         &self.ctl.name
+    }
+}
+
+/// What a view of the task tree reads.
+impl TaskRef {
+    /// The task's id: unique in the process, in spawn order.
+    pub fn id(&self) -> u64 {
+        self.ctl.links.id
+    }
+
+    /// How many steps the task began.
+    pub fn steps(&self) -> u64 {
+        self.ctl.steps.get()
+    }
+
+    /// The tasks this task awaits right now, each with how (`"join"`, `"gather"`,
+    /// `"shield"`, `"wait"`, `"as_completed"`), as its last step left them. A task of
+    /// its group is not here: see [`group_parent`](Self::group_parent).
+    pub fn awaits(&self) -> Vec<(TaskRef, &'static str)> {
+        let via = self.ctl.links.via.get();
+        let mut awaits: Vec<(TaskRef, &'static str)> = self
+            .ctl
+            .waiting_on
+            .borrow()
+            .iter()
+            .map(|ctl| {
+                (
+                    TaskRef {
+                        ctl: Rc::clone(ctl),
+                    },
+                    via,
+                )
+            })
+            .collect();
+        for (watched, how) in self.ctl.links.watching.borrow().iter() {
+            if let Some(ctl) = watched.upgrade() {
+                awaits.push((TaskRef { ctl }, how));
+            }
+        }
+        awaits
+    }
+
+    /// The task that runs the group this task was spawned in, if any: it awaits this
+    /// one until it ends.
+    pub fn group_parent(&self) -> Option<TaskRef> {
+        let parent = self.ctl.links.group_parent.borrow().as_ref()?.upgrade()?;
+        Some(TaskRef { ctl: parent })
+    }
+
+    /// Whether `waker` would wake this task (a leaf's waker, found in a layer's table).
+    pub fn will_wake(&self, waker: &Waker) -> bool {
+        self.ctl
+            .waker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|mine| mine.will_wake(waker))
     }
 }
 

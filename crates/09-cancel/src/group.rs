@@ -93,6 +93,7 @@ impl TaskGroup {
         }
         let task = spawn_named(name, future);
         state.children.borrow_mut().push(Rc::clone(&task.ctl));
+        *task.ctl.links.group_parent.borrow_mut() = Some(Rc::downgrade(&state.parent.ctl));
         let group = Rc::clone(state);
         let ctl = Rc::clone(&task.ctl);
         let watched = Task::watch(&task);

@@ -67,14 +67,14 @@ mod timeout;
 mod timeout_exit;
 
 pub use combinators::{AsCompleted, ReturnWhen, Shield, gather, race, shield, wait};
-pub use ctl::{TaskRef, current};
+pub use ctl::{TaskRef, all_tasks, current};
 pub use deliver::deliver;
 pub use eager::{set_eager_start, spawn_eager, spawn_eager_named};
 pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
 };
 pub use group::{TaskGroup, task_group};
-pub use point::{Cancellable, cancellable, sleep, yield_now};
+pub use point::{Cancellable, NotedSleep, cancellable, sleep, yield_now};
 pub use run::{run, run_debug, run_with};
 pub use select::{LoserFate, Select, Selected, select};
 pub use select_poll::poll_select;

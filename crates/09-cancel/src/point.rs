@@ -33,8 +33,27 @@ impl<F: Future> Future for Cancellable<F> {
 
 /// Stage 5's `sleep`, made a cancellation point (asyncio's `await asyncio.sleep(d)`).
 /// A cancel drops the sleep, which cancels its timer.
-pub fn sleep(delay: Duration) -> Cancellable<oneloop_timers::Sleep> {
-    cancellable(oneloop_timers::sleep(delay))
+pub fn sleep(delay: Duration) -> Cancellable<NotedSleep> {
+    cancellable(NotedSleep(oneloop_timers::sleep(delay)))
+}
+
+/// Stage 5's [`Sleep`](oneloop_timers::Sleep) that, while it waits, says until when
+/// (`oneloop_core::hooks::note_wait`): a leaf of the task tree. The note costs nothing while
+/// no layer listens.
+#[derive(Debug)]
+pub struct NotedSleep(oneloop_timers::Sleep);
+
+impl Future for NotedSleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let poll = Pin::new(&mut self.0).poll(cx);
+        if let (Poll::Pending, Some(timer)) = (&poll, self.0.timer()) {
+            let when = timer.when();
+            oneloop_core::hooks::note_wait(|| format!("sleep until {:.3}s", when.as_secs_f64()));
+        }
+        poll
+    }
 }
 
 /// One bare yield, made a cancellation point (asyncio's `await asyncio.sleep(0)`).

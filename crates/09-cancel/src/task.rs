@@ -180,6 +180,7 @@ where
     F: Future<Output = Result<T, Error>> + 'static,
 {
     let ctl = Ctl::new(name.to_owned());
+    crate::ctl::register(&ctl);
     let outcome = Rc::new(RefCell::new(Outcome::Running));
     let driven = TaskFuture {
         ctl: Rc::clone(&ctl),

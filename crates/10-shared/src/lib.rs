@@ -1,4 +1,4 @@
-//! Stage 10 of oneloop: shared state across awaits, and task-locals.
+//! Stage 10 of oneloop: shared state across awaits, task-locals, and the live task tree.
 //!
 //! One thread does not make shared state safe. Between an `await` and the next,
 //! every other task may run; an invariant that spans an `await` is broken by whichever
@@ -24,6 +24,13 @@
 //! [`TaskLocal`] is asyncio's `ContextVar`: a task spawned with [`spawn`] runs in a
 //! copy of its spawner's [`Context`], taken at the spawn; [`call_soon`] and
 //! [`to_thread`] carry a copy too.
+//!
+//! The **live task tree** shows who waits on whom: [`all_tasks`], [`current_task`] and
+//! [`snapshot`] list each task with its state and what it awaits (a sleep, a socket,
+//! another task, a gather or a group); [`tree_text`] and [`table_text`] print it as
+//! `python -m asyncio pstree` and `ps` do. [`enable_introspection`] serves the same
+//! text on a private Unix socket, so `cargo run -p oneloop-shared --example ps -- PID`
+//! prints another running program's tree. While off it costs nothing per turn.
 //!
 //! ```
 //! use std::rc::Rc;
@@ -79,3 +86,18 @@ pub use lock::{Acquire, Lock};
 pub use lost_update::{LostUpdate, lost_update};
 pub use queue::{Get, Put, Queue};
 pub use semaphore::{BoundedSemaphore, Semaphore};
+
+// The live task tree: in-process views, and the socket that shows them outside.
+mod introspect;
+mod introspect_serve;
+mod tree;
+mod tree_walk;
+
+pub use introspect::{
+    CLIENT_TIMEOUT, IntrospectStats, Introspection, MAX_CLIENTS, MAX_REQUEST, MAX_SOCKET_PATH,
+    enable_introspection, enable_introspection_in, query, query_path, socket_dir, socket_path,
+};
+pub use tree::{
+    Awaited, STALLED_TREE, TaskInfo, TaskState, TreeItem, TreeLine, all_tasks, current_task,
+    render_table, render_tree, snapshot, table_text, track, tree_text, walk,
+};

@@ -101,7 +101,12 @@ impl Future for Acquire<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        this.lock.poll_acquire(&mut this.waiter, cx)
+        let poll = this.lock.poll_acquire(&mut this.waiter, cx);
+        if poll.is_pending() {
+            // A leaf of the task tree; the closure runs only while someone listens.
+            oneloop_core::hooks::note_wait(|| "lock acquire".to_owned());
+        }
+        poll
     }
 }
 

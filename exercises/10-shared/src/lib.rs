@@ -1,13 +1,14 @@
-//! Stage 10 exercises: shared state across awaits, and task-locals.
+//! Stage 10 exercises: shared state across awaits, task-locals, and the live task tree.
 //!
-//! This crate is the reference crate `oneloop-shared` with three mechanisms cut out.
+//! This crate is the reference crate `oneloop-shared` with four mechanisms cut out.
 //! The files you edit are:
 //!
 //! - `src/lock_wait.rs` — exercise 1: the lock's first-in first-out hand-off, with no
 //!   barging (chapter 10.1);
 //! - `src/queue_wait.rs` — exercise 2: the queue's bounded `put`/`get` pair
 //!   (chapter 10.3);
-//! - `src/local_scope.rs` — exercise 3: task-locals copied at the spawn (chapter 10.4).
+//! - `src/local_scope.rs` — exercise 3: task-locals copied at the spawn (chapter 10.4);
+//! - `src/tree_walk.rs` — exercise 4: the tree walk from join relations (chapter 10.5).
 //!
 //! Every other module comes from `crates/10-shared/src`, unchanged. Do not edit this
 //! file. Test your work with `cargo course test 10`, or `cargo test -p ex10-shared`.
@@ -58,6 +59,20 @@ mod local_scope;
 #[path = "../../../crates/10-shared/src/local_scope.rs"]
 mod local_scope;
 
+// The live task tree, and the socket that shows it outside the process.
+#[path = "../../../crates/10-shared/src/introspect.rs"]
+mod introspect;
+#[path = "../../../crates/10-shared/src/introspect_serve.rs"]
+mod introspect_serve;
+#[path = "../../../crates/10-shared/src/tree.rs"]
+mod tree;
+
+#[cfg(not(feature = "solution"))]
+mod tree_walk;
+#[cfg(feature = "solution")]
+#[path = "../../../crates/10-shared/src/tree_walk.rs"]
+mod tree_walk;
+
 pub use barrier::Barrier;
 pub use condition::Condition;
 pub use error::{
@@ -71,3 +86,12 @@ pub use lock::{Acquire, Lock};
 pub use lost_update::{LostUpdate, lost_update};
 pub use queue::{Get, Put, Queue};
 pub use semaphore::{BoundedSemaphore, Semaphore};
+
+pub use introspect::{
+    CLIENT_TIMEOUT, IntrospectStats, Introspection, MAX_CLIENTS, MAX_REQUEST, MAX_SOCKET_PATH,
+    enable_introspection, enable_introspection_in, query, query_path, socket_dir, socket_path,
+};
+pub use tree::{
+    Awaited, STALLED_TREE, TaskInfo, TaskState, TreeItem, TreeLine, all_tasks, current_task,
+    render_table, render_tree, snapshot, table_text, track, tree_text, walk,
+};

@@ -1,0 +1,77 @@
+//! The tree walk: from "who awaits whom" to the lines of a tree.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::{TaskInfo, TreeItem, TreeLine};
+
+// ANCHOR: walk
+/// Turns a snapshot into the lines of a tree, depth first.
+///
+/// - The roots are the tasks no task awaits, lowest id first.
+/// - Under a task come its leaves, in the order given, then the tasks it awaits,
+///   lowest id first, each line with `how` it is awaited. The output never depends on
+///   the order of `tasks` or of their `awaits`.
+/// - A task awaited by two tasks appears under both.
+/// - A task already on the path from the root is a [`TreeItem::Cycle`] line, and the
+///   walk does not go into it again; an awaited id that is not in `tasks` is a
+///   [`TreeItem::Gone`] line.
+/// - Tasks that only a cycle reaches have no root: once the roots are done, the
+///   lowest id not shown yet starts a tree of its own, until every task is shown.
+pub fn walk(tasks: &[TaskInfo]) -> Vec<TreeLine> {
+    let by_id: BTreeMap<u64, &TaskInfo> = tasks.iter().map(|task| (task.id, task)).collect();
+    let awaited: BTreeSet<u64> = tasks
+        .iter()
+        .flat_map(|task| task.awaits.iter().map(|edge| edge.task))
+        .collect();
+    let mut walk = Walk {
+        by_id: &by_id,
+        path: Vec::new(),
+        shown: BTreeSet::new(),
+        lines: Vec::new(),
+    };
+    for &root in by_id.keys().filter(|id| !awaited.contains(id)) {
+        walk.visit(root, None, 0);
+    }
+    while let Some(&left) = by_id.keys().find(|id| !walk.shown.contains(id)) {
+        walk.visit(left, None, 0);
+    }
+    walk.lines
+}
+
+struct Walk<'a> {
+    by_id: &'a BTreeMap<u64, &'a TaskInfo>,
+    /// The tasks from the root down to the line being written.
+    path: Vec<u64>,
+    shown: BTreeSet<u64>,
+    lines: Vec<TreeLine>,
+}
+
+impl Walk<'_> {
+    fn visit(&mut self, id: u64, how: Option<&'static str>, depth: usize) {
+        if self.path.contains(&id) {
+            self.push(depth, TreeItem::Cycle(id));
+            return;
+        }
+        let Some(task) = self.by_id.get(&id).copied() else {
+            self.push(depth, TreeItem::Gone(id));
+            return;
+        };
+        self.push(depth, TreeItem::Task { id, how });
+        self.shown.insert(id);
+        self.path.push(id);
+        for leaf in &task.leaves {
+            self.push(depth + 1, TreeItem::Leaf(leaf.clone()));
+        }
+        let mut awaits = task.awaits.clone();
+        awaits.sort_by_key(|edge| edge.task);
+        for edge in awaits {
+            self.visit(edge.task, Some(edge.how), depth + 1);
+        }
+        self.path.pop();
+    }
+
+    fn push(&mut self, depth: usize, item: TreeItem) {
+        self.lines.push(TreeLine { depth, item });
+    }
+}
+// ANCHOR_END: walk
