@@ -695,3 +695,29 @@ fn every_stage_crate_is_a_workspace_dependency() {
     assert!(stages > 0, "no numbered crate under crates/");
     report("workspace dependencies", &problems);
 }
+
+#[test]
+fn every_stage_is_on_the_readmes_map() {
+    let root = root();
+    let readme = fs::read_to_string(root.join("README.md")).expect("README.md is readable");
+    let mut problems = Vec::new();
+    for entry in fs::read_dir(root.join("crates")).expect("crates/ exists") {
+        let name = entry.expect("a readable entry").file_name();
+        let name = name.to_string_lossy();
+        if catalog::folder_number(&name).is_none() {
+            continue;
+        }
+        // One row of the map names the crate, its chapter folder and its exercises.
+        let row = readme
+            .lines()
+            .find(|line| line.starts_with('|') && line.contains(&format!("`crates/{name}`")));
+        match row {
+            None => problems.push(format!("README.md: the map has no row for crates/{name}")),
+            Some(row) if !row.contains(&format!("`exercises/{name}`")) => problems.push(format!(
+                "README.md: the row of crates/{name} does not name exercises/{name}"
+            )),
+            Some(_) => {}
+        }
+    }
+    report("the README's map", &problems);
+}

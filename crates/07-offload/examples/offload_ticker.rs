@@ -1,7 +1,7 @@
 //! The ticker beside a 0.35 s blocking call: on the loop's thread, then offloaded.
 //!
 //! The ticker is started (spawned, and main yields once so its first timer is set)
-//! before main blocks. Run: `cargo run -p oneloop-offload --example ticker`
+//! before main blocks. Run: `cargo run -p oneloop-offload --example offload_ticker`
 
 use std::cell::RefCell;
 use std::rc::Rc;
