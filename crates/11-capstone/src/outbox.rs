@@ -35,14 +35,14 @@ pub enum Closed {
 /// One client's output buffer.
 #[derive(Debug)]
 pub struct Outbox {
-    stream: Rc<TcpStream>,
-    buffered: RefCell<Vec<u8>>,
+    pub(crate) stream: Rc<TcpStream>,
+    pub(crate) buffered: RefCell<Vec<u8>>,
     /// Bytes the writer took and has not finished writing.
-    in_flight: Cell<usize>,
-    limit: usize,
-    closed: Cell<Option<Closed>>,
-    writer: RefCell<Option<Waker>>,
-    reader: RefCell<Option<Waker>>,
+    pub(crate) in_flight: Cell<usize>,
+    pub(crate) limit: usize,
+    pub(crate) closed: Cell<Option<Closed>>,
+    pub(crate) writer: RefCell<Option<Waker>>,
+    pub(crate) reader: RefCell<Option<Waker>>,
 }
 
 impl Outbox {
@@ -82,32 +82,6 @@ impl Outbox {
         let mut bytes = Vec::new();
         frame.encode(&mut bytes);
         self.push_bytes(&bytes)
-    }
-
-    /// Queues bytes already encoded (a published message is encoded once for all
-    /// its subscribers).
-    pub fn push_bytes(&self, bytes: &[u8]) -> bool {
-        if self.closed.get().is_some() {
-            return false;
-        }
-        if self.pending() + bytes.len() > self.limit {
-            self.overflow();
-            return false;
-        }
-        self.buffered.borrow_mut().extend_from_slice(bytes);
-        wake(&self.writer);
-        true
-    }
-
-    /// Disconnects the client: what is buffered is dropped, the socket is shut down
-    /// both ways (its reader sees end of file, its writer an error).
-    fn overflow(&self) {
-        self.closed.set(Some(Closed::Overflow));
-        self.buffered.borrow_mut().clear();
-        // Already reset by the peer: nothing left to shut down.
-        let _ = self.stream.shutdown(Shutdown::Both);
-        wake(&self.writer);
-        wake(&self.reader);
     }
     // ANCHOR_END: push
 
@@ -171,7 +145,7 @@ impl Outbox {
     // ANCHOR_END: write_loop
 }
 
-fn wake(slot: &RefCell<Option<Waker>>) {
+pub(crate) fn wake(slot: &RefCell<Option<Waker>>) {
     // Taken out first: waking runs no user code, but no borrow is held regardless.
     let waker = slot.borrow_mut().take();
     if let Some(waker) = waker {
