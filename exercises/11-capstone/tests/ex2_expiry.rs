@@ -114,3 +114,23 @@ fn ex2_a_pending_expiry_timer_does_not_keep_the_store_alive() {
         })
         .unwrap();
 }
+
+#[test]
+fn ex2_a_key_read_past_its_deadline_then_set_again_survives_the_old_timer() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            store::set(&db, b"k", b"old".to_vec(), Some(ms(100)), Condition::Always);
+            // Past the deadline before the timer ran: the read deletes the key, and a
+            // new value with no deadline takes its place in the same step.
+            block_for(ms(150));
+            assert_eq!(store::get(&db, b"k"), None);
+            store::set(&db, b"k", b"new".to_vec(), None, Condition::Always);
+            // The old key's timer must not delete the new one.
+            sleep(ms(10)).await;
+            assert_eq!(store::get(&db, b"k"), Some(b"new".to_vec()));
+            assert_eq!(db.borrow().expired(), 1);
+        })
+        .unwrap();
+}
