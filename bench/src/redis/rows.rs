@@ -58,6 +58,9 @@ struct Sample {
     rps: f64,
     p50_ms: f64,
     p99_ms: f64,
+    /// The server's CPU time per request, in µs: less sensitive to a busy machine
+    /// than requests/s.
+    cpu_us: f64,
 }
 
 impl Row {
@@ -69,13 +72,16 @@ impl Row {
 /// One run of `row` against a fresh `server`, with `requests` requests from 50 clients.
 fn measure(row: &Row, server: &str, requests: usize) -> Sample {
     let running = start(server);
-    let n = (requests * row.pipeline.min(8)).to_string();
+    let count = requests * row.pipeline.min(8);
+    let n = count.to_string();
+    let cpu_before = running.cpu();
     let output = Command::new("redis-benchmark")
         .args(["-h", "127.0.0.1", "-p", &running.port.to_string()])
         .args(["-c", "50", "-n", &n, "-P", &row.pipeline.to_string()])
         .args(["-t", row.test, "--csv"])
         .output()
         .expect("redis-benchmark runs (Debian's redis-tools)");
+    let cpu = running.cpu() - cpu_before;
     drop(running);
     let stdout = String::from_utf8_lossy(&output.stdout);
     // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",
@@ -99,13 +105,15 @@ fn measure(row: &Row, server: &str, requests: usize) -> Sample {
         rps: fields[0],
         p50_ms: fields[3],
         p99_ms: fields[5],
+        cpu_us: cpu.as_secs_f64() * 1e6 / count as f64,
     };
     println!(
-        "RESULT workload=redis-{} server={server} rps={:.0} p50_ms={:.3} p99_ms={:.3}",
+        "RESULT workload=redis-{} server={server} rps={:.0} p50_ms={:.3} p99_ms={:.3} cpu_us={:.2}",
         row.id(),
         sample.rps,
         sample.p50_ms,
-        sample.p99_ms
+        sample.p99_ms,
+        sample.cpu_us
     );
     sample
 }
@@ -144,23 +152,29 @@ pub fn run(rounds: usize, requests: usize) {
     );
     println!();
     println!(
-        "| workload | server | requests/s | p50 ms | p99 ms | ratio (peer ÷ oneloop requests/s) |"
+        "| workload | server | requests/s | ratio (peer ÷ oneloop) | p50 ms | p99 ms | server CPU µs/request | CPU ratio (oneloop ÷ peer) |"
     );
-    println!("|---|---|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
     for row in ROWS {
-        let ours = median(&mut rps_of(&samples[&(row.id(), "oneloop")]));
+        let ours_runs = &samples[&(row.id(), "oneloop")];
+        let ours = median(&mut rps_of(ours_runs));
+        let ours_cpu = median(&mut ours_runs.iter().map(|s| s.cpu_us).collect::<Vec<_>>());
         for server in row.servers {
             let runs = &samples[&(row.id(), *server)];
             let rps = median(&mut rps_of(runs));
             let p50 = median(&mut runs.iter().map(|s| s.p50_ms).collect::<Vec<_>>());
             let p99 = median(&mut runs.iter().map(|s| s.p99_ms).collect::<Vec<_>>());
-            let ratio = if *server == "oneloop" {
-                "—".to_string()
+            let cpu = median(&mut runs.iter().map(|s| s.cpu_us).collect::<Vec<_>>());
+            let (ratio, cpu_ratio) = if *server == "oneloop" {
+                ("—".to_string(), "—".to_string())
             } else {
-                format!("{:.2}", rps / ours)
+                (
+                    format!("{:.2}", rps / ours),
+                    format!("{:.2}", ours_cpu / cpu),
+                )
             };
             println!(
-                "| {} | {server} | {rps:.0} | {p50:.3} | {p99:.3} | {ratio} |",
+                "| {} | {server} | {rps:.0} | {ratio} | {p50:.3} | {p99:.3} | {cpu:.2} | {cpu_ratio} |",
                 row.id()
             );
         }

@@ -56,6 +56,24 @@ impl Running {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// The CPU time its process used so far, user and system, every thread counted.
+    pub fn cpu(&self) -> Duration {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).expect("the server runs");
+        // Fields after the command name (which is in parentheses): utime is the
+        // 12th of them, stime the 13th, in clock ticks.
+        let after = &stat[stat.rfind(')').expect("a command name") + 2..];
+        let fields: Vec<u64> = after
+            .split_whitespace()
+            .skip(11)
+            .take(2)
+            .map(|f| f.parse().expect("a tick count"))
+            .collect();
+        // SAFETY: sysconf only reads a configuration value.
+        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
+        Duration::from_micros((fields[0] + fields[1]) * 1_000_000 / ticks)
+    }
 }
 
 impl Drop for Running {

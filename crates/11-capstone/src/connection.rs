@@ -80,9 +80,16 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
     loop {
         // ANCHOR: pipeline
         let mut start = 0;
+        // The replies of this read go out together when the batch ends.
+        client.outbox.begin_batch();
         loop {
             // A client that does not read its replies is not given more of them.
-            client.outbox.below(config.max_output / 2).await;
+            let mark = config.max_output / 2;
+            if client.outbox.pending() >= mark {
+                client.outbox.end_batch();
+                client.outbox.below(mark).await;
+                client.outbox.begin_batch();
+            }
             if client.outbox.closed().is_some() {
                 return Ending::SlowClient;
             }
@@ -113,6 +120,7 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
                 }
             }
         }
+        client.outbox.end_batch();
         buffer.drain(..start);
         // ANCHOR_END: pipeline
         if buffer.len() > config.max_query() {

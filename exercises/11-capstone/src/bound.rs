@@ -7,7 +7,7 @@ use crate::outbox::{Closed, Outbox, wake};
 
 impl Outbox {
     /// Queues bytes already encoded (a published message is encoded once for all
-    /// its subscribers), and wakes the writer.
+    /// its subscribers), and wakes the writer (with [`wake_writer`](Outbox::wake_writer)).
     ///
     /// The bound counts every byte not yet written ([`pending`](Outbox::pending):
     /// the buffer and the writer's chunk in flight). A push that would take that past
