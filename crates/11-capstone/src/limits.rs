@@ -52,6 +52,7 @@ pub(crate) fn protocol(what: impl fmt::Display) -> ParseError {
 /// One step of the parse: `None` while the buffer ends too early.
 pub(crate) type Step<T> = Result<Option<T>, ParseError>;
 
+// ANCHOR: line
 /// The header line starting at `from`, without its `\r\n`; `None` if the `\r\n` has
 /// not arrived yet.
 pub(crate) fn line<'b>(buf: &'b [u8], from: usize, limits: &Limits) -> Step<&'b [u8]> {
@@ -64,6 +65,7 @@ pub(crate) fn line<'b>(buf: &'b [u8], from: usize, limits: &Limits) -> Step<&'b 
         None => Ok(None),
     }
 }
+// ANCHOR_END: line
 
 /// A simple string or error line as text.
 pub(crate) fn text(line: &[u8]) -> Result<String, ParseError> {
