@@ -285,6 +285,40 @@ fn a_subscriber_that_does_not_read_is_disconnected_at_the_output_bound() {
 }
 
 #[test]
+fn a_client_that_pipelines_faster_than_it_reads_is_paused_not_dropped() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&["--max-output", "1048576"]);
+        let mut client = server.connect();
+        // 400 replies of 64 KiB: 25 MiB, far past the 1 MiB bound and loopback's
+        // buffers. All of it is sent before a byte is read.
+        let value = vec![b'v'; 64 * 1024];
+        let mut pipeline = command(&[b"SET", b"big", &value]);
+        for _ in 0..400 {
+            pipeline.extend(command(&[b"GET", b"big"]));
+        }
+        pipeline.extend(command(&[b"INCR", b"done"]));
+        send(&mut client, &pipeline);
+        // The reader pauses at half the bound instead of overflowing it: every reply
+        // arrives once the client reads.
+        let mut want = b"+OK\r\n".to_vec();
+        for _ in 0..400 {
+            want.extend_from_slice(b"$65536\r\n");
+            want.extend_from_slice(&value);
+            want.extend_from_slice(b"\r\n");
+        }
+        want.extend_from_slice(b":1\r\n");
+        let mut got = vec![0u8; want.len()];
+        std::io::Read::read_exact(&mut client, &mut got)
+            .expect("every reply arrives: the client was paused, not dropped");
+        assert!(got == want, "the replies differ from what was asked");
+        drop(client);
+        let stopped = server.stop();
+        assert!(stopped.status.success());
+        assert!(stopped.stdout.contains("0 slow"), "{}", stopped.stdout);
+    });
+}
+
+#[test]
 fn shutdown_finishes_computed_replies_closes_everyone_and_exits_zero() {
     watchdog_default(|| {
         let server = ServerProcess::start(&[]);

@@ -12,7 +12,6 @@ use std::task::{Poll, Waker};
 use std::time::Duration;
 
 use oneloop_io::{TcpListener, TcpStream, serve};
-use oneloop_timers::timeout;
 
 use crate::connection::{Ending, connection};
 use crate::{Db, Limits, PubSub, new_db};
@@ -100,9 +99,9 @@ pub struct Server {
     pub db: Db,
     /// The channels.
     pub pubsub: PubSub,
-    clients: RefCell<BTreeMap<u64, Rc<TcpStream>>>,
+    pub(crate) clients: RefCell<BTreeMap<u64, Rc<TcpStream>>>,
     /// Admitted connections, counted from accept (before their task first runs).
-    admitted: Cell<usize>,
+    pub(crate) admitted: Cell<usize>,
     next_id: Cell<u64>,
     stats: Cell<Stats>,
     stopping: Cell<bool>,
@@ -208,7 +207,7 @@ impl Server {
     }
 
     /// Resolves once no connection is left.
-    async fn all_closed(&self) {
+    pub(crate) async fn all_closed(&self) {
         poll_fn(|cx| {
             if self.admitted.get() == 0 {
                 return Poll::Ready(());
@@ -244,39 +243,6 @@ impl Server {
         Ok(self.shut_down().await)
     }
     // ANCHOR_END: run
-
-    // ANCHOR: shut_down
-    async fn shut_down(&self) -> ShutdownReport {
-        let open = self.admitted.get();
-        // Shutting the read half makes each reader see end of file: it stops taking
-        // requests, and its writer sends what was already computed, then closes.
-        for stream in self.clients.borrow().values() {
-            // A socket the peer already reset has nothing left to shut.
-            let _ = stream.shutdown(Shutdown::Read);
-        }
-        let deadline = self.config.shutdown_deadline;
-        if timeout(deadline, self.all_closed()).await.is_ok() {
-            return ShutdownReport {
-                open,
-                finished: open,
-                forced: 0,
-            };
-        }
-        // At the deadline: close the rest both ways; their writes fail and they end.
-        let forced = self.admitted.get();
-        let streams: Vec<Rc<TcpStream>> = self.clients.borrow().values().cloned().collect();
-        for stream in streams {
-            let _ = stream.shutdown(Shutdown::Both);
-        }
-        // Bounded: a connection not yet registered ends when its task is dropped.
-        let _ = timeout(deadline, self.all_closed()).await;
-        ShutdownReport {
-            open,
-            finished: open - forced,
-            forced,
-        }
-    }
-    // ANCHOR_END: shut_down
 }
 
 /// Tells a client the server is full, then closes.

@@ -20,32 +20,34 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::time::Duration;
 
 use oneloop_timers::{TimerHandle, Timers};
+
+use crate::expiry::schedule;
 
 /// The store, shared by every connection on the loop.
 pub type Db = Rc<RefCell<Store>>;
 
 /// A key's deadline and the timer that will delete it.
 #[derive(Debug)]
-struct Expiry {
-    at: Duration,
-    timer: TimerHandle,
+pub(crate) struct Expiry {
+    pub(crate) at: Duration,
+    pub(crate) timer: TimerHandle,
 }
 
 #[derive(Debug)]
-struct Entry {
-    value: Vec<u8>,
-    expiry: Option<Expiry>,
+pub(crate) struct Entry {
+    pub(crate) value: Vec<u8>,
+    pub(crate) expiry: Option<Expiry>,
 }
 
 /// The keys and their values.
 #[derive(Debug, Default)]
 pub struct Store {
-    entries: HashMap<Vec<u8>, Entry>,
-    expired: u64,
+    pub(crate) entries: HashMap<Vec<u8>, Entry>,
+    pub(crate) expired: u64,
 }
 
 /// A key's time to live, as `TTL` reports it.
@@ -75,7 +77,7 @@ fn now() -> Duration {
     timers().time()
 }
 
-fn timers() -> Rc<Timers> {
+pub(crate) fn timers() -> Rc<Timers> {
     Timers::current().expect("the store is used on a loop with a timer driver")
 }
 
@@ -99,26 +101,10 @@ impl Store {
     pub fn expired(&self) -> u64 {
         self.expired
     }
-
-    /// The live entry of `key`: one past its deadline is deleted here (lazy expiry).
-    fn live(&mut self, key: &[u8], now: Duration) -> Option<&mut Entry> {
-        let past = match self.entries.get(key) {
-            Some(entry) => entry.expiry.as_ref().is_some_and(|e| e.at <= now),
-            None => return None,
-        };
-        if past {
-            if let Some(entry) = self.entries.remove(key) {
-                cancel(entry);
-            }
-            self.expired += 1;
-            return None;
-        }
-        self.entries.get_mut(key)
-    }
 }
 
 /// Cancels the timer of an entry that leaves the store.
-fn cancel(entry: Entry) {
+pub(crate) fn cancel(entry: Entry) {
     if let Some(expiry) = entry.expiry {
         expiry.timer.cancel();
     }
@@ -176,26 +162,6 @@ pub fn set(
     true
 }
 
-/// A timer on the loop's heap that deletes `key` at `at`, if the key still carries
-/// that deadline then.
-fn schedule(db: &Db, key: &[u8], at: Duration) -> Expiry {
-    let weak: Weak<RefCell<Store>> = Rc::downgrade(db);
-    let key = key.to_vec();
-    let timer = timers().call_at_named(at, "expire key", move || {
-        let Some(db) = weak.upgrade() else { return };
-        let mut store = db.borrow_mut();
-        let due = store
-            .entries
-            .get(&key)
-            .and_then(|entry| entry.expiry.as_ref())
-            .is_some_and(|expiry| expiry.at == at);
-        if due {
-            store.entries.remove(&key);
-            store.expired += 1;
-        }
-    });
-    Expiry { at, timer }
-}
 // ANCHOR_END: set
 
 /// Gives `key` a time to live of `ttl` (a zero one deletes it at once, as Redis

@@ -1,8 +1,13 @@
 //! A client's output buffer: replies and messages waiting for its writer task.
 //!
 //! Every connection has two tasks. Its reader parses requests and runs them; the
-//! replies go here, and so do the messages `PUBLISH` sends to a subscriber. The
-//! connection's writer task takes what is here and writes it to the socket.
+//! replies go here, and so do the messages `PUBLISH` sends to a subscriber.
+//!
+//! Two ways lead from here to the socket. When the reader has run every request of
+//! one read, it writes their replies itself, as far as the socket takes them without
+//! blocking: one `send` for the batch, in the same step. The connection's writer task
+//! takes the rest: what the socket would not take yet, and messages published to the
+//! client while its reader waits for requests.
 //!
 //! The buffer is bounded. A client that stops reading fills its socket's kernel
 //! buffers first, then this one. Past the bound the client is disconnected, as Redis
@@ -13,6 +18,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
+use std::io;
 use std::net::Shutdown;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
@@ -35,14 +41,17 @@ pub enum Closed {
 /// One client's output buffer.
 #[derive(Debug)]
 pub struct Outbox {
-    stream: Rc<TcpStream>,
-    buffered: RefCell<Vec<u8>>,
+    pub(crate) stream: Rc<TcpStream>,
+    pub(crate) buffered: RefCell<Vec<u8>>,
     /// Bytes the writer took and has not finished writing.
-    in_flight: Cell<usize>,
-    limit: usize,
-    closed: Cell<Option<Closed>>,
-    writer: RefCell<Option<Waker>>,
-    reader: RefCell<Option<Waker>>,
+    pub(crate) in_flight: Cell<usize>,
+    pub(crate) limit: usize,
+    pub(crate) closed: Cell<Option<Closed>>,
+    pub(crate) writer: RefCell<Option<Waker>>,
+    pub(crate) reader: RefCell<Option<Waker>>,
+    /// Set while the client's reader runs a batch of requests: it writes their
+    /// replies itself at the end, so a push need not wake the writer.
+    batching: Cell<bool>,
 }
 
 impl Outbox {
@@ -56,6 +65,7 @@ impl Outbox {
             closed: Cell::new(None),
             writer: RefCell::new(None),
             reader: RefCell::new(None),
+            batching: Cell::new(false),
         })
     }
 
@@ -83,41 +93,68 @@ impl Outbox {
         frame.encode(&mut bytes);
         self.push_bytes(&bytes)
     }
-
-    /// Queues bytes already encoded (a published message is encoded once for all
-    /// its subscribers).
-    pub fn push_bytes(&self, bytes: &[u8]) -> bool {
-        if self.closed.get().is_some() {
-            return false;
-        }
-        if self.pending() + bytes.len() > self.limit {
-            self.overflow();
-            return false;
-        }
-        self.buffered.borrow_mut().extend_from_slice(bytes);
-        wake(&self.writer);
-        true
-    }
-
-    /// Disconnects the client: what is buffered is dropped, the socket is shut down
-    /// both ways (its reader sees end of file, its writer an error).
-    fn overflow(&self) {
-        self.closed.set(Some(Closed::Overflow));
-        self.buffered.borrow_mut().clear();
-        // Already reset by the peer: nothing left to shut down.
-        let _ = self.stream.shutdown(Shutdown::Both);
-        wake(&self.writer);
-        wake(&self.reader);
-    }
     // ANCHOR_END: push
 
     /// Ends the output: the writer writes what is buffered, then stops.
     pub fn close(&self) {
+        self.batching.set(false);
         if self.closed.get().is_none() {
             self.closed.set(Some(Closed::Flush));
         }
         wake(&self.writer);
     }
+
+    /// Wakes the writer task, unless the reader is in a batch and will write the
+    /// replies itself when it ends ([`end_batch`](Self::end_batch)).
+    pub fn wake_writer(&self) {
+        if !self.batching.get() {
+            wake(&self.writer);
+        }
+    }
+
+    // ANCHOR: batch
+    /// The reader starts running the requests of one read: pushes until
+    /// [`end_batch`](Self::end_batch) do not wake the writer.
+    pub fn begin_batch(&self) {
+        self.batching.set(true);
+    }
+
+    /// The reader ran its batch: it writes the replies now, in its own step, as far
+    /// as the socket takes them without blocking (one `send` for the whole batch, no
+    /// hop through the writer task). Whatever the socket does not take, and anything
+    /// while the writer is busy with a chunk of its own, is left to the writer.
+    pub fn end_batch(&self) {
+        self.batching.set(false);
+        if self.closed.get().is_some() || self.in_flight.get() > 0 {
+            wake(&self.writer);
+            return;
+        }
+        let mut buffered = self.buffered.borrow_mut();
+        let mut written = 0;
+        while written < buffered.len() {
+            match self.stream.try_write(&buffered[written..]) {
+                Ok(n) => written += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Full: the writer waits for room and sends the rest.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                // The peer is gone: the writer ends, and so does the reader.
+                Err(_) => {
+                    self.closed.set(Some(Closed::Failed));
+                    break;
+                }
+            }
+        }
+        buffered.drain(..written);
+        let left = !buffered.is_empty() || self.closed.get().is_some();
+        drop(buffered);
+        if left {
+            wake(&self.writer);
+        }
+        if self.closed.get().is_some() {
+            wake(&self.reader);
+        }
+    }
+    // ANCHOR_END: batch
 
     /// Waits until fewer than `mark` bytes are pending, or the output is closed.
     pub async fn below(&self, mark: usize) {
@@ -171,7 +208,7 @@ impl Outbox {
     // ANCHOR_END: write_loop
 }
 
-fn wake(slot: &RefCell<Option<Waker>>) {
+pub(crate) fn wake(slot: &RefCell<Option<Waker>>) {
     // Taken out first: waking runs no user code, but no borrow is held regardless.
     let waker = slot.borrow_mut().take();
     if let Some(waker) = waker {

@@ -50,20 +50,25 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod bound;
 mod commands;
 mod connection;
+mod expiry;
 mod frame;
+mod limits;
 mod outbox;
 mod parse;
 mod pubsub;
 mod server;
+mod shutdown;
 pub mod store;
 
 pub use commands::{After, COMMANDS, Client, execute};
 pub use connection::{Ending, connection};
 pub use frame::Frame;
+pub use limits::{DEFAULT_LIMITS, Limits, ParseError};
 pub use outbox::{Closed, Outbox};
-pub use parse::{DEFAULT_LIMITS, Limits, ParseError, parse};
+pub use parse::parse;
 pub use pubsub::PubSub;
 pub use server::{Config, MAX_CLIENTS_REACHED, Server, ShutdownReport, Stats};
 pub use store::{Db, new_db};

@@ -11,15 +11,20 @@ use std::rc::Rc;
 
 use oneloop_core::hooks::with_current;
 use oneloop_core::{ExceptionReport, Label, spawn};
-use oneloop_io::TcpStream;
+use oneloop_io::{TcpStream, readable};
 use oneloop_timers::timeout;
 
 use crate::commands::{After, Client, execute};
 use crate::outbox::Closed;
 use crate::{Frame, Outbox, Server, parse};
 
-/// How much one read takes from the socket.
+/// How much one read takes from the socket, at most.
 const READ_CHUNK: usize = 16 * 1024;
+/// How much the first read takes. A read that fills the chunk doubles it, up to
+/// [`READ_CHUNK`]: a client that sends a command now and then keeps a small buffer
+/// (ten thousand idle clients cost ten thousand of these), one that pipelines soon
+/// reads 16 KiB at a time.
+const FIRST_READ: usize = 512;
 
 /// Why a connection ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,13 +82,24 @@ pub async fn connection(server: Rc<Server>, stream: TcpStream) -> Ending {
 async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream) -> Ending {
     let config = &server.config;
     let mut buffer: Vec<u8> = Vec::new();
-    let mut chunk = vec![0u8; READ_CHUNK];
+    let mut chunk = vec![0u8; FIRST_READ];
+    // Whether the last read took less than it could: the socket is then most likely
+    // empty, and the next read waits for readiness first instead of trying a `recv`
+    // that would only say `WouldBlock`.
+    let mut drained = false;
     loop {
         // ANCHOR: pipeline
         let mut start = 0;
+        // The replies of this read go out together when the batch ends.
+        client.outbox.begin_batch();
         loop {
             // A client that does not read its replies is not given more of them.
-            client.outbox.below(config.max_output / 2).await;
+            let mark = config.max_output / 2;
+            if client.outbox.pending() >= mark {
+                client.outbox.end_batch();
+                client.outbox.below(mark).await;
+                client.outbox.begin_batch();
+            }
             if client.outbox.closed().is_some() {
                 return Ending::SlowClient;
             }
@@ -114,6 +130,7 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
                 }
             }
         }
+        client.outbox.end_batch();
         buffer.drain(..start);
         // ANCHOR_END: pipeline
         if buffer.len() > config.max_query() {
@@ -128,7 +145,7 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
         // Subscribers wait for messages, not requests: no idle timeout for them.
         let read = match config.idle_timeout {
             Some(limit) if client.channels.is_empty() => {
-                match timeout(limit, stream.read(&mut chunk)).await {
+                match timeout(limit, read_some(stream, &mut chunk, drained)).await {
                     Ok(read) => read,
                     Err(_) => {
                         report(client.id, "client disconnected: idle past the timeout");
@@ -136,19 +153,35 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
                     }
                 }
             }
-            _ => stream.read(&mut chunk).await,
+            _ => read_some(stream, &mut chunk, drained).await,
         };
         match read {
             // End of file: the client left, or the server shut our read half down.
             Ok(0) if server.is_stopping() => return Ending::Shutdown,
             Ok(0) => return Ending::Client,
-            Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+            Ok(n) => {
+                drained = n < chunk.len();
+                buffer.extend_from_slice(&chunk[..n]);
+                if n == chunk.len() && chunk.len() < READ_CHUNK {
+                    chunk.resize((2 * chunk.len()).min(READ_CHUNK), 0);
+                }
+            }
             Err(_) => {
                 let _ = stream.shutdown(Shutdown::Both);
                 return Ending::Error;
             }
         }
     }
+}
+
+/// One read into `chunk`. After a short read (`drained`), it waits for readiness
+/// first: one `recv` per request instead of two. Registering a socket that already
+/// has data makes epoll report it at once, so nothing is missed.
+async fn read_some(stream: &TcpStream, chunk: &mut [u8], drained: bool) -> std::io::Result<usize> {
+    if drained {
+        readable(stream).await?;
+    }
+    stream.read(chunk).await
 }
 
 /// Tells the loop's exception handler (stderr by default) about client `id`.

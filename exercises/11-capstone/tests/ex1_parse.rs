@@ -1,6 +1,6 @@
 //! The RESP parser as a property: any bytes, any split.
 
-use capstone_redis::{Frame, Limits, parse};
+use ex11_capstone::{Frame, Limits, parse};
 use proptest::prelude::*;
 
 /// Small limits, so that random headers often pass them.
@@ -54,7 +54,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     #[test]
-    fn arbitrary_bytes_never_panic_and_never_take_more_than_they_hold(
+    fn ex1_arbitrary_bytes_never_panic_and_never_take_more_than_they_hold(
         bytes in proptest::collection::vec(any::<u8>(), 0..256)
     ) {
         if let Ok(Some((frame, used))) = parse(&bytes, &SMALL) {
@@ -65,7 +65,7 @@ proptest! {
     }
 
     #[test]
-    fn headers_with_random_lengths_are_refused_or_wait_without_allocating_for_them(
+    fn ex1_headers_with_random_lengths_are_refused_or_wait_without_allocating_for_them(
         kind in prop_oneof![Just(b'$'), Just(b'*')],
         length in any::<i64>(),
         tail in proptest::collection::vec(any::<u8>(), 0..64),
@@ -87,7 +87,7 @@ proptest! {
     }
 
     #[test]
-    fn a_valid_frame_round_trips_and_every_prefix_of_it_waits(frame in frame()) {
+    fn ex1_a_valid_frame_round_trips_and_every_prefix_of_it_waits(frame in frame()) {
         let bytes = frame.to_bytes();
         let limits = Limits::default();
         prop_assert_eq!(parse(&bytes, &limits), Ok(Some((frame.clone(), bytes.len()))));
@@ -97,7 +97,7 @@ proptest! {
     }
 
     #[test]
-    fn pipelined_frames_come_out_one_at_a_time_in_order(
+    fn ex1_pipelined_frames_come_out_one_at_a_time_in_order(
         frames in proptest::collection::vec(frame(), 1..6)
     ) {
         let mut bytes = Vec::new();
@@ -116,7 +116,7 @@ proptest! {
 }
 
 #[test]
-fn a_gigabyte_header_is_refused_before_any_byte_of_it_arrives() {
+fn ex1_a_gigabyte_header_is_refused_before_any_byte_of_it_arrives() {
     let error = parse(b"$1073741824\r\n", &Limits::default()).unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -134,7 +134,7 @@ fn a_gigabyte_header_is_refused_before_any_byte_of_it_arrives() {
 }
 
 #[test]
-fn a_header_line_with_no_end_is_refused_past_the_line_limit() {
+fn ex1_a_header_line_with_no_end_is_refused_past_the_line_limit() {
     let mut bytes = b"$".to_vec();
     bytes.extend(std::iter::repeat_n(b'1', SMALL.max_line));
     assert_eq!(parse(&bytes, &SMALL), Ok(None));
@@ -143,4 +143,97 @@ fn a_header_line_with_no_end_is_refused_past_the_line_limit() {
         parse(&bytes, &SMALL).unwrap_err().to_string(),
         "Protocol error: header line too long"
     );
+}
+
+#[test]
+fn ex1_a_bulk_string_is_binary_its_length_not_a_crlf_ends_it() {
+    // The bytes may hold `\r\n` and `$`: only the header's length says where they end.
+    let bytes = b"$8\r\na\r\nb$1\r\n\r\n+next\r\n";
+    assert_eq!(
+        parse(bytes, &Limits::default()),
+        Ok(Some((Frame::bulk(&b"a\r\nb$1\r\n"[..]), 14)))
+    );
+    // Nulls are a length of -1, for bulk strings and arrays alike.
+    assert_eq!(
+        parse(b"$-1\r\n*-1\r\n", &Limits::default()),
+        Ok(Some((Frame::Bulk(None), 5)))
+    );
+    assert_eq!(
+        parse(b"*-1\r\n", &Limits::default()),
+        Ok(Some((Frame::Array(None), 5)))
+    );
+}
+
+#[test]
+fn ex1_a_frame_one_byte_short_waits_and_one_missing_its_crlf_is_refused() {
+    let limits = Limits::default();
+    // Everything but the final `\n`: not yet.
+    assert_eq!(parse(b"$3\r\nabc\r", &limits), Ok(None));
+    assert_eq!(parse(b"*1\r\n$3\r\nabc\r", &limits), Ok(None));
+    // The two bytes after the string are not `\r\n`: it can never become a frame.
+    assert_eq!(
+        parse(b"$3\r\nabcde\r\n", &limits).unwrap_err().to_string(),
+        "Protocol error: bulk string not followed by CRLF"
+    );
+    // `used` counts the frame's own CRLF, and nothing of the next frame.
+    let two = b"*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPI";
+    assert_eq!(
+        parse(two, &limits),
+        Ok(Some((Frame::command(["PING"]), 14)))
+    );
+    assert_eq!(parse(&two[14..], &limits), Ok(None));
+}
+
+#[test]
+fn ex1_bad_headers_and_nesting_past_the_limit_are_refused() {
+    let refused = |bytes: &[u8]| parse(bytes, &SMALL).unwrap_err().to_string();
+    assert_eq!(
+        refused(b"?x\r\n"),
+        "Protocol error: expected a type byte, got '?'"
+    );
+    assert_eq!(refused(b":12a\r\n"), "Protocol error: invalid integer");
+    assert_eq!(refused(b"$-2\r\n"), "Protocol error: invalid bulk length");
+    assert_eq!(
+        refused(b"$65\r\n"),
+        "Protocol error: invalid bulk length: 65 is over the limit of 64"
+    );
+    // Four levels of arrays are allowed, a fifth is not.
+    assert_eq!(
+        parse(b"*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n", &SMALL),
+        Ok(Some((
+            Frame::Array(Some(vec![Frame::Array(Some(vec![Frame::Array(Some(
+                vec![Frame::Array(Some(vec![Frame::Integer(1)]))]
+            ))]))])),
+            20
+        )))
+    );
+    assert_eq!(
+        refused(b"*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n"),
+        "Protocol error: arrays nested too deep"
+    );
+}
+
+#[test]
+fn ex1_a_deep_pipeline_parses_in_time_proportional_to_its_bytes() {
+    // 50,000 commands buffered at once, taken from the front one by one, as the
+    // connection does. A parser that rescans the whole buffer on each call does
+    // about 10^10 byte steps here and trips the watchdog (a hang detector: the
+    // parser under test needs a fraction of a second).
+    oneloop_testkit::watchdog_default(|| {
+        let one = Frame::command(["GET", "key"]).to_bytes();
+        let bytes: Vec<u8> = one
+            .iter()
+            .copied()
+            .cycle()
+            .take(one.len() * 50_000)
+            .collect();
+        let limits = Limits::default();
+        let mut at = 0;
+        let mut frames = 0;
+        while let Some((_, used)) = parse(&bytes[at..], &limits).unwrap() {
+            at += used;
+            frames += 1;
+        }
+        assert_eq!((frames, at), (50_000, bytes.len()));
+    });
 }

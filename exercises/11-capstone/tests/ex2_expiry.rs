@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use capstone_redis::new_db;
-use capstone_redis::store::{self, Condition, Ttl};
+use ex11_capstone::new_db;
+use ex11_capstone::store::{self, Condition, Ttl};
 use oneloop_timers::{block_for, sleep, virtual_time_loop};
 
 fn ms(n: u64) -> Duration {
@@ -11,7 +11,7 @@ fn ms(n: u64) -> Duration {
 }
 
 #[test]
-fn a_timer_deletes_the_key_at_its_deadline_with_no_read() {
+fn ex2_a_timer_deletes_the_key_at_its_deadline_with_no_read() {
     let mut event_loop = virtual_time_loop();
     event_loop
         .run_until_complete(async {
@@ -30,7 +30,7 @@ fn a_timer_deletes_the_key_at_its_deadline_with_no_read() {
 }
 
 #[test]
-fn a_read_past_the_deadline_misses_even_before_the_timer_ran() {
+fn ex2_a_read_past_the_deadline_misses_even_before_the_timer_ran() {
     let mut event_loop = virtual_time_loop();
     event_loop
         .run_until_complete(async {
@@ -48,7 +48,7 @@ fn a_read_past_the_deadline_misses_even_before_the_timer_ran() {
 }
 
 #[test]
-fn overwriting_or_re_expiring_a_key_replaces_its_deadline() {
+fn ex2_overwriting_or_re_expiring_a_key_replaces_its_deadline() {
     let mut event_loop = virtual_time_loop();
     event_loop
         .run_until_complete(async {
@@ -72,6 +72,65 @@ fn overwriting_or_re_expiring_a_key_replaces_its_deadline() {
             // A zero time to live deletes at once.
             assert!(store::expire(&db, b"a", Duration::ZERO));
             assert_eq!(db.borrow().len(), 0);
+        })
+        .unwrap();
+}
+
+#[test]
+fn ex2_a_read_at_the_deadline_itself_misses() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            block_for(ms(99));
+            assert_eq!(store::get(&db, b"k"), Some(b"v".to_vec()));
+            // A deadline is the first instant the key is gone, not the last it lives.
+            block_for(ms(1));
+            assert_eq!(store::get(&db, b"k"), None);
+            assert_eq!(db.borrow().expired(), 1);
+            // Its timer, when it runs, finds nothing left to delete or count.
+            sleep(ms(10)).await;
+            assert_eq!(db.borrow().expired(), 1);
+        })
+        .unwrap();
+}
+
+#[test]
+fn ex2_a_pending_expiry_timer_does_not_keep_the_store_alive() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            let weak = std::rc::Rc::downgrade(&db);
+            drop(db);
+            assert!(
+                weak.upgrade().is_none(),
+                "the timer holds the store strongly"
+            );
+            // The timer fires later and finds no store: nothing happens.
+            sleep(ms(200)).await;
+        })
+        .unwrap();
+}
+
+#[test]
+fn ex2_a_key_read_past_its_deadline_then_set_again_survives_the_old_timer() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            store::set(&db, b"k", b"old".to_vec(), Some(ms(100)), Condition::Always);
+            // Past the deadline before the timer ran: the read deletes the key, and a
+            // new value with no deadline takes its place in the same step.
+            block_for(ms(150));
+            assert_eq!(store::get(&db, b"k"), None);
+            store::set(&db, b"k", b"new".to_vec(), None, Condition::Always);
+            // The old key's timer must not delete the new one.
+            sleep(ms(10)).await;
+            assert_eq!(store::get(&db, b"k"), Some(b"new".to_vec()));
+            assert_eq!(db.borrow().expired(), 1);
         })
         .unwrap();
 }
