@@ -107,3 +107,20 @@ fn run_debug_turns_debug_mode_on_before_main_runs() {
     });
     assert!(debug);
 }
+
+#[test]
+fn the_timer_methods_panic_on_a_loop_built_without_a_timer_driver() {
+    // Stage 4's loop over its own `ThreadParker`: no timer layer in its extensions.
+    let event_loop = oneloop_core::EventLoop::new();
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        event_loop.call_later(Duration::from_secs(1), || {});
+    }))
+    .expect_err("call_later needs a timer driver");
+    let message = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .expect("a panic with a message");
+    assert!(message.contains("no timer driver"), "{message}");
+    assert_eq!(event_loop.live_tasks(), 0, "nothing was queued");
+}

@@ -68,6 +68,7 @@ impl Offload {
         core.extensions().get::<Offload>()
     }
 
+    // ANCHOR: attach
     /// Ties the layer to its loop, once, when its driver is installed: task wakers
     /// from other threads now go to the inbox, and closing the loop shuts the default
     /// pool down and closes the inbox.
@@ -88,6 +89,7 @@ impl Offload {
             }
         });
     }
+    // ANCHOR_END: attach
 
     /// A `Send + Sync` handle for other threads.
     pub fn handle(&self) -> LoopHandle {

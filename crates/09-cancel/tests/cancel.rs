@@ -830,3 +830,27 @@ fn a_timeouts_body_may_await_its_cleanup_before_the_scope_returns() {
         assert_eq!(*seen.borrow(), ["cleanup done after Err(Cancelled(None))"]);
     });
 }
+
+#[test]
+fn a_groups_body_runs_in_the_owner_task_and_each_child_in_a_task_of_its_own() {
+    watchdog_default(|| {
+        let result = run(async {
+            let owner = spawn_named("owner", async {
+                let (body, child) = task_group(|tg| async move {
+                    let body = current()
+                        .expect("the body runs in a task")
+                        .name()
+                        .to_owned();
+                    let child = tg.spawn("child", async {
+                        Ok(current().expect("a child is a task").name().to_owned())
+                    })?;
+                    Ok((body, child))
+                })
+                .await?;
+                Ok((body, child.join().await?))
+            });
+            owner.join().await
+        });
+        assert_eq!(result, Ok(("owner".to_owned(), "child".to_owned())));
+    });
+}
