@@ -244,6 +244,51 @@ fn ex1_a_waiter_cancelled_while_the_lock_is_held_wakes_no_one() {
     });
 }
 
+/// One yield that is not a cancellation point: a cancel request made meanwhile stays
+/// undelivered, for the next cancellation point to deliver.
+async fn plain_yield() {
+    let mut yielded = false;
+    std::future::poll_fn(move |cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await;
+}
+
+#[test]
+fn ex1_an_acquire_that_must_wait_delivers_a_cancel_made_before_it() {
+    watchdog_default(|| {
+        let taken = run(async move {
+            let lock = Rc::new(Lock::new());
+            lock.acquire().await?;
+            let l = Rc::clone(&lock);
+            let b = spawn_named("b", async move {
+                plain_yield().await;
+                // The request came while b was away: this acquire is where b sees it.
+                l.acquire().await?;
+                l.release()
+            });
+            bare_yield().await?;
+            b.cancel(None);
+            bare_yield().await?;
+            let waiting = lock.waiters();
+            lock.release()?;
+            Ok((waiting, b.join().await))
+        })
+        .expect("main ends well");
+        assert_eq!(
+            taken,
+            (0, Err(Error::Cancelled(None))),
+            "an acquire that would wait is a cancellation point: with a cancel request \
+             not yet delivered it returns the cancel instead of queueing a waiter"
+        );
+    });
+}
+
 #[test]
 fn ex1_a_newcomer_takes_a_free_lock_whose_only_waiter_is_cancelled() {
     watchdog_default(|| {
