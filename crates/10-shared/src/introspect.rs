@@ -338,9 +338,21 @@ pub fn query(pid: u32, request: &str) -> io::Result<String> {
     query_path(&socket_path(pid), request)
 }
 
-/// Like [`query`], at a socket path.
+/// Like [`query`], at a socket path. The client checks the listener as the loop checks
+/// its clients: a socket of another user (`SO_PEERCRED` again) could answer anything, so
+/// it is `ErrorKind::PermissionDenied`, before a byte is sent.
 pub fn query_path(path: &Path, request: &str) -> io::Result<String> {
     let mut stream = UnixStream::connect(path)?;
+    let (listener, own) = (peer_uid(&stream)?, rustix::process::getuid().as_raw());
+    if listener != own {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is served by uid {listener}, not by this user (uid {own})",
+                path.display()
+            ),
+        ));
+    }
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     stream.set_write_timeout(Some(Duration::from_secs(5)))?;
     let mut line = request.as_bytes().to_vec();

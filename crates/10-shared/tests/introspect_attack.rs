@@ -6,6 +6,7 @@ use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -212,5 +213,59 @@ fn a_link_at_the_socket_name_is_replaced_and_its_target_left_alone() {
             "precious",
             "the link's target was not touched"
         );
+    });
+}
+
+#[test]
+fn the_client_refuses_an_answer_from_a_socket_of_another_user() {
+    if rustix::process::getuid().as_raw() != 0 {
+        eprintln!("skipped: only root can start a process as another user (CI runs as root)");
+        return;
+    }
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("spoof");
+        fs::DirBuilder::new()
+            .mode(0o755)
+            .create(&dir.0)
+            .expect("a directory");
+        std::os::unix::fs::chown(&dir.0, Some(65534), Some(65534)).expect("chown");
+        let path = dir.0.join("1.sock");
+        // Another user's process listens where a client looks, and answers a fake tree.
+        let script = "import socket, sys\n\
+            s = socket.socket(socket.AF_UNIX)\n\
+            s.bind(sys.argv[1])\n\
+            s.listen(1)\n\
+            print('READY', flush=True)\n\
+            c, _ = s.accept()\n\
+            c.recv(256)\n\
+            c.sendall(b'fake tree\\n')\n\
+            c.close()\n";
+        let mut server = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(&path)
+            .current_dir("/")
+            .stdout(std::process::Stdio::piped())
+            .uid(65534)
+            .gid(65534)
+            .spawn()
+            .expect("python3 runs as nobody");
+        let mut ready = [0; 6];
+        server
+            .stdout
+            .take()
+            .expect("its stdout")
+            .read_exact(&mut ready)
+            .expect("READY");
+        let answer = query_path(&path, "tree");
+        // Whatever happened, end the child this test started, by its own handle.
+        let _ = server.kill();
+        let _ = server.wait();
+        let error = answer.expect_err("an answer from another user is not trusted");
+        assert_eq!(
+            error.kind(),
+            std::io::ErrorKind::PermissionDenied,
+            "{error}"
+        );
+        assert!(error.to_string().contains("uid 65534"), "{error}");
     });
 }
