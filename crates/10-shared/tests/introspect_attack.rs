@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use oneloop_cancel::yield_now;
 use oneloop_offload::to_thread;
-use oneloop_shared::{MAX_CLIENTS, enable_introspection_in, query_path};
+use oneloop_shared::{MAX_CLIENTS, MAX_REQUEST, enable_introspection_in, query_path};
 use oneloop_testkit::watchdog;
 
 /// The testkit's ceiling: generous for a loaded machine.
@@ -267,5 +267,46 @@ fn the_client_refuses_an_answer_from_a_socket_of_another_user() {
             "{error}"
         );
         assert!(error.to_string().contains("uid 65534"), "{error}");
+    });
+}
+
+#[test]
+fn a_line_longer_than_the_limit_is_refused_even_when_it_comes_in_pieces() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("pieces");
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        let path = introspection.path().to_owned();
+        // The client sends part of a long line, waits until the loop has read all of
+        // it (the kernel's count of its unread bytes is zero), then sends the rest.
+        let script = "import socket, sys, fcntl, termios, struct, time\n\
+            s = socket.socket(socket.AF_UNIX)\n\
+            s.connect(sys.argv[1])\n\
+            s.sendall(b'p' * 200)\n\
+            while struct.unpack('i', fcntl.ioctl(s, termios.TIOCOUTQ, b'\\0' * 4))[0]:\n    time.sleep(0.001)\n\
+            s.sendall(b'p' * 100 + b'\\n')\n\
+            data = b''\n\
+            while True:\n    chunk = s.recv(4096)\n    if not chunk: break\n    data += chunk\n\
+            sys.stdout.write(data.decode())\n";
+        let answer = event_loop
+            .run_until_complete(async move {
+                to_thread(move || {
+                    std::process::Command::new("python3")
+                        .args(["-c", script])
+                        .arg(&path)
+                        .output()
+                        .expect("python3 runs")
+                })
+                .await
+                .expect("the client ran")
+            })
+            .expect("the loop runs");
+        let said = String::from_utf8_lossy(&answer.stdout);
+        assert_eq!(
+            said,
+            format!("error: a request is one line of at most {MAX_REQUEST} bytes\n"),
+            "a 301-byte line in two pieces: {}",
+            String::from_utf8_lossy(&answer.stderr)
+        );
     });
 }
