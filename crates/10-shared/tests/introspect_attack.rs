@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use oneloop_cancel::yield_now;
 use oneloop_offload::to_thread;
-use oneloop_shared::{MAX_CLIENTS, MAX_REQUEST, enable_introspection_in, query_path};
+use oneloop_shared::{
+    CLIENT_TIMEOUT, MAX_CLIENTS, MAX_REQUEST, enable_introspection_in, query_path,
+};
 use oneloop_testkit::watchdog;
 
 /// The testkit's ceiling: generous for a loaded machine.
@@ -308,5 +310,41 @@ fn a_line_longer_than_the_limit_is_refused_even_when_it_comes_in_pieces() {
             "a 301-byte line in two pieces: {}",
             String::from_utf8_lossy(&answer.stderr)
         );
+    });
+}
+
+#[test]
+fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
+    // Real time: the timeout is what is tested. The limit only catches a hang.
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("stuck");
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        let path = introspection.path().to_owned();
+        let (busy, later, held) = event_loop
+            .run_until_complete(async move {
+                let held_path = path.clone();
+                let held = to_thread(move || {
+                    (0..MAX_CLIENTS)
+                        .map(|_| UnixStream::connect(&held_path).expect("connects"))
+                        .collect::<Vec<_>>()
+                })
+                .await
+                .expect("the clients connected");
+                let busy = ask(&path, "ps").await;
+                // The stuck clients' timeouts were set before this sleep and end
+                // before it: their slots are free when it returns.
+                oneloop_cancel::sleep(CLIENT_TIMEOUT + Duration::from_millis(100))
+                    .await
+                    .expect("not cancelled");
+                (busy, ask(&path, "ps").await, held)
+            })
+            .expect("the loop runs");
+        assert_eq!(busy, "error: busy, try again\n");
+        assert!(
+            is_table(&later),
+            "served while the stuck clients are still connected: {later}"
+        );
+        drop(held);
     });
 }
