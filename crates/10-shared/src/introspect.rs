@@ -26,6 +26,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use oneloop_core::Core;
@@ -96,10 +97,47 @@ impl IntrospectStats {
     }
 }
 
+/// The socket names this process's loops listen on. A name found here belongs to a
+/// live loop, not to a dead process: a second loop must not take it over.
+static LISTENING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// This process's hold on one socket name, given back when dropped.
+struct Claim(PathBuf);
+
+impl Claim {
+    fn take(path: &Path) -> io::Result<Self> {
+        let mut listening = LISTENING
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if listening.iter().any(|held| held == path) {
+            return Err(io::Error::new(
+                io::ErrorKind::AddrInUse,
+                format!(
+                    "{} is in use: another loop of this process listens there",
+                    path.display()
+                ),
+            ));
+        }
+        listening.push(path.to_owned());
+        Ok(Self(path.to_owned()))
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let mut listening = LISTENING
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        listening.retain(|held| *held != self.0);
+    }
+}
+
 /// The listening half, shared by the reader callback and the connection tasks.
 pub(crate) struct Server {
     pub(crate) listener: UnixListener,
     pub(crate) path: PathBuf,
+    /// Dropped after the name is removed (fields drop after `drop` runs).
+    _claim: Claim,
     pub(crate) owner: u32,
     pub(crate) clients: Cell<usize>,
     pub(crate) stats: Rc<IntrospectStats>,
@@ -155,7 +193,9 @@ pub fn enable_introspection(core: &Core) -> io::Result<Introspection> {
 
 /// Like [`enable_introspection`], in `dir` instead of the default directory. `dir` is
 /// created with mode 0700 if missing; an existing one must be a directory (not a
-/// link) of this user that no one else may enter (mode 0700 or stricter).
+/// link) of this user that no one else may enter (mode 0700 or stricter). A socket
+/// name left there by a dead process is replaced; one that another loop of this
+/// process listens on is `ErrorKind::AddrInUse`, and stays that loop's.
 pub fn enable_introspection_in(core: &Core, dir: &Path) -> io::Result<Introspection> {
     let owner = rustix::process::getuid().as_raw();
     let io = Io::of(core).ok_or_else(|| io::Error::other(oneloop_io::NO_IO_DRIVER))?;
@@ -170,8 +210,9 @@ pub fn enable_introspection_in(core: &Core, dir: &Path) -> io::Result<Introspect
             ),
         ));
     }
-    // The name is this process's: whatever is there was left by a dead process that
-    // had the same id.
+    // The name is this process's. Unless another of its loops holds it, whatever is
+    // there was left by a dead process that had the same id.
+    let claim = Claim::take(&fs::canonicalize(dir)?.join(path.file_name().unwrap_or_default()))?;
     match fs::remove_file(&path) {
         Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
         _ => {}
@@ -182,6 +223,7 @@ pub fn enable_introspection_in(core: &Core, dir: &Path) -> io::Result<Introspect
     let server = Rc::new(Server {
         listener,
         path,
+        _claim: claim,
         owner,
         clients: Cell::new(0),
         stats: Rc::new(IntrospectStats::default()),
@@ -296,9 +338,21 @@ pub fn query(pid: u32, request: &str) -> io::Result<String> {
     query_path(&socket_path(pid), request)
 }
 
-/// Like [`query`], at a socket path.
+/// Like [`query`], at a socket path. The client checks the listener as the loop checks
+/// its clients: a socket of another user (`SO_PEERCRED` again) could answer anything, so
+/// it is `ErrorKind::PermissionDenied`, before a byte is sent.
 pub fn query_path(path: &Path, request: &str) -> io::Result<String> {
     let mut stream = UnixStream::connect(path)?;
+    let (listener, own) = (peer_uid(&stream)?, rustix::process::getuid().as_raw());
+    if listener != own {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is served by uid {listener}, not by this user (uid {own})",
+                path.display()
+            ),
+        ));
+    }
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     stream.set_write_timeout(Some(Duration::from_secs(5)))?;
     let mut line = request.as_bytes().to_vec();

@@ -71,7 +71,9 @@ async fn read_request(stream: &UnixStream) -> Result<String, String> {
     let mut request = Vec::new();
     let mut chunk = [0; MAX_REQUEST];
     loop {
-        match (&*stream).read(&mut chunk) {
+        // Never more than the line may still hold, however the request is split.
+        let room = MAX_REQUEST - request.len();
+        match (&*stream).read(&mut chunk[..room]) {
             Ok(0) => return Err("error: the request ended without a newline".to_owned()),
             Ok(n) => {
                 request.extend_from_slice(&chunk[..n]);

@@ -206,6 +206,90 @@ fn ex1_a_waiter_cancelled_while_queued_leaves_and_the_next_gets_the_lock() {
 }
 
 #[test]
+fn ex1_a_waiter_cancelled_while_the_lock_is_held_wakes_no_one() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let a = holder("a", &lock, &l, &holders);
+            let b = holder("b", &lock, &l, &holders);
+            bare_yield().await?;
+            a.cancel(None);
+            // a leaves the queue in these turns while main still holds the lock: its
+            // way out must not wake b, or b would take a lock that is not free.
+            bare_yield().await?;
+            bare_yield().await?;
+            assert_eq!(
+                (holders.get(), l.texts()),
+                (0, Vec::<String>::new()),
+                "b took the lock while main held it: a waiter cancelled while the lock is \
+                 held must leave without waking the next one"
+            );
+            l.say(format!("main-releases-{}-waiting", lock.waiters()));
+            lock.release()?;
+            b.join().await?;
+            assert!(a.join().await.is_err(), "a ends cancelled");
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            ["main-releases-1-waiting", "b-acquired", "b-releases"],
+            "a cancelled waiter wakes the next one only if the lock is free: {:?}",
+            log.lines()
+        );
+    });
+}
+
+/// One yield that is not a cancellation point: a cancel request made meanwhile stays
+/// undelivered, for the next cancellation point to deliver.
+async fn plain_yield() {
+    let mut yielded = false;
+    std::future::poll_fn(move |cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await;
+}
+
+#[test]
+fn ex1_an_acquire_that_must_wait_delivers_a_cancel_made_before_it() {
+    watchdog_default(|| {
+        let taken = run(async move {
+            let lock = Rc::new(Lock::new());
+            lock.acquire().await?;
+            let l = Rc::clone(&lock);
+            let b = spawn_named("b", async move {
+                plain_yield().await;
+                // The request came while b was away: this acquire is where b sees it.
+                l.acquire().await?;
+                l.release()
+            });
+            bare_yield().await?;
+            b.cancel(None);
+            bare_yield().await?;
+            let waiting = lock.waiters();
+            lock.release()?;
+            Ok((waiting, b.join().await))
+        })
+        .expect("main ends well");
+        assert_eq!(
+            taken,
+            (0, Err(Error::Cancelled(None))),
+            "an acquire that would wait is a cancellation point: with a cancel request \
+             not yet delivered it returns the cancel instead of queueing a waiter"
+        );
+    });
+}
+
+#[test]
 fn ex1_a_newcomer_takes_a_free_lock_whose_only_waiter_is_cancelled() {
     watchdog_default(|| {
         let log = Log::new();

@@ -138,6 +138,61 @@ fn ex2_getters_are_served_first_in_first_out() {
     });
 }
 
+/// Polls `future`, and after its first `Pending` wakes its own task once: the next
+/// poll of `future` is then a spurious one, with nothing handed to it.
+async fn nudged<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut nudged = false;
+    std::future::poll_fn(move |cx| {
+        let poll = future.as_mut().poll(cx);
+        if poll.is_pending() && !nudged {
+            nudged = true;
+            cx.waker().wake_by_ref();
+        }
+        poll
+    })
+    .await
+}
+
+#[test]
+fn ex2_a_getter_polled_without_a_wake_keeps_its_place() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(0));
+            let (q, gl) = (Rc::clone(&queue), l.clone());
+            let a = spawn_named("a", async move {
+                let item = nudged(q.get()).await?;
+                gl.say(format!("a-{item}"));
+                Ok(())
+            });
+            let (q, gl) = (Rc::clone(&queue), l.clone());
+            let b = spawn_named("b", async move {
+                let item = q.get().await?;
+                gl.say(format!("b-{item}"));
+                Ok(())
+            });
+            // a queues first, then is polled once more with nothing for it.
+            bare_yield().await?;
+            bare_yield().await?;
+            queue.put_nowait(1)?;
+            queue.put_nowait(2)?;
+            a.join().await?;
+            b.join().await?;
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            ["a-1", "b-2"],
+            "a poll that was not woken must keep the waiter where it is (first in line), \
+             not leave and queue again at the back: {:?}",
+            log.lines()
+        );
+    });
+}
+
 #[test]
 fn ex2_a_woken_putter_that_finds_the_queue_full_again_waits_again() {
     watchdog_default(|| {

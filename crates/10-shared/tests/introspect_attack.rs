@@ -1,0 +1,350 @@
+//! The introspection socket under hostile or clumsy clients and a hostile directory:
+//! a stale socket name, a second loop of the same process, a request sent a byte at a
+//! time, more clients than it serves at once, and a directory of another user.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use oneloop_cancel::yield_now;
+use oneloop_offload::to_thread;
+use oneloop_shared::{
+    CLIENT_TIMEOUT, MAX_CLIENTS, MAX_REQUEST, enable_introspection_in, query_path,
+};
+use oneloop_testkit::watchdog;
+
+/// The testkit's ceiling: generous for a loaded machine.
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// A fresh directory for one test, removed when dropped.
+struct TestDir(PathBuf);
+
+impl TestDir {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("oneloop-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        Self(dir)
+    }
+
+    /// Creates it private (0700), as the loop would.
+    fn private(name: &str) -> Self {
+        let dir = Self::new(name);
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir.0)
+            .expect("a private directory");
+        dir
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.0.join(format!("{}.sock", std::process::id()))
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        if fs::remove_dir_all(&self.0).is_err() {
+            let _ = fs::remove_file(&self.0);
+        }
+    }
+}
+
+/// Asks `path` for `request` from a worker thread, while the loop runs.
+async fn ask(path: &Path, request: &'static str) -> String {
+    let path = path.to_owned();
+    to_thread(move || query_path(&path, request))
+        .await
+        .expect("the client ran")
+        .expect("the loop answered")
+}
+
+/// Whether `answer` is the `ps` table (its header line), not an error line.
+fn is_table(answer: &str) -> bool {
+    answer.starts_with("ID ") && answer.contains("WAITS ON")
+}
+
+#[test]
+fn a_stale_socket_name_left_by_a_dead_process_is_replaced() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::private("stale");
+        // A listener that is gone leaves its name behind, as a killed process would.
+        drop(UnixListener::bind(dir.socket()).expect("a listener"));
+        assert!(dir.socket().exists(), "the stale name is there");
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        let path = introspection.path().to_owned();
+        let answer = event_loop
+            .run_until_complete(async move { ask(&path, "ps").await })
+            .expect("the loop runs");
+        assert!(is_table(&answer), "{answer}");
+    });
+}
+
+#[test]
+fn a_second_loop_of_the_same_process_does_not_take_over_the_first_ones_socket() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::private("twice");
+        let mut first_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let first = enable_introspection_in(&first_loop, &dir.0).expect("enabled");
+        let second_loop = oneloop_io::new_event_loop().expect("epoll");
+        let second = enable_introspection_in(&second_loop, &dir.0);
+        let error = second.expect_err("the name is in use by a live loop of this process");
+        assert_eq!(error.kind(), std::io::ErrorKind::AddrInUse, "{error}");
+        assert!(
+            first.path().exists(),
+            "the failed attempt left the first loop's name alone"
+        );
+        drop(second_loop);
+        let path = first.path().to_owned();
+        let answer = first_loop
+            .run_until_complete(async move { ask(&path, "ps").await })
+            .expect("the loop runs");
+        assert!(is_table(&answer), "the first loop still answers: {answer}");
+        assert_eq!(first.stats().answered(), 1);
+        drop(first);
+        // Once the first lets go, the name is free for another loop.
+        let third_loop = oneloop_io::new_event_loop().expect("epoll");
+        let third = enable_introspection_in(&third_loop, &dir.0).expect("free again");
+        drop(third);
+    });
+}
+
+#[test]
+fn a_request_sent_one_byte_at_a_time_is_answered() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("split");
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        let path = introspection.path().to_owned();
+        let answer = event_loop
+            .run_until_complete(async move {
+                to_thread(move || {
+                    let mut stream = UnixStream::connect(&path).expect("connects");
+                    for byte in b"ps\n" {
+                        stream.write_all(&[*byte]).expect("sent");
+                        stream.flush().expect("sent");
+                    }
+                    let mut answer = String::new();
+                    stream.read_to_string(&mut answer).expect("answered");
+                    answer
+                })
+                .await
+                .expect("the client ran")
+            })
+            .expect("the loop runs");
+        assert!(is_table(&answer), "{answer}");
+        assert_eq!(introspection.stats().answered(), 1);
+    });
+}
+
+#[test]
+fn more_clients_than_it_serves_at_once_are_told_busy_and_the_socket_recovers() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("many");
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        let stats = introspection.stats();
+        let path = introspection.path().to_owned();
+        let (busy, later) = event_loop
+            .run_until_complete(async move {
+                // Clients that connect and say nothing fill every slot.
+                let held_path = path.clone();
+                let held = to_thread(move || {
+                    (0..MAX_CLIENTS)
+                        .map(|_| UnixStream::connect(&held_path).expect("connects"))
+                        .collect::<Vec<_>>()
+                })
+                .await
+                .expect("the clients connected");
+                let busy = ask(&path, "ps").await;
+                drop(held);
+                // Each silent client hangs up without a request: count them out.
+                while stats.malformed() < MAX_CLIENTS as u64 {
+                    yield_now().await.expect("not cancelled");
+                }
+                (busy, ask(&path, "ps").await)
+            })
+            .expect("the loop runs");
+        assert_eq!(busy, "error: busy, try again\n");
+        assert!(
+            is_table(&later),
+            "served again once a slot is free: {later}"
+        );
+        let stats = introspection.stats();
+        assert_eq!((stats.busy(), stats.answered()), (1, 1));
+    });
+}
+
+#[test]
+fn a_directory_owned_by_another_user_is_refused() {
+    if rustix::process::getuid().as_raw() != 0 {
+        eprintln!("skipped: only root can give a directory to another user (CI runs as root)");
+        return;
+    }
+    watchdog(LIMIT, || {
+        let dir = TestDir::private("owner");
+        std::os::unix::fs::chown(&dir.0, Some(65534), Some(65534)).expect("chown");
+        let event_loop = oneloop_io::new_event_loop().expect("epoll");
+        let refused = enable_introspection_in(&event_loop, &dir.0).expect_err("not ours");
+        assert_eq!(refused.kind(), std::io::ErrorKind::PermissionDenied);
+        assert!(
+            refused.to_string().contains("owned by uid 65534"),
+            "{refused}"
+        );
+        assert!(!dir.socket().exists(), "nothing was made in it");
+    });
+}
+
+#[test]
+fn a_link_at_the_socket_name_is_replaced_and_its_target_left_alone() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::private("namelink");
+        let target = TestDir::new("namelink-target");
+        fs::write(&target.0, "precious").expect("a file");
+        std::os::unix::fs::symlink(&target.0, dir.socket()).expect("a link");
+        let event_loop = oneloop_io::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        let kind = fs::symlink_metadata(introspection.path()).expect("the name");
+        assert!(!kind.file_type().is_symlink(), "the link was replaced");
+        assert_eq!(
+            fs::read_to_string(&target.0).expect("the target"),
+            "precious",
+            "the link's target was not touched"
+        );
+    });
+}
+
+#[test]
+fn the_client_refuses_an_answer_from_a_socket_of_another_user() {
+    if rustix::process::getuid().as_raw() != 0 {
+        eprintln!("skipped: only root can start a process as another user (CI runs as root)");
+        return;
+    }
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("spoof");
+        fs::DirBuilder::new()
+            .mode(0o755)
+            .create(&dir.0)
+            .expect("a directory");
+        std::os::unix::fs::chown(&dir.0, Some(65534), Some(65534)).expect("chown");
+        let path = dir.0.join("1.sock");
+        // Another user's process listens where a client looks, and answers a fake tree.
+        let script = "import socket, sys\n\
+            s = socket.socket(socket.AF_UNIX)\n\
+            s.bind(sys.argv[1])\n\
+            s.listen(1)\n\
+            print('READY', flush=True)\n\
+            c, _ = s.accept()\n\
+            c.recv(256)\n\
+            c.sendall(b'fake tree\\n')\n\
+            c.close()\n";
+        let mut server = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(&path)
+            .current_dir("/")
+            .stdout(std::process::Stdio::piped())
+            .uid(65534)
+            .gid(65534)
+            .spawn()
+            .expect("python3 runs as nobody");
+        let mut ready = [0; 6];
+        server
+            .stdout
+            .take()
+            .expect("its stdout")
+            .read_exact(&mut ready)
+            .expect("READY");
+        let answer = query_path(&path, "tree");
+        // Whatever happened, end the child this test started, by its own handle.
+        let _ = server.kill();
+        let _ = server.wait();
+        let error = answer.expect_err("an answer from another user is not trusted");
+        assert_eq!(
+            error.kind(),
+            std::io::ErrorKind::PermissionDenied,
+            "{error}"
+        );
+        assert!(error.to_string().contains("uid 65534"), "{error}");
+    });
+}
+
+#[test]
+fn a_line_longer_than_the_limit_is_refused_even_when_it_comes_in_pieces() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("pieces");
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        let path = introspection.path().to_owned();
+        // The client sends part of a long line, waits until the loop has read all of
+        // it (the kernel's count of its unread bytes is zero), then sends the rest.
+        let script = "import socket, sys, fcntl, termios, struct, time\n\
+            s = socket.socket(socket.AF_UNIX)\n\
+            s.connect(sys.argv[1])\n\
+            s.sendall(b'p' * 200)\n\
+            while struct.unpack('i', fcntl.ioctl(s, termios.TIOCOUTQ, b'\\0' * 4))[0]:\n    time.sleep(0.001)\n\
+            s.sendall(b'p' * 100 + b'\\n')\n\
+            data = b''\n\
+            while True:\n    chunk = s.recv(4096)\n    if not chunk: break\n    data += chunk\n\
+            sys.stdout.write(data.decode())\n";
+        let answer = event_loop
+            .run_until_complete(async move {
+                to_thread(move || {
+                    std::process::Command::new("python3")
+                        .args(["-c", script])
+                        .arg(&path)
+                        .output()
+                        .expect("python3 runs")
+                })
+                .await
+                .expect("the client ran")
+            })
+            .expect("the loop runs");
+        let said = String::from_utf8_lossy(&answer.stdout);
+        assert_eq!(
+            said,
+            format!("error: a request is one line of at most {MAX_REQUEST} bytes\n"),
+            "a 301-byte line in two pieces: {}",
+            String::from_utf8_lossy(&answer.stderr)
+        );
+    });
+}
+
+#[test]
+fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
+    // Real time: the timeout is what is tested. The limit only catches a hang.
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("stuck");
+        let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        let path = introspection.path().to_owned();
+        let (busy, later, held) = event_loop
+            .run_until_complete(async move {
+                let held_path = path.clone();
+                let held = to_thread(move || {
+                    (0..MAX_CLIENTS)
+                        .map(|_| UnixStream::connect(&held_path).expect("connects"))
+                        .collect::<Vec<_>>()
+                })
+                .await
+                .expect("the clients connected");
+                let busy = ask(&path, "ps").await;
+                // The stuck clients' timeouts were set before this sleep and end
+                // before it: their slots are free when it returns.
+                oneloop_cancel::sleep(CLIENT_TIMEOUT + Duration::from_millis(100))
+                    .await
+                    .expect("not cancelled");
+                (busy, ask(&path, "ps").await, held)
+            })
+            .expect("the loop runs");
+        assert_eq!(busy, "error: busy, try again\n");
+        assert!(
+            is_table(&later),
+            "served while the stuck clients are still connected: {later}"
+        );
+        drop(held);
+    });
+}
