@@ -57,6 +57,7 @@ pub mod recording;
 mod scenario_list;
 pub mod scenarios;
 pub mod scenarios_cancel;
+pub mod scenarios_shared;
 mod session;
 mod stepper;
 mod svg;

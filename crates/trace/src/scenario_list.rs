@@ -6,6 +6,7 @@ use crate::scenarios::{
     pulse_sleeping, taking_turns, ticker_blocked, ticker_offloaded, two_sockets,
 };
 use crate::scenarios_cancel::{cancel_sleeping_task, taskgroup_one_fails};
+use crate::scenarios_shared::{lock_handoff, lost_update};
 use crate::{Session, Trace};
 use std::io;
 
@@ -176,6 +177,25 @@ const SCENARIOS: &[Scenario] = &[
         reproducible: true,
         durations: true,
         kind: Kind::Loop(cancel_sleeping_task),
+        names: &[],
+    },
+    // Stage 10: shared state, on oneloop-shared.
+    Scenario {
+        name: "lost_update",
+        title: "two workers, a shared counter, no lock",
+        about: "virtual time; both read, yield and write back: three of six increments are lost",
+        reproducible: true,
+        durations: true,
+        kind: Kind::Loop(lost_update),
+        names: &[],
+    },
+    Scenario {
+        name: "lock_handoff",
+        title: "a lock handed to three waiters, first in, first out",
+        about: "virtual time; each release wakes the oldest waiter, which runs in the next turn",
+        reproducible: true,
+        durations: true,
+        kind: Kind::Loop(lock_handoff),
         names: &[],
     },
 ];

@@ -1,0 +1,16 @@
+// The scenario `lost_update` recorded turn by turn for the book's stepper.
+// Written by `cargo course figures`; the schema is in oneloop-trace's recording module.
+window.ONELOOP_RECORDINGS = window.ONELOOP_RECORDINGS || {};
+window.ONELOOP_RECORDINGS["lost_update"] =
+{"schema":"oneloop-recording/1","name":"lost_update","title":"two workers, a shared counter, no lock","about":"virtual time; both read, yield and write back: three of six increments are lost","loop":"asyncio","clock":"virtual","durations":true,
+"lanes":[{"key":"task 0.0","name":"main","task":"task 0.0","colour":"#E69F00"},{"key":"task 1.0","name":"a","task":"task 1.0","colour":"#56B4E9"},{"key":"task 2.0","name":"b","task":"task 2.0","colour":"#009E73"}],
+"figure":{"file":"figures/lost_update.svg","width":750,"height":216,"columns":[[116.0,180.2],[180.2,304.6],[304.6,429.0],[429.0,553.4],[553.4,677.8],[677.8,742.0]]},
+"cpython":null,
+"turns":[
+{"number":1,"title":"1","group":null,"start_us":0,"park_end_us":0,"end_us":0,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"main","kind":"Task","lane":0,"task":"task 0.0","start_us":0,"end_us":0}],"before":{"ready":["main"],"timers":[],"registrations":[]},"after":{"ready":["a","b"],"timers":[],"registrations":[]}},
+{"number":2,"title":"2","group":null,"start_us":0,"park_end_us":0,"end_us":0,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"a","kind":"Task","lane":1,"task":"task 1.0","start_us":0,"end_us":0},{"label":"b","kind":"Task","lane":2,"task":"task 2.0","start_us":0,"end_us":0}],"before":{"ready":["a","b"],"timers":[],"registrations":[]},"after":{"ready":["a","b"],"timers":[],"registrations":[]}},
+{"number":3,"title":"3","group":null,"start_us":0,"park_end_us":0,"end_us":0,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"a","kind":"Task","lane":1,"task":"task 1.0","start_us":0,"end_us":0},{"label":"b","kind":"Task","lane":2,"task":"task 2.0","start_us":0,"end_us":0}],"before":{"ready":["a","b"],"timers":[],"registrations":[]},"after":{"ready":["a","b"],"timers":[],"registrations":[]}},
+{"number":4,"title":"4","group":null,"start_us":0,"park_end_us":0,"end_us":0,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"a","kind":"Task","lane":1,"task":"task 1.0","start_us":0,"end_us":0},{"label":"b","kind":"Task","lane":2,"task":"task 2.0","start_us":0,"end_us":0}],"before":{"ready":["a","b"],"timers":[],"registrations":[]},"after":{"ready":["a","b"],"timers":[],"registrations":[]}},
+{"number":5,"title":"5","group":null,"start_us":0,"park_end_us":0,"end_us":0,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"a","kind":"Task","lane":1,"task":"task 1.0","start_us":0,"end_us":0},{"label":"b","kind":"Task","lane":2,"task":"task 2.0","start_us":0,"end_us":0}],"before":{"ready":["a","b"],"timers":[],"registrations":[]},"after":{"ready":["main"],"timers":[],"registrations":[]}},
+{"number":6,"title":"6","group":null,"start_us":0,"park_end_us":0,"end_us":0,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"main","kind":"Task","lane":0,"task":"task 0.0","start_us":0,"end_us":0}],"before":{"ready":["main"],"timers":[],"registrations":[]},"after":{"ready":[],"timers":[],"registrations":[]}}
+]};
