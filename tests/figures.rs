@@ -16,8 +16,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use oneloop_testkit::watchdog;
-use oneloop_trace::{RECORDING_SCHEMA, TimeBase, figures, recording_json, recordings, scenario};
+use oneloop_trace::{RECORDING_SCHEMA, TimeBase, figures, recordings, scenario};
 use serde_json::Value as Json;
+
+#[path = "../crates/trace/tests/common/recording_json.rs"]
+mod recording_json;
+use recording_json::{parse_recording_js, turn_structure};
 
 fn figures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("book/src/figures")
@@ -125,40 +129,6 @@ fn committed_figures_are_well_formed() {
         }
         assert!(checked > 0, "no figure found in book/src/figures; {REDRAW}");
     });
-}
-
-/// A recording's JSON, read from its `.js` file.
-fn parse_recording_js(text: &str) -> Result<Json, String> {
-    let body = recording_json(text)?;
-    serde_json::from_str(body).map_err(|e| format!("JSON: {e}"))
-}
-
-/// A recording reduced to what stays the same from run to run on a real clock: per
-/// turn, the handles it ran, in order, as `lane key: label`.
-fn turn_structure(recording: &Json) -> Result<Vec<Vec<String>>, String> {
-    let lanes = recording["lanes"].as_array().ok_or("no lanes")?;
-    let turns = recording["turns"].as_array().ok_or("no turns")?;
-    turns
-        .iter()
-        .map(|turn| {
-            let handles = turn["handles"]
-                .as_array()
-                .ok_or("a turn with no handles list")?;
-            handles
-                .iter()
-                .map(|handle| {
-                    let label = handle["label"].as_str().ok_or("a handle with no label")?;
-                    let lane = handle["lane"].as_u64().ok_or("a handle with no lane")?;
-                    let key = usize::try_from(lane)
-                        .ok()
-                        .and_then(|lane| lanes.get(lane))
-                        .and_then(|lane| lane["key"].as_str())
-                        .ok_or_else(|| format!("no lane {lane}"))?;
-                    Ok(format!("{key}: {label}"))
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// The member names of an object, and of its first `turns` entry and first handle:

@@ -62,6 +62,19 @@ async fn ask(path: &Path, request: &'static str) -> String {
         .expect("the loop answered")
 }
 
+/// Connects as many silent clients as the socket serves at once, from a worker thread
+/// (a blocking connect must not stall the loop that accepts them).
+async fn fill_every_slot(path: &Path) -> Vec<UnixStream> {
+    let path = path.to_owned();
+    to_thread(move || {
+        (0..MAX_CLIENTS)
+            .map(|_| UnixStream::connect(&path).expect("connects"))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("the clients connected")
+}
+
 /// Whether `answer` is the `ps` table (its header line), not an error line.
 fn is_table(answer: &str) -> bool {
     answer.starts_with("ID ") && answer.contains("WAITS ON")
@@ -152,14 +165,7 @@ fn more_clients_than_it_serves_at_once_are_told_busy_and_the_socket_recovers() {
         let (busy, later) = event_loop
             .run_until_complete(async move {
                 // Clients that connect and say nothing fill every slot.
-                let held_path = path.clone();
-                let held = to_thread(move || {
-                    (0..MAX_CLIENTS)
-                        .map(|_| UnixStream::connect(&held_path).expect("connects"))
-                        .collect::<Vec<_>>()
-                })
-                .await
-                .expect("the clients connected");
+                let held = fill_every_slot(&path).await;
                 let busy = ask(&path, "ps").await;
                 drop(held);
                 // Each silent client hangs up without a request: count them out.
@@ -323,14 +329,7 @@ fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
         let path = introspection.path().to_owned();
         let (busy, later, held) = event_loop
             .run_until_complete(async move {
-                let held_path = path.clone();
-                let held = to_thread(move || {
-                    (0..MAX_CLIENTS)
-                        .map(|_| UnixStream::connect(&held_path).expect("connects"))
-                        .collect::<Vec<_>>()
-                })
-                .await
-                .expect("the clients connected");
+                let held = fill_every_slot(&path).await;
                 let busy = ask(&path, "ps").await;
                 // The stuck clients' timeouts were set before this sleep and end
                 // before it: their slots are free when it returns.

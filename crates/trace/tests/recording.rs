@@ -3,42 +3,11 @@
 use std::time::Duration;
 
 use oneloop_testkit::watchdog_default;
-use oneloop_trace::{Recording, figure as draw, record, recording_json, scenario};
+use oneloop_trace::{Recording, figure as draw, record, scenario};
 use serde_json::Value as Json;
 
-/// A recording's JSON, read from its `.js` file.
-fn parse_recording_js(text: &str) -> Result<Json, String> {
-    let body = recording_json(text)?;
-    serde_json::from_str(body).map_err(|e| format!("JSON: {e}"))
-}
-
-/// A recording reduced to what stays the same from run to run on a real clock: per
-/// turn, the handles it ran, in order, as `lane key: label`.
-fn turn_structure(recording: &Json) -> Result<Vec<Vec<String>>, String> {
-    let lanes = recording["lanes"].as_array().ok_or("no lanes")?;
-    let turns = recording["turns"].as_array().ok_or("no turns")?;
-    turns
-        .iter()
-        .map(|turn| {
-            let handles = turn["handles"]
-                .as_array()
-                .ok_or("a turn with no handles list")?;
-            handles
-                .iter()
-                .map(|handle| {
-                    let label = handle["label"].as_str().ok_or("a handle with no label")?;
-                    let lane = handle["lane"].as_u64().ok_or("a handle with no lane")?;
-                    let key = usize::try_from(lane)
-                        .ok()
-                        .and_then(|lane| lanes.get(lane))
-                        .and_then(|lane| lane["key"].as_str())
-                        .ok_or_else(|| format!("no lane {lane}"))?;
-                    Ok(format!("{key}: {label}"))
-                })
-                .collect()
-        })
-        .collect()
-}
+mod common;
+use common::recording_json::{parse_recording_js, turn_structure};
 
 fn recording(name: &str) -> Recording {
     record(scenario(name).unwrap_or_else(|| panic!("no scenario {name}"))).expect("it runs")

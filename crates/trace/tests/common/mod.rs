@@ -1,0 +1,4 @@
+//! Helpers shared by this crate's test files.
+#![allow(dead_code)]
+
+pub mod recording_json;
