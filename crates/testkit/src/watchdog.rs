@@ -1,7 +1,18 @@
 //! A watchdog: a test that hangs fails instead, with a message saying so.
+//!
+//! One more way out, for the course's exercise tests: a test named `exM_…` whose code
+//! reaches an unfinished hole (a `todo!("stage N, exercise K: …")`) on some other thread
+//! (a thread the test started, the loop's thread, a pool worker) would otherwise wait
+//! for a reply that thread was to send, until the limit. The watchdog hears that panic
+//! through a process-wide panic hook and fails the test at once with the hole's message.
+//! Each exercise's tests are a binary of their own, so the holes a binary reaches are
+//! the ones its exercise needs: an exercise whose tests reach a hole is not passed, and
+//! failing it early changes only how long the learner waits. Tests not named `exM_…`
+//! (the reference crates' own) are never told.
 
 use std::panic;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, Once, mpsc};
 use std::thread;
 use std::time::Duration;
 
@@ -32,28 +43,121 @@ where
         "a watchdog limit above {DEFAULT_LIMIT:?} would let a hang slow the suite down"
     );
     let (done_tx, done_rx) = mpsc::channel();
+    let hole_listener = thread::current()
+        .name()
+        .is_some_and(is_exercise_test)
+        .then(|| HoleListener::register(done_tx.clone()));
     let worker = thread::Builder::new()
         .name("test body (watchdog)".into())
         .spawn(move || {
             let outcome = panic::catch_unwind(panic::AssertUnwindSafe(body));
             // The receiver is gone only if the watchdog already gave up; nothing to tell.
-            let _ = done_tx.send(outcome);
+            let _ = done_tx.send(Outcome::Finished(outcome));
         })
         .expect("spawning the test body's thread");
-    match done_rx.recv_timeout(limit) {
-        Ok(Ok(value)) => {
+    let outcome = done_rx.recv_timeout(limit);
+    drop(hole_listener);
+    match outcome {
+        Ok(Outcome::Finished(Ok(value))) => {
             worker.join().expect("the body already finished");
             value
         }
-        Ok(Err(payload)) => {
+        Ok(Outcome::Finished(Err(payload))) => {
             let _ = worker.join();
             panic::resume_unwind(payload)
         }
+        Ok(Outcome::HoleReached(message)) => panic!(
+            "watchdog: another thread of this test reached an unfinished hole, so the \
+             test cannot finish: {message}"
+        ),
         Err(_) => panic!(
             "watchdog: the test did not finish within {limit:?}; it is hung \
              (a lost wakeup, a loop that is never stopped, or a future that is never woken)"
         ),
     }
+}
+
+/// What the watchdog hears first: the body's end, or a hole reached on another thread.
+enum Outcome<T> {
+    Finished(thread::Result<T>),
+    HoleReached(String),
+}
+
+/// Whether a test's name is an exercise test's, `exM_…`.
+fn is_exercise_test(name: &str) -> bool {
+    name.strip_prefix("ex")
+        .and_then(|rest| rest.split_once('_'))
+        .is_some_and(|(digits, _)| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether a panic message is a hole's: `not yet implemented: stage N, exercise K: …`.
+fn is_hole(message: &str) -> bool {
+    message
+        .strip_prefix("not yet implemented: stage ")
+        .and_then(|rest| rest.split_once(", exercise "))
+        .is_some_and(|(stage, rest)| {
+            !stage.is_empty()
+                && stage.bytes().all(|b| b.is_ascii_digit())
+                && rest.starts_with(|c: char| c.is_ascii_digit())
+        })
+}
+
+type Notify = Box<dyn Fn(&str) + Send>;
+
+/// The watchdogs of exercise tests now waiting.
+static LISTENERS: Mutex<Vec<(u64, Notify)>> = Mutex::new(Vec::new());
+static NEXT_LISTENER: AtomicU64 = AtomicU64::new(0);
+static HOOK: Once = Once::new();
+
+/// A waiting watchdog's entry in [`LISTENERS`], removed on drop.
+struct HoleListener(u64);
+
+impl HoleListener {
+    fn register<T: Send + 'static>(tx: mpsc::Sender<Outcome<T>>) -> HoleListener {
+        HOOK.call_once(install_hook);
+        let id = NEXT_LISTENER.fetch_add(1, Ordering::Relaxed);
+        let tx = Mutex::new(tx);
+        let notify: Notify = Box::new(move |message| {
+            if let Ok(tx) = tx.lock() {
+                let _ = tx.send(Outcome::HoleReached(message.to_string()));
+            }
+        });
+        listeners().push((id, notify));
+        HoleListener(id)
+    }
+}
+
+impl Drop for HoleListener {
+    fn drop(&mut self) {
+        listeners().retain(|(id, _)| *id != self.0);
+    }
+}
+
+fn listeners() -> std::sync::MutexGuard<'static, Vec<(u64, Notify)>> {
+    // A listener never panics while the lock is held; recover the list if one did.
+    LISTENERS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Chains a hook after the one already set: it prints as before, then, for a hole's
+/// panic, tells every waiting watchdog of an exercise test.
+fn install_hook() {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        previous(info);
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied());
+        let Some(message) = message else { return };
+        if is_hole(message) {
+            for (_, notify) in listeners().iter() {
+                notify(message);
+            }
+        }
+    }));
 }
 
 /// [`watchdog`] with the default limit of ten seconds.
@@ -86,5 +190,57 @@ mod tests {
     #[should_panic(expected = "stage 0, exercise 0")]
     fn a_panic_keeps_its_message() {
         watchdog(Duration::from_secs(1), || todo!("stage 0, exercise 0"));
+    }
+
+    #[test]
+    fn names_are_read_as_the_course_writes_them() {
+        assert!(is_exercise_test("ex3_a_task_runs"));
+        assert!(is_exercise_test("ex12_x"));
+        assert!(!is_exercise_test("example_test"));
+        assert!(!is_exercise_test("ex_3"));
+        assert!(is_hole(
+            "not yet implemented: stage 7, exercise 1: push the item"
+        ));
+        assert!(!is_hole("stage 7, exercise 1"));
+        assert!(!is_hole("not yet implemented: stage x, exercise 1"));
+    }
+
+    /// The test thread's name is what the watchdog reads; name it as the course does.
+    fn in_test_named<T: Send + 'static>(name: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let child = thread::Builder::new().name(name.into()).spawn(f).unwrap();
+        child
+            .join()
+            .unwrap_or_else(|payload| panic::resume_unwind(payload))
+    }
+
+    #[test]
+    #[should_panic(expected = "reached an unfinished hole")]
+    fn a_hole_reached_on_another_thread_fails_the_test_at_once() {
+        in_test_named("ex4_waits_for_a_thread", || {
+            // The limit is the default: the test must end long before it, through the hole.
+            watchdog(DEFAULT_LIMIT, || {
+                let (tx, rx) = mpsc::channel::<()>();
+                thread::spawn(move || {
+                    let _keep = tx;
+                    todo!("stage 0, exercise 4: a hole");
+                });
+                // Waits for a message the panicking thread never sends (its sender is
+                // dropped by the unwind, so this wait ends too; park forever instead).
+                let _ = rx.recv();
+                thread::park();
+            })
+        });
+    }
+
+    #[test]
+    fn a_test_not_named_as_an_exercise_test_is_not_told() {
+        let value = in_test_named("reference_test", || {
+            watchdog(DEFAULT_LIMIT, || {
+                let hole = thread::spawn(|| todo!("stage 0, exercise 6: not an exercise test"));
+                assert!(hole.join().is_err());
+                5
+            })
+        });
+        assert_eq!(value, 5);
     }
 }

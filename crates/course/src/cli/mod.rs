@@ -82,6 +82,27 @@ impl Course {
         self.run_tests(stage)
     }
 
+    /// Builds, in one cargo run, the tests of every stage in `stages` whose results are
+    /// not fresh, so that cargo compiles them side by side on every core instead of one
+    /// stage after another. Nothing is reported here: a stage that does not compile is
+    /// reported by its own test run, which follows.
+    pub(crate) fn build_stale(&self, stages: &[Stage]) {
+        let stale: Vec<&Stage> = stages
+            .iter()
+            .filter(|stage| self.cache.fresh_results(&self.root, stage).is_none())
+            .collect();
+        if stale.len() < 2 {
+            return;
+        }
+        errln!(
+            "building the tests of {} stages together (the first build takes a couple of minutes)…",
+            stale.len()
+        );
+        if let Err(e) = self.cargo.build_tests(&stale) {
+            errln!("warning: {e}");
+        }
+    }
+
     /// The `exM_` tests the stage's crate declares, from cargo's own list (kept like
     /// the results). Empty, with a warning, if cargo cannot list them.
     pub(crate) fn declared_tests(&self, stage: &Stage) -> Vec<String> {
@@ -105,10 +126,7 @@ impl Course {
 
     /// Runs the learner's tests for `stage` and caches what they gave.
     pub(crate) fn run_tests(&self, stage: &Stage) -> Result<StageResults, CliError> {
-        errln!(
-            "running stage {}'s tests (first build may take a minute)…",
-            stage.number
-        );
+        errln!("running stage {}'s tests…", stage.number);
         let started = std::time::SystemTime::now();
         let (results, stdout, stderr) = self.cargo.test_stage_output(stage, false)?;
         if let Err(e) = self

@@ -110,6 +110,17 @@ impl Cargo {
         }
     }
 
+    /// `cargo build --tests --keep-going` for the packages of `stages`: the build that
+    /// `cargo test -p <package>` then finds done. `--keep-going` builds every stage that
+    /// compiles even when one does not.
+    pub(crate) fn build_tests(&self, stages: &[&Stage]) -> Result<(), CliError> {
+        let mut args = vec!["build", "--tests", "--keep-going", "--color", "never"];
+        for stage in stages {
+            args.extend(["-p", stage.package.as_str()]);
+        }
+        self.output(&args).map(drop)
+    }
+
     /// `cargo test -p <package> -- --list`: the tests the stage's crate declares, as
     /// cargo's stdout prints them (the build is the one the tests just ran).
     pub(crate) fn list_tests(&self, stage: &Stage) -> Result<String, CliError> {

@@ -14,6 +14,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     // Gather first (tests may run and print progress), then print the table in one piece.
+    course.build_stale(stages);
     let mut rows = Vec::new();
     for stage in stages {
         let results = course.results(stage)?;
