@@ -19,8 +19,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! TOML (`course.toml` and the crates' `Cargo.toml`) is read with `toml` and `serde` into
-//! typed structs, through one reader ([`toml_file`]).
+//! TOML (`course.toml` and the crates' `Cargo.toml`) is read with `toml`'s parser into
+//! typed structs, through one reader ([`toml_file`]); no `serde` derive, for the reason
+//! that module gives.
 
 #![forbid(unsafe_code)]
 
