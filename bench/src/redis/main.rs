@@ -23,6 +23,9 @@ mod servers;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    if !matches!(words.first(), Some(&"serve" | &"load")) {
+        require_redis_tools();
+    }
     match words.as_slice() {
         ["serve", name, port] => servers::serve_here(name, port.parse().expect("a port")),
         ["load", port, pid, conns, seconds] => c10k::load(
@@ -40,6 +43,23 @@ fn main() {
             let rounds = flag(rest, "--rounds").unwrap_or(3);
             let requests = flag(rest, "--requests").unwrap_or(100_000);
             rows::run(rounds, requests);
+        }
+    }
+}
+
+/// Stops with the command that installs them when `redis-benchmark` or `redis-server`
+/// cannot be run.
+fn require_redis_tools() {
+    for tool in ["redis-benchmark", "redis-server"] {
+        let runs = std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| out.status.success());
+        if !runs {
+            eprintln!(
+                "redis-bench: `{tool}` cannot be run; install it with `bash install-redis.sh` (as root)"
+            );
+            std::process::exit(2);
         }
     }
 }
