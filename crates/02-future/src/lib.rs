@@ -25,7 +25,11 @@
 //! - [`block_on`], the smallest executor: poll on this thread, park until woken.
 //! - [`waker_fn`], a waker built by hand from a `RawWakerVTable` — the one module of
 //!   oneloop where `unsafe` is the lesson, with a safe function on top.
-//! - [`join`], one future that drives two, and where pinning shows up.
+//! - [`SelfRef`], [`ReadBack`] and [`CountPolls`]: pinning by hand — a value that
+//!   points into itself, why moving it breaks, and a projection with no macro (the
+//!   second module where `unsafe` is the lesson).
+//! - [`join`], one future that drives two, through a projection `pin-project-lite`
+//!   writes.
 //!
 //! ```
 //! use std::thread;
@@ -56,10 +60,13 @@ mod join_poll;
 mod oneshot;
 mod oneshot_poll;
 #[allow(unsafe_code)]
+mod pinning;
+#[allow(unsafe_code)]
 mod raw_waker;
 
 pub use block_on::block_on;
 pub use error::{FutureError, Phase};
 pub use join::{Join, join};
 pub use oneshot::{OneShot, Wait};
+pub use pinning::{CAPACITY, CountPolls, CountPollsLite, ReadBack, SelfRef};
 pub use raw_waker::waker_fn;

@@ -22,7 +22,7 @@ impl<A: Future, B: Future> Future for Join<A, B> {
     /// after it resolved".
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         todo!(
-            "stage 2, exercise 4: project, poll each side not done yet, resolve when both are — see chapter 2.5"
+            "stage 2, exercise 4: project, poll each side not done yet, resolve when both are — see chapter 2.6"
         )
     }
 }

@@ -9,7 +9,7 @@
 //! 2. `src/block_on.rs` — `block_on`'s thread-parking waker and its park loop
 //!    (section 2.3).
 //! 3. `src/raw_waker.rs` — a waker from a hand-written `RawWakerVTable` (section 2.4).
-//! 4. `src/join_poll.rs` — polling two futures as one (section 2.5).
+//! 4. `src/join_poll.rs` — polling two futures as one (section 2.6).
 //!
 //! Test your work with `cargo course test 2`, or `cargo test -p ex02-future` (add
 //! `--test oneshot` and so on for one group). `cargo course hint 2` reveals hints one
@@ -24,6 +24,9 @@ mod error;
 mod join;
 #[path = "../../../crates/02-future/src/oneshot.rs"]
 mod oneshot;
+#[allow(unsafe_code)]
+#[path = "../../../crates/02-future/src/pinning.rs"]
+mod pinning;
 
 #[cfg(not(feature = "solution"))]
 mod oneshot_poll;
@@ -55,4 +58,5 @@ pub use block_on::block_on;
 pub use error::{FutureError, Phase};
 pub use join::{Join, join};
 pub use oneshot::{OneShot, Wait};
+pub use pinning::{CAPACITY, CountPolls, CountPollsLite, ReadBack, SelfRef};
 pub use raw_waker::waker_fn;

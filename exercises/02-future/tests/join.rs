@@ -1,4 +1,4 @@
-//! Exercise 4: joining two futures, and pinning (chapter 2.5).
+//! Exercise 4: joining two futures, and pinning (chapter 2.6).
 
 mod common;
 
