@@ -48,6 +48,8 @@
 
 mod chrome;
 pub mod cpython;
+mod diagram_svg;
+pub mod diagrams;
 mod figures;
 mod layout;
 mod model;
@@ -66,6 +68,7 @@ mod svg_text;
 
 pub use chrome::{FIRST_TASK_TID, PARKED_TID, TURNS_TID, chrome_json, json_string, micros};
 pub use cpython::{CpythonRun, cpython_turns};
+pub use diagrams::{Diagram, diagrams};
 pub use figures::{Figure, figure, figures, write_figures};
 pub use layout::WIDTH;
 pub use model::{Lane, LaneInfo, Span, TimeBase, Trace, Turn};
