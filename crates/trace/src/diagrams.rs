@@ -10,6 +10,7 @@
 //! - [`loop_parts`] builds a stage 7 loop, gives each of its parts something to hold,
 //!   and takes the loop's own snapshot; [`loop_diagram`] draws the parts with what the
 //!   snapshot says they hold.
+//! - [`fifty_compared`] draws two of the timeline scenarios on one time axis.
 
 use std::fmt::Debug;
 use std::future::Future;
@@ -31,6 +32,7 @@ use oneloop_timers::{TimerDriver, sleep};
 
 use crate::diagram_svg::{Canvas, WAKE, line};
 use crate::session::{spawn_named, start};
+use crate::svg_compare::render_comparison;
 
 /// One diagram: its file name (without `.svg`) and its SVG.
 #[derive(Debug, Clone)]
@@ -58,8 +60,33 @@ pub fn diagrams() -> Result<Vec<Diagram>, String> {
             name: "loop_parts",
             svg: loop_diagram(&snapshot),
         },
+        Diagram {
+            name: "fifty_compared",
+            svg: fifty_compared()?,
+        },
     ])
 }
+
+// ANCHOR: fifty_compared
+/// The two fifty-task scenarios, one above the other on one time axis.
+pub fn fifty_compared() -> Result<String, String> {
+    let record = |name: &str| {
+        crate::scenario(name)
+            .ok_or_else(|| format!("no scenario {name}"))?
+            .record()
+    };
+    let blocking = record("fifty_blocking")?;
+    let sleeping = record("fifty_sleeping")?;
+    Ok(render_comparison(
+        "fifty tasks of 100 ms each: blocking the loop, or sleeping",
+        "virtual time; the scenarios fifty_blocking and fifty_sleeping, on one time axis",
+        &[
+            ("blocking (block_for)", &blocking),
+            ("sleeping (sleep)", &sleeping),
+        ],
+    ))
+}
+// ANCHOR_END: fifty_compared
 
 // ---------------------------------------------------------------- chapter 1
 

@@ -63,6 +63,7 @@ pub mod scenarios_shared;
 mod session;
 mod stepper;
 mod svg;
+mod svg_compare;
 mod svg_marks;
 mod svg_text;
 
@@ -81,4 +82,5 @@ pub use scenario_list::{Kind, Scenario, scenario, scenario_names, scenarios};
 pub use session::{MAX_TURNS, Session, run_to_end, spawn_named, start};
 pub use stepper::{Pace, step};
 pub use svg::{Bottom, CALLBACK_COLOUR, PALETTE, SvgOptions, render_svg};
+pub use svg_compare::render_comparison;
 pub use svg_text::{escape, human};

@@ -129,3 +129,84 @@ fn the_loop_parts_snapshot_shows_each_part_holding_what_main_gave_it() {
     assert_eq!(snapshot.ready, ["greet"]);
     assert_eq!(snapshot.turn, 2);
 }
+
+/// The labels over the columns of a timeline figure, in order.
+fn column_labels(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("the figure is XML");
+    let columns = doc
+        .descendants()
+        .find(|node| node.attribute("class") == Some("columns"))
+        .expect("a timeline has a columns group");
+    columns
+        .children()
+        .filter(|node| node.has_tag_name("text"))
+        .filter_map(|node| node.text().map(str::to_string))
+        .skip(1) // the heading, "turn"
+        .collect()
+}
+
+#[test]
+fn a_long_run_labels_every_twentieth_turn_and_a_short_one_every_turn() {
+    let labels = |name: &str| {
+        let scenario = oneloop_trace::scenario(name).expect("a known scenario");
+        column_labels(&oneloop_trace::figure(scenario).expect("it draws").svg)
+    };
+    let pulse = labels("pulse_sleeping");
+    let mut want = vec!["1".to_string()];
+    want.extend((1..=10).map(|k| (20 * k).to_string()));
+    assert_eq!(
+        pulse, want,
+        "pulse_sleeping's 213 turns: the first, then every 20th"
+    );
+    let gather = labels("gather_sleeps");
+    let every: Vec<String> = (1..=gather.len()).map(|k| k.to_string()).collect();
+    assert_eq!(gather, every, "gather_sleeps: every turn is labelled");
+}
+
+#[test]
+fn fifty_compared_draws_both_runs_on_one_axis_from_the_scenarios() {
+    let svg = oneloop_trace::diagrams::fifty_compared().expect("both scenarios run");
+    let doc = roxmltree::Document::parse(&svg).expect("the figure is XML");
+    let text: Vec<&str> = doc.descendants().filter_map(|node| node.text()).collect();
+    assert!(
+        text.contains(&"blocking (block_for): 3 turns, ends at 5 s"),
+        "{text:?}"
+    );
+    assert!(
+        text.contains(&"sleeping (sleep): 5 turns, ends at 100 ms"),
+        "{text:?}"
+    );
+    // One handle bar per handle run: main's steps and fifty tasks' steps in each run.
+    let bars = doc
+        .descendants()
+        .filter(|node| node.attribute("class") == Some("handle"))
+        .count();
+    let handles: usize = ["fifty_blocking", "fifty_sleeping"]
+        .iter()
+        .map(|name| {
+            let scenario = oneloop_trace::scenario(name).expect("known");
+            scenario.record().expect("it runs").spans().count()
+        })
+        .sum();
+    assert_eq!(bars, handles);
+    // The same scale: the blocking run's last bar ends at the right edge of the plot,
+    // the sleeping run's park is a fiftieth of it.
+    let parks: Vec<f64> = doc
+        .descendants()
+        .filter(|node| node.attribute("fill") == Some("url(#parked)") && node.has_tag_name("rect"))
+        .filter(|node| node.parent().and_then(|p| p.attribute("class")) == Some("parked"))
+        .map(|node| {
+            node.attribute("width")
+                .expect("a width")
+                .parse()
+                .expect("a number")
+        })
+        .collect();
+    assert_eq!(
+        parks.len(),
+        1,
+        "only the sleeping run parks for 100 ms: {parks:?}"
+    );
+    let plot = oneloop_trace::WIDTH - 8.0 - 116.0;
+    assert!((parks[0] - plot / 50.0).abs() < 0.2, "{parks:?}");
+}
