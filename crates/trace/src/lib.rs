@@ -59,6 +59,7 @@ pub mod recording;
 mod scenario_list;
 pub mod scenarios;
 pub mod scenarios_cancel;
+pub mod scenarios_capstone;
 pub mod scenarios_shared;
 mod session;
 mod stepper;
