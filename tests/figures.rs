@@ -1,6 +1,7 @@
 //! The book's figures are up to date.
 //!
-//! Every figure in `book/src/figures/` is drawn by `oneloop-trace` from a scenario. The
+//! Every figure in `book/src/figures/` is drawn by `oneloop-trace` from a scenario, or
+//! is one of its diagrams (drawn from a table or a recorded run in the code). The
 //! reproducible ones (virtual time, or drawn as order only) are drawn again here, in
 //! memory, by calling the library (no nested cargo), and compared byte for byte with
 //! the committed files. A figure whose bytes may differ run to run is listed by its
@@ -16,7 +17,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use oneloop_testkit::watchdog;
-use oneloop_trace::{RECORDING_SCHEMA, TimeBase, figures, recordings, scenario};
+use oneloop_trace::{RECORDING_SCHEMA, TimeBase, diagrams, figures, recordings, scenario};
 use serde_json::Value as Json;
 
 #[path = "../crates/trace/tests/common/recording_json.rs"]
@@ -82,6 +83,17 @@ fn committed_figures_match_what_the_scenarios_draw_now() {
                 }
             }
         }
+        for diagram in diagrams().expect("every diagram's run works") {
+            let name = format!("{}.svg", diagram.name);
+            expected.insert(name.clone());
+            match fs::read_to_string(dir.join(&name)) {
+                Err(_) => problems.push(format!("book/src/figures/{name} is missing")),
+                Ok(committed) if committed != diagram.svg => problems.push(format!(
+                    "book/src/figures/{name} is out of date (the diagram is drawn differently now)"
+                )),
+                Ok(_) => {}
+            }
+        }
         for stale in unexpected_files(&dir, &expected) {
             problems.push(format!(
                 "book/src/figures/{stale} is drawn by no scenario (remove it)"
@@ -112,10 +124,16 @@ fn committed_figures_are_well_formed() {
                         "svg",
                         "{shown}: the root is <svg>"
                     );
+                    // A timeline draws handles; a diagram draws boxes.
+                    let drawn = if doc.root_element().attribute("class") == Some("diagram") {
+                        "node"
+                    } else {
+                        "handle"
+                    };
                     assert!(
                         doc.descendants()
-                            .any(|e| e.attribute("class") == Some("handle")),
-                        "{shown}: draws no handle"
+                            .any(|e| e.attribute("class") == Some(drawn)),
+                        "{shown}: draws no {drawn}"
                     );
                 }
                 Some("json") => {

@@ -44,7 +44,69 @@ impl Countdown {
             state: CountdownState::Unresumed { n },
         }
     }
+
+    /// The name of the state the countdown is stopped in: `"Unresumed"`, `"Suspend0"`
+    /// or `"Returned"` (what [`COUNTDOWN_TRANSITIONS`] calls it).
+    pub fn state_name(&self) -> &'static str {
+        match self.state {
+            CountdownState::Unresumed { .. } => "Unresumed",
+            CountdownState::Suspend0 { .. } => "Suspend0",
+            CountdownState::Returned => "Returned",
+        }
+    }
 }
+
+// ANCHOR: countdown_transitions
+/// One arrow of the countdown's state diagram: from a state, under a condition, to a
+/// state, with what `resume` returns on the way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transition {
+    /// The state `resume` is called in.
+    pub from: &'static str,
+    /// When this arrow is taken (`n` is the local the state holds).
+    pub when: &'static str,
+    /// The state `resume` leaves behind.
+    pub to: &'static str,
+    /// What `resume` returns: `"Yielded"`, `"Complete"` or `"Err"`.
+    pub returns: &'static str,
+}
+
+/// Every transition [`Countdown`]'s `resume` makes. The book's state diagram is drawn
+/// from this table, and a test drives the real machine to check that `resume` makes
+/// exactly these moves, each under its condition.
+pub const COUNTDOWN_TRANSITIONS: [Transition; 5] = [
+    Transition {
+        from: "Unresumed",
+        when: "n > 0",
+        to: "Suspend0",
+        returns: "Yielded",
+    },
+    Transition {
+        from: "Unresumed",
+        when: "n == 0",
+        to: "Returned",
+        returns: "Complete",
+    },
+    Transition {
+        from: "Suspend0",
+        when: "n - 1 > 0",
+        to: "Suspend0",
+        returns: "Yielded",
+    },
+    Transition {
+        from: "Suspend0",
+        when: "n - 1 == 0",
+        to: "Returned",
+        returns: "Complete",
+    },
+    Transition {
+        from: "Returned",
+        when: "always",
+        to: "Returned",
+        returns: "Err",
+    },
+];
+// ANCHOR_END: countdown_transitions
 
 // ANCHOR: countdown_resume
 impl Coroutine for Countdown {

@@ -78,7 +78,7 @@ mod yield_now;
 
 pub use as_future::AsFuture;
 pub use averager::{Averager, Interrupt};
-pub use countdown::Countdown;
+pub use countdown::{COUNTDOWN_TRANSITIONS, Countdown, Transition};
 pub use descend::Descend;
 pub use login::{Login, LoginError, Prompt, Session};
 pub use protocol::{CoError, Coroutine, Resume, Resumed, Step};

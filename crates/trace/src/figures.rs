@@ -77,7 +77,8 @@ pub fn figures() -> Result<Vec<Figure>, String> {
     scenarios().iter().map(figure).collect()
 }
 
-/// Writes every figure's files into `dir` (made if missing) and returns their paths.
+/// Writes every figure's files, and every [diagram](crate::diagrams), into `dir`
+/// (made if missing) and returns their paths.
 pub fn write_figures(dir: &Path) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
     let mut written = Vec::new();
@@ -87,6 +88,11 @@ pub fn write_figures(dir: &Path) -> io::Result<Vec<PathBuf>> {
             fs::write(&path, contents)?;
             written.push(path);
         }
+    }
+    for diagram in crate::diagrams().map_err(io::Error::other)? {
+        let path = dir.join(format!("{}.svg", diagram.name));
+        fs::write(&path, diagram.svg)?;
+        written.push(path);
     }
     Ok(written)
 }

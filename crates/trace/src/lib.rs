@@ -48,6 +48,8 @@
 
 mod chrome;
 pub mod cpython;
+mod diagram_svg;
+pub mod diagrams;
 mod figures;
 mod layout;
 mod model;
@@ -57,15 +59,18 @@ pub mod recording;
 mod scenario_list;
 pub mod scenarios;
 pub mod scenarios_cancel;
+pub mod scenarios_capstone;
 pub mod scenarios_shared;
 mod session;
 mod stepper;
 mod svg;
+mod svg_compare;
 mod svg_marks;
 mod svg_text;
 
 pub use chrome::{FIRST_TASK_TID, PARKED_TID, TURNS_TID, chrome_json, json_string, micros};
 pub use cpython::{CpythonRun, cpython_turns};
+pub use diagrams::{Diagram, diagrams};
 pub use figures::{Figure, figure, figures, write_figures};
 pub use layout::WIDTH;
 pub use model::{Lane, LaneInfo, Span, TimeBase, Trace, Turn};
@@ -78,4 +83,5 @@ pub use scenario_list::{Kind, Scenario, scenario, scenario_names, scenarios};
 pub use session::{MAX_TURNS, Session, run_to_end, spawn_named, start};
 pub use stepper::{Pace, step};
 pub use svg::{Bottom, CALLBACK_COLOUR, PALETTE, SvgOptions, render_svg};
+pub use svg_compare::render_comparison;
 pub use svg_text::{escape, human};

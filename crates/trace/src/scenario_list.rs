@@ -6,6 +6,7 @@ use crate::scenarios::{
     pulse_sleeping, taking_turns, ticker_blocked, ticker_offloaded, two_sockets,
 };
 use crate::scenarios_cancel::{cancel_sleeping_task, taskgroup_one_fails};
+use crate::scenarios_capstone::{capstone_expiry, capstone_pipeline};
 use crate::scenarios_shared::{lock_handoff, lost_update};
 use crate::{Session, Trace};
 use std::io;
@@ -196,6 +197,25 @@ const SCENARIOS: &[Scenario] = &[
         reproducible: true,
         durations: true,
         kind: Kind::Loop(lock_handoff),
+        names: &[],
+    },
+    // The capstone: its server code, on the loop.
+    Scenario {
+        name: "capstone_pipeline",
+        title: "a pipelined request: three commands in one read, three replies",
+        about: "real sockets on 127.0.0.1, real clock: order only; the client wrote PING, SET and GET at once",
+        reproducible: true,
+        durations: false,
+        kind: Kind::Loop(capstone_pipeline),
+        names: &[("task 2.0", "connection"), ("task 3.0", "writer")],
+    },
+    Scenario {
+        name: "capstone_expiry",
+        title: "a key with 100 ms to live: its timer fires on the heap",
+        about: "virtual time; SET session abc PX 100, a GET at 50 ms, a GET at 150 ms",
+        reproducible: true,
+        durations: true,
+        kind: Kind::Loop(capstone_expiry),
         names: &[],
     },
 ];

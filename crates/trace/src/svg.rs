@@ -244,6 +244,7 @@ fn columns(frame: &Frame<'_>, svg: &mut String) {
     let mut last_label = vec![f64::MIN; rows];
     // Shading every other column only helps while columns are wide enough to see.
     let shade = (PLOT_RIGHT - PLOT_LEFT) / (trace.turns.len().max(1) as f64) >= 4.0;
+    let every = label_step(trace);
     for (index, (turn, place)) in trace.turns.iter().zip(placed).enumerate() {
         if shade && index % 2 == 1 {
             let _ = writeln!(
@@ -255,7 +256,20 @@ fn columns(frame: &Frame<'_>, svg: &mut String) {
                 n(lanes_bottom - LANES_TOP)
             );
         }
+        if index > 0 && every > 1 && turn.number % every != 0 {
+            continue;
+        }
         let centre = (place.left + place.right) / 2.0;
+        if every > 1 {
+            // A tick marks which column a sparse label belongs to.
+            let _ = writeln!(
+                svg,
+                r##"<line x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#333333" stroke-width="0.8"/>"##,
+                n(HEADER_Y + 2.0),
+                n(LANES_TOP),
+                x = n(centre)
+            );
+        }
         let half = text_width(&turn.title, 11.0) / 2.0;
         let free = (0..rows).find(|row| centre - half >= last_label[*row] + 4.0);
         if let Some(row) = free.filter(|_| centre + half <= WIDTH) {
@@ -270,6 +284,31 @@ fn columns(frame: &Frame<'_>, svg: &mut String) {
         }
     }
     svg.push_str("</g>\n");
+}
+
+/// Which turn numbers get a label: every one while they fit, else every 2nd, 5th, 10th,
+/// 20th, 50th… turn, so that a long run reads as a ruler, not a dense strip. Columns
+/// titled by name (Node's phases) are always all labelled.
+fn label_step(trace: &Trace) -> u64 {
+    if trace
+        .turns
+        .iter()
+        .any(|turn| turn.title.parse::<u64>().is_err())
+    {
+        return 1;
+    }
+    let widest = trace
+        .turns
+        .iter()
+        .map(|turn| text_width(&turn.title, 11.0) + 6.0)
+        .fold(0.0, f64::max);
+    // Labels may take at most half of the axis.
+    let room = (PLOT_RIGHT - PLOT_LEFT) / 2.0;
+    let wanted = trace.turns.len() as f64 * widest / room;
+    [1, 2, 5, 10, 20, 50, 100, 200, 500]
+        .into_iter()
+        .find(|step| *step as f64 >= wanted)
+        .unwrap_or(1000)
 }
 
 /// Lane names, each with a swatch of the lane's colour.

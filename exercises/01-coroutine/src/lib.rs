@@ -54,7 +54,7 @@ mod trampoline_resume;
 
 pub use as_future::AsFuture;
 pub use averager::{Averager, Interrupt};
-pub use countdown::Countdown;
+pub use countdown::{COUNTDOWN_TRANSITIONS, Countdown, Transition};
 pub use descend::Descend;
 pub use login::{Login, LoginError, Prompt, Session};
 pub use protocol::{CoError, Coroutine, Resume, Resumed, Step};

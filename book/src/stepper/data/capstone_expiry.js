@@ -1,0 +1,16 @@
+// The scenario `capstone_expiry` recorded turn by turn for the book's stepper.
+// Written by `cargo course figures`; the schema is in oneloop-trace's recording module.
+window.ONELOOP_RECORDINGS = window.ONELOOP_RECORDINGS || {};
+window.ONELOOP_RECORDINGS["capstone_expiry"] =
+{"schema":"oneloop-recording/1","name":"capstone_expiry","title":"a key with 100 ms to live: its timer fires on the heap","about":"virtual time; SET session abc PX 100, a GET at 50 ms, a GET at 150 ms","loop":"asyncio","clock":"virtual","durations":true,
+"lanes":[{"key":"callbacks","name":"callbacks","task":null,"colour":"#4D4D4D"},{"key":"task 0.0","name":"main","task":"task 0.0","colour":"#E69F00"}],
+"figure":{"file":"figures/capstone_expiry.svg","width":750,"height":192,"columns":[[116.0,130.0],[130.0,324.7],[324.7,338.7],[338.7,533.3],[533.3,728.0],[728.0,742.0]]},
+"cpython":null,
+"turns":[
+{"number":1,"title":"1","group":null,"start_us":0,"park_end_us":0,"end_us":0,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"main","kind":"Task","lane":1,"task":"task 0.0","start_us":0,"end_us":0}],"before":{"ready":["main"],"timers":[],"registrations":[]},"after":{"ready":[],"timers":["when=0.050 sleep","when=0.100 expire key"],"registrations":[]}},
+{"number":2,"title":"2","group":null,"start_us":0,"park_end_us":50000,"end_us":50000,"timeout_us":50000,"parked_us":50000,"timers_moved":1,"io_events":0,"handles":[{"label":"sleep","kind":"TimerHandle","lane":0,"task":null,"start_us":50000,"end_us":50000}],"before":{"ready":[],"timers":["when=0.050 sleep","when=0.100 expire key"],"registrations":[]},"after":{"ready":["main"],"timers":["when=0.100 expire key"],"registrations":[]}},
+{"number":3,"title":"3","group":null,"start_us":50000,"park_end_us":50000,"end_us":50000,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"main","kind":"Task","lane":1,"task":"task 0.0","start_us":50000,"end_us":50000}],"before":{"ready":["main"],"timers":["when=0.100 expire key"],"registrations":[]},"after":{"ready":[],"timers":["when=0.100 expire key","when=0.150 sleep"],"registrations":[]}},
+{"number":4,"title":"4","group":null,"start_us":50000,"park_end_us":100000,"end_us":100000,"timeout_us":50000,"parked_us":50000,"timers_moved":1,"io_events":0,"handles":[{"label":"expire key","kind":"TimerHandle","lane":0,"task":null,"start_us":100000,"end_us":100000}],"before":{"ready":[],"timers":["when=0.100 expire key","when=0.150 sleep"],"registrations":[]},"after":{"ready":[],"timers":["when=0.150 sleep"],"registrations":[]}},
+{"number":5,"title":"5","group":null,"start_us":100000,"park_end_us":150000,"end_us":150000,"timeout_us":50000,"parked_us":50000,"timers_moved":1,"io_events":0,"handles":[{"label":"sleep","kind":"TimerHandle","lane":0,"task":null,"start_us":150000,"end_us":150000}],"before":{"ready":[],"timers":["when=0.150 sleep"],"registrations":[]},"after":{"ready":["main"],"timers":[],"registrations":[]}},
+{"number":6,"title":"6","group":null,"start_us":150000,"park_end_us":150000,"end_us":150000,"timeout_us":0,"parked_us":0,"timers_moved":0,"io_events":0,"handles":[{"label":"main","kind":"Task","lane":1,"task":"task 0.0","start_us":150000,"end_us":150000}],"before":{"ready":["main"],"timers":[],"registrations":[]},"after":{"ready":[],"timers":[],"registrations":[]}}
+]};
