@@ -320,7 +320,6 @@ fn accept_all(server: &Rc<Server>) {
     }
 }
 
-// ANCHOR: back_off
 /// After a failed accept: stop listening for [`ACCEPT_RETRY_DELAY`], then listen
 /// again, as stage 6's `serve` does. While it waits the listener has no reader, so the
 /// loop parks instead of running the failing accept every turn.
@@ -347,7 +346,6 @@ fn back_off(server: &Rc<Server>) {
     // The retry runs detached; the loop's close drops it with the heap.
     drop(retry);
 }
-// ANCHOR_END: back_off
 
 // ANCHOR: admit
 /// Checks a new connection's peer, every time, before reading anything from it.
