@@ -4,7 +4,10 @@
 //!
 //! Each oneloop scenario runs twice: on the virtual clock and on the real one. Where
 //! Node's order depends on timing (`NodeOrder::Either`), Node may print any of the
-//! listed orders, the virtual clock must give the first, and the real clock any.
+//! listed orders, the virtual clock must give the first, and the real clock any. Where
+//! the order rests on a margin of time (`NodeOrder::Paced`), the virtual clock must
+//! give the paced order; Node and the real clock may each lose the margin to a stall
+//! of the machine, so each gets a few runs, and one of them must keep pace.
 //!
 //! # Adding a scenario
 //!
@@ -25,8 +28,10 @@ use std::time::Duration;
 
 use external::Interpreter;
 
-use oneloop_node::hooks::{NodeOrder, run_scenario, scenario, scenarios};
-use oneloop_node::{Clock, RealClock, VirtualClock};
+use oneloop_node::hooks::{NodeOrder, PACED_ATTEMPTS, run_scenario, scenario, scenarios};
+use oneloop_node::{
+    Clock, Promise, RealClock, VirtualClock, console_log, next_tick, set_immediate,
+};
 use oneloop_testkit::watchdog;
 
 /// How long one Node script may run before it is killed.
@@ -65,9 +70,29 @@ fn run_node(name: &str) -> Result<Vec<String>, String> {
     NODE.run(&[], &script, &["NODE_OPTIONS"], NODE_LIMIT)
 }
 
+/// Runs `real` up to [`PACED_ATTEMPTS`] times: every run must print `order` or one of
+/// `stalled` (a stall only ever delays), and one run must print `order`.
+fn kept_pace(
+    what: &str,
+    order: &[&str],
+    stalled: &[&[&str]],
+    mut real: impl FnMut() -> Vec<String>,
+) {
+    for _ in 0..PACED_ATTEMPTS {
+        let lines = real();
+        if lines == order {
+            return;
+        }
+        assert!(
+            stalled.iter().any(|late| lines == *late),
+            "{what} printed {lines:?}, neither {order:?} nor a stalled order {stalled:?}"
+        );
+    }
+    panic!("{what}: {PACED_ATTEMPTS} runs, none printed {order:?}");
+}
+
 /// Runs scenario `name` on Node and on both of oneloop's clocks, and compares.
 fn check(name: &str) {
-    let node = run_node(name).unwrap_or_else(|problem| panic!("{problem}"));
     let scenario = scenario(name).unwrap_or_else(|| panic!("no oneloop scenario {name}"));
     fn ours<C: Clock + Default>(
         name: &str,
@@ -77,10 +102,12 @@ fn check(name: &str) {
         watchdog(ONELOOP_LIMIT, move || run_scenario(&scenario, C::default()))
             .unwrap_or_else(|e| panic!("{name} failed on oneloop: {e}"))
     }
+    let node = || run_node(name).unwrap_or_else(|problem| panic!("{problem}"));
     let on_virtual = ours::<VirtualClock>(name, *scenario);
-    let on_real = ours::<RealClock>(name, *scenario);
     match scenario.node {
         NodeOrder::Fixed => {
+            let node = node();
+            let on_real = ours::<RealClock>(name, *scenario);
             for (clock, ours) in [("virtual", &on_virtual), ("real", &on_real)] {
                 if let Err(diff) = external::side_by_side("node", &node, ours) {
                     panic!("{name}: oneloop on the {clock} clock and node disagree; {diff}");
@@ -88,6 +115,8 @@ fn check(name: &str) {
             }
         }
         NodeOrder::Either(orders) => {
+            let node = node();
+            let on_real = ours::<RealClock>(name, *scenario);
             let allowed = |lines: &[String]| orders.iter().any(|order| lines == *order);
             assert!(
                 allowed(&node),
@@ -100,6 +129,16 @@ fn check(name: &str) {
             assert!(
                 allowed(&on_real),
                 "{name}: oneloop (real clock) printed {on_real:?}"
+            );
+        }
+        NodeOrder::Paced { order, stalled } => {
+            kept_pace(&format!("{name}: node"), order, stalled, node);
+            assert_eq!(on_virtual, order, "{name}: oneloop's virtual clock order");
+            kept_pace(
+                &format!("{name}: oneloop (real clock)"),
+                order,
+                stalled,
+                || ours::<RealClock>(name, *scenario),
             );
         }
     }
@@ -230,6 +269,58 @@ fn async_quiz() {
 #[test]
 fn timers_by_deadline() {
     check("timers_by_deadline");
+}
+
+/// The preload check's two programs on oneloop: `setup` for `tests/node/preload/setup.js`
+/// and `main` for `main.js`.
+fn preload_setup() {
+    next_tick(|| console_log("setup tick"));
+    Promise::resolved(()).then(|()| console_log("setup promise"));
+    set_immediate(|| console_log("setup immediate"));
+    console_log("setup");
+}
+
+fn preload_main() {
+    next_tick(|| console_log("main tick"));
+    Promise::resolved(()).then(|()| console_log("main promise"));
+    set_immediate(|| {
+        console_log("main immediate");
+        next_tick(|| console_log("main immediate tick"));
+    });
+    console_log("main");
+}
+
+/// `oneloop_node::run_with(setup, main)` prints what `node --require ./setup.js main.js`
+/// prints: the preload and the main script are one script, and their nextTicks and
+/// microtasks are drained only after both. `run(main)` prints what `node main.js` does.
+#[test]
+fn run_with_a_preload_is_node_require_and_run_is_node() {
+    node_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let dir = scripts_dir().join("preload");
+    let main = dir.join("main.js");
+    let node_preloaded = NODE
+        .run(
+            &["--require", "./setup.js"],
+            &main,
+            &["NODE_OPTIONS"],
+            NODE_LIMIT,
+        )
+        .unwrap_or_else(|problem| panic!("{problem}"));
+    let node_alone = NODE
+        .run(&[], &main, &["NODE_OPTIONS"], NODE_LIMIT)
+        .unwrap_or_else(|problem| panic!("{problem}"));
+    let (preloaded, alone) = watchdog(ONELOOP_LIMIT, || {
+        let preloaded = oneloop_node::run_with(preload_setup, preload_main)?.output;
+        let alone = oneloop_node::run(preload_main)?.output;
+        Ok::<_, oneloop_node::NodeError>((preloaded, alone))
+    })
+    .unwrap_or_else(|e| panic!("oneloop failed: {e}"));
+    if let Err(diff) = external::side_by_side("node --require", &node_preloaded, &preloaded) {
+        panic!("run_with and node --require disagree; {diff}");
+    }
+    if let Err(diff) = external::side_by_side("node", &node_alone, &alone) {
+        panic!("run and node disagree; {diff}");
+    }
 }
 
 #[test]

@@ -293,6 +293,31 @@ impl NodeLoop {
     // ANCHOR_END: run_poll
 }
 
+// ANCHOR: free_run
+/// Node's `node main.js`: runs `main` as the main script on a fresh loop on the real
+/// clock, then the loop until nothing is alive (see [`NodeLoop::run`]). For a loop on
+/// the virtual clock, build one with [`NodeLoop::with_virtual_clock`].
+///
+/// Called inside another run on this thread, it returns [`NodeError::AlreadyRunning`]
+/// and `main` does not run.
+pub fn run(main: impl FnOnce()) -> Result<RunReport, NodeError> {
+    run_with(|| {}, main)
+}
+
+/// Node's `node --require preload.js main.js`: `preload` runs first, then `main`, as
+/// one main script. What `preload` queues comes before what `main` queues, and the
+/// nextTicks and microtasks of both are drained only after `main` returns, as Node
+/// drains a preloaded module's queues only after the main module. `run(main)` is
+/// `run_with(|| {}, main)`.
+pub fn run_with(preload: impl FnOnce(), main: impl FnOnce()) -> Result<RunReport, NodeError> {
+    let mut node = NodeLoop::new()?;
+    node.run(|| {
+        preload();
+        main();
+    })
+}
+// ANCHOR_END: free_run
+
 impl Drop for NodeLoop {
     fn drop(&mut self) {
         // Leftovers are dropped outside every borrow; nothing here runs a queue.

@@ -59,47 +59,68 @@ pub(crate) struct Links {
     pub(crate) watching: RefCell<Vec<(Weak<Ctl>, &'static str)>>,
     /// The task whose group spawned this one: it awaits this task until it ends.
     pub(crate) group_parent: RefCell<Option<Weak<Ctl>>>,
-    /// Whether the task is in its loop's list of tasks.
-    pub(crate) registered: Cell<bool>,
+    /// The state of the loop whose list of tasks holds this one, once it is there.
+    pub(crate) home: RefCell<Option<Rc<LoopTasks>>>,
 }
 
 static NEXT_TASK_ID: AtomicU64 = AtomicU64::new(1);
 
-/// The tasks of one loop, weakly (asyncio's `_all_tasks`), in the loop's extensions.
+/// This layer's state on one loop, in the loop's extensions: its tasks, weakly
+/// (asyncio's `_all_tasks`), and the task whose step runs now (asyncio keeps that per
+/// loop too, in `_current_tasks`). Per loop, not per thread, like every layer's state:
+/// two loops on one thread each name their own current task.
 #[derive(Default)]
-struct AllTasks(RefCell<Vec<Weak<Ctl>>>);
+pub(crate) struct LoopTasks {
+    all: RefCell<Vec<Weak<Ctl>>>,
+    current: RefCell<Option<Rc<Ctl>>>,
+}
 
-/// Puts `ctl` in the running loop's list of tasks, once. Outside a loop it waits for
-/// the task's first step, which comes here again.
-pub(crate) fn register(ctl: &Rc<Ctl>) {
-    if ctl.links.registered.get() {
-        return;
-    }
-    let all = with_current(|core| {
-        core.extensions().get::<AllTasks>().unwrap_or_else(|| {
-            let all = Rc::new(AllTasks::default());
-            core.extensions().insert(Rc::clone(&all));
-            all
+/// The running loop's [`LoopTasks`], made on first use.
+fn running_loop_tasks() -> Option<Rc<LoopTasks>> {
+    with_current(|core| {
+        core.extensions().get::<LoopTasks>().unwrap_or_else(|| {
+            let tasks = Rc::new(LoopTasks::default());
+            core.extensions().insert(Rc::clone(&tasks));
+            tasks
         })
-    });
-    let Some(all) = all else { return };
-    ctl.links.registered.set(true);
-    let mut list = all.0.borrow_mut();
+    })
+}
+
+/// The [`LoopTasks`] of `ctl`'s loop. The first time, inside a loop, it puts `ctl` in
+/// that loop's list of tasks and keeps the loop's state in `ctl`, so a step finds it
+/// without a lookup. Outside a loop it is `None`, and the task's first step comes here
+/// again.
+fn home(ctl: &Rc<Ctl>) -> Option<Rc<LoopTasks>> {
+    if let Some(home) = ctl.links.home.borrow().as_ref() {
+        return Some(Rc::clone(home));
+    }
+    let home = running_loop_tasks()?;
+    *ctl.links.home.borrow_mut() = Some(Rc::clone(&home));
+    let mut list = home.all.borrow_mut();
     if list.len() == list.capacity() {
         // Forget finished tasks before the list would grow: it stays about as long
         // as the number of live tasks.
         list.retain(|task| task.upgrade().is_some_and(|task| !task.done.get()));
     }
     list.push(Rc::downgrade(ctl));
+    drop(list);
+    Some(home)
+}
+
+/// Puts `ctl` in the running loop's list of tasks, once. Outside a loop it waits for
+/// the task's first step, which comes here again.
+pub(crate) fn register(ctl: &Rc<Ctl>) {
+    // Only the registration is wanted here; a step keeps the state it returns.
+    drop(home(ctl));
 }
 
 /// The unfinished tasks of this layer on the running loop, in spawn order (asyncio's
 /// `all_tasks()`). Empty outside a loop.
 pub fn all_tasks() -> Vec<TaskRef> {
-    let Some(Some(all)) = with_current(|core| core.extensions().get::<AllTasks>()) else {
+    let Some(Some(tasks)) = with_current(|core| core.extensions().get::<LoopTasks>()) else {
         return Vec::new();
     };
-    let list = all.0.borrow();
+    let list = tasks.all.borrow();
     let mut tasks: Vec<TaskRef> = list
         .iter()
         .filter_map(Weak::upgrade)
@@ -121,34 +142,37 @@ impl fmt::Debug for Ctl {
     }
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Rc<Ctl>>> = const { RefCell::new(None) };
-}
-
-/// Restores the previous current task when a step of a task ends (or unwinds).
-pub(crate) struct CurrentGuard(Option<Rc<Ctl>>);
+/// Makes a task its loop's current task for one step, and restores the previous one
+/// when the step ends (or unwinds).
+pub(crate) struct CurrentGuard(Option<(Rc<LoopTasks>, Option<Rc<Ctl>>)>);
 
 impl CurrentGuard {
     pub(crate) fn enter(ctl: &Rc<Ctl>) -> Self {
         // A new step awaits nothing yet, as `waiting_on` is cleared by the step.
-        register(ctl);
+        let home = home(ctl);
         ctl.links.via.set("join");
         ctl.links.watching.borrow_mut().clear();
-        Self(CURRENT.with(|current| current.replace(Some(Rc::clone(ctl)))))
+        Self(home.map(|home| {
+            let previous = home.current.replace(Some(Rc::clone(ctl)));
+            (home, previous)
+        }))
     }
 }
 
 impl Drop for CurrentGuard {
     fn drop(&mut self) {
-        let previous = self.0.take();
-        // Fails only while the thread's locals are being torn down, when no step can
-        // run again: there is nothing left to restore.
-        let _ = CURRENT.try_with(|current| current.replace(previous));
+        if let Some((home, previous)) = self.0.take() {
+            let stepped = home.current.replace(previous);
+            // Dropped with no borrow held.
+            drop(stepped);
+        }
     }
 }
 
+/// The task whose step runs now on the running loop, if any.
 pub(crate) fn current_ctl() -> Option<Rc<Ctl>> {
-    CURRENT.with(|current| current.borrow().clone())
+    let tasks = with_current(|core| core.extensions().get::<LoopTasks>()).flatten()?;
+    tasks.current.borrow().clone()
 }
 
 impl Ctl {

@@ -854,3 +854,64 @@ fn a_groups_body_runs_in_the_owner_task_and_each_child_in_a_task_of_its_own() {
         assert_eq!(result, Ok(("owner".to_owned(), "child".to_owned())));
     });
 }
+
+/// The name of the task running now, or `"-"` outside every task.
+fn current_name() -> String {
+    current().map_or_else(|| "-".to_owned(), |task| task.name().to_owned())
+}
+
+#[test]
+fn two_loops_on_one_thread_each_name_their_own_current_task() {
+    watchdog_default(|| {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let mut first = oneloop_offload::new_event_loop().expect("epoll");
+        let mut second = oneloop_offload::new_event_loop().expect("epoll");
+        // A task of the first loop notes its name at every step, for ever.
+        let noted = Rc::clone(&seen);
+        first
+            .run_until_complete(async move {
+                let task = spawn_named("first", async move {
+                    loop {
+                        noted.borrow_mut().push(current_name());
+                        yield_now().await.ok();
+                    }
+                    #[allow(unreachable_code)]
+                    Ok(())
+                });
+                drop(task);
+                // A few of its steps, then the run ends with the task still alive.
+                oneloop_core::yield_now().await;
+                oneloop_core::yield_now().await;
+            })
+            .expect("the first run");
+        // The second loop's task, and a plain callback beside it.
+        let noted = Rc::clone(&seen);
+        let in_callback = Rc::clone(&seen);
+        second
+            .run_until_complete(async move {
+                oneloop_core::hooks::with_current(|core| {
+                    core.call_soon(move || in_callback.borrow_mut().push(current_name()));
+                });
+                let task = spawn_named("second", async move {
+                    noted.borrow_mut().push(current_name());
+                    Ok(())
+                });
+                task.join().await
+            })
+            .expect("the second run")
+            .expect("the second task");
+        seen.borrow_mut().push(current_name());
+        // The first loop again: its task goes on, and is still the current one.
+        first
+            .run_until_complete(oneloop_core::yield_now())
+            .expect("the first loop again");
+        // Runs of the same name fold into one: how many steps fit in a run is not the point.
+        let mut names = seen.borrow().clone();
+        names.dedup();
+        assert_eq!(
+            names,
+            ["first", "-", "second", "-", "first"],
+            "each step names its own loop's task; a callback and the thread between runs name none"
+        );
+    });
+}

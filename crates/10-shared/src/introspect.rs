@@ -15,8 +15,10 @@
 //! any socket; each accepted connection is served by a small task that reads one
 //! request line of at most [`MAX_REQUEST`] bytes, answers, and closes. At most
 //! [`MAX_CLIENTS`] are served at once (more are told "busy"), and a client that has not
-//! sent its request and read its answer after [`CLIENT_TIMEOUT`] is dropped, when the
-//! loop has timers.
+//! sent its request and read its answer after [`CLIENT_TIMEOUT`] is dropped. An accept
+//! that fails (out of fds, say) stops the listening for [`ACCEPT_RETRY_DELAY`], so the
+//! loop parks instead of retrying it every turn. Both need the loop's timers: a loop
+//! without them is refused ([`NEEDS_TIMERS`]).
 
 use std::cell::Cell;
 use std::fmt;
@@ -25,12 +27,13 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use oneloop_core::Core;
-use oneloop_io::Io;
+use oneloop_io::{ACCEPT_RETRY_DELAY, Io};
+use oneloop_timers::Timers;
 
 use crate::introspect_serve::serve_one;
 use crate::track;
@@ -41,8 +44,11 @@ pub const MAX_REQUEST: usize = 256;
 /// How many clients are served at once; more are answered "busy" and closed.
 pub const MAX_CLIENTS: usize = 4;
 
-/// How long a client may take to send its request and read its answer (when the loop
-/// has timers).
+/// The error [`enable_introspection`] gives on a loop without a timer layer.
+pub const NEEDS_TIMERS: &str = "the introspection socket needs a loop with timers: \
+                                its client deadline and its accept back-off are timers";
+
+/// How long a client may take to send its request and read its answer.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The longest path a Unix socket can have on Linux: `sun_path` holds 108 bytes, the
@@ -73,6 +79,7 @@ pub struct IntrospectStats {
     pub(crate) refused: Cell<u64>,
     pub(crate) malformed: Cell<u64>,
     pub(crate) busy: Cell<u64>,
+    pub(crate) accept_failed: Cell<u64>,
 }
 
 impl IntrospectStats {
@@ -94,6 +101,12 @@ impl IntrospectStats {
     /// Connections turned away because [`MAX_CLIENTS`] were being served.
     pub fn busy(&self) -> u64 {
         self.busy.get()
+    }
+
+    /// Accepts that failed (out of fds, for one). After each, the socket stops
+    /// accepting for [`ACCEPT_RETRY_DELAY`].
+    pub fn accept_failed(&self) -> u64 {
+        self.accept_failed.get()
     }
 }
 
@@ -141,6 +154,12 @@ pub(crate) struct Server {
     pub(crate) owner: u32,
     pub(crate) clients: Cell<usize>,
     pub(crate) stats: Rc<IntrospectStats>,
+    /// The loop's I/O and timer layers, weakly: the listener's reader is taken off
+    /// while accepting backs off, and a timer puts it back.
+    io: Weak<Io>,
+    timers: Weak<Timers>,
+    /// Set when the socket is dropped: a pending retry then adds no reader.
+    stopped: Cell<bool>,
 }
 
 impl Drop for Server {
@@ -180,13 +199,22 @@ impl Introspection {
 
 impl Drop for Introspection {
     fn drop(&mut self) {
+        self.server.stopped.set(true);
         self.io.remove_reader(&self.server.listener);
     }
 }
 
+/// Puts the listener's reader on the I/O layer.
+fn listen(server: &Rc<Server>, io: &Io) -> io::Result<()> {
+    let accepting = Rc::clone(server);
+    io.add_reader_named(&server.listener, "introspect", move || {
+        accept_all(&accepting);
+    })
+}
+
 // ANCHOR: enable
 /// Makes the loop answer on `/tmp/oneloop-UID/PID.sock` (see [`socket_path`]) with
-/// its task tree, and turns [`track`] on. The loop needs the I/O layer.
+/// its task tree, and turns [`track`] on. The loop needs the I/O layer and the timers.
 pub fn enable_introspection(core: &Core) -> io::Result<Introspection> {
     enable_introspection_in(core, &socket_dir())
 }
@@ -199,6 +227,10 @@ pub fn enable_introspection(core: &Core) -> io::Result<Introspection> {
 pub fn enable_introspection_in(core: &Core, dir: &Path) -> io::Result<Introspection> {
     let owner = rustix::process::getuid().as_raw();
     let io = Io::of(core).ok_or_else(|| io::Error::other(oneloop_io::NO_IO_DRIVER))?;
+    let timers = core
+        .extensions()
+        .get::<Timers>()
+        .ok_or_else(|| io::Error::other(NEEDS_TIMERS))?;
     private_dir(dir, owner)?;
     let path = path_in(dir, std::process::id());
     if path.as_os_str().len() > MAX_SOCKET_PATH {
@@ -227,11 +259,11 @@ pub fn enable_introspection_in(core: &Core, dir: &Path) -> io::Result<Introspect
         owner,
         clients: Cell::new(0),
         stats: Rc::new(IntrospectStats::default()),
+        io: Rc::downgrade(&io),
+        timers: Rc::downgrade(&timers),
+        stopped: Cell::new(false),
     });
-    let accepting = Rc::clone(&server);
-    io.add_reader_named(&server.listener, "introspect", move || {
-        accept_all(&accepting);
-    })?;
+    listen(&server, &io)?;
     track(core);
     Ok(Introspection { server, io })
 }
@@ -274,11 +306,45 @@ fn accept_all(server: &Rc<Server>) {
     for _ in 0..16 {
         let stream = match server.listener.accept() {
             Ok((stream, _)) => stream,
-            // WouldBlock: nothing more; anything else: try again on the next event.
-            Err(_) => return,
+            // Nothing more waits: the next event brings more.
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => return,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            // Another error (out of fds, most likely) would come back at once: the
+            // reader is level-triggered, and the connection still waits.
+            Err(_) => {
+                back_off(server);
+                return;
+            }
         };
         admit(server, stream);
     }
+}
+
+/// After a failed accept: stop listening for [`ACCEPT_RETRY_DELAY`], then listen
+/// again, as stage 6's `serve` does. While it waits the listener has no reader, so the
+/// loop parks instead of running the failing accept every turn.
+fn back_off(server: &Rc<Server>) {
+    let failed = &server.stats.accept_failed;
+    failed.set(failed.get() + 1);
+    let (Some(io), Some(timers)) = (server.io.upgrade(), server.timers.upgrade()) else {
+        return;
+    };
+    io.remove_reader(&server.listener);
+    let server = Rc::downgrade(server);
+    let retry = timers.call_later_named(ACCEPT_RETRY_DELAY, "introspect accept retry", move || {
+        let Some(server) = server.upgrade() else {
+            return;
+        };
+        if server.stopped.get() {
+            return;
+        }
+        if let Some(io) = server.io.upgrade() {
+            // A loop that is closing refuses the reader: the socket is gone with it.
+            let _ = listen(&server, &io);
+        }
+    });
+    // The retry runs detached; the loop's close drops it with the heap.
+    drop(retry);
 }
 
 // ANCHOR: admit

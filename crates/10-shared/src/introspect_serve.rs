@@ -5,7 +5,7 @@ use std::os::unix::net::UnixStream;
 use std::rc::Rc;
 
 use oneloop_io::{readable, writable};
-use oneloop_timers::{Timers, timeout};
+use oneloop_timers::timeout;
 
 use crate::introspect::{CLIENT_TIMEOUT, MAX_REQUEST, Server, discard_unread};
 use crate::{table_text, tree_text};
@@ -20,18 +20,15 @@ impl Drop for Slot {
     }
 }
 
-/// Serves one connection. The peer was checked already (see `admit`). When the loop
-/// has timers, a client that has not sent its request and read its answer within
-/// `CLIENT_TIMEOUT` is dropped, so a stuck client cannot keep its slot.
+/// Serves one connection. The peer was checked already (see `admit`). A client that
+/// has not sent its request and read its answer within `CLIENT_TIMEOUT` is dropped, so
+/// a stuck client cannot keep its slot (the socket is only enabled on a loop with
+/// timers).
 pub(crate) async fn serve_one(server: Rc<Server>, stream: UnixStream) {
     let slot = Slot(server);
     let exchange = exchange(&slot.0, &stream);
-    if Timers::current().is_some() {
-        // Timed out: the exchange is dropped, and the connection closed below.
-        let _ = timeout(CLIENT_TIMEOUT, exchange).await;
-    } else {
-        exchange.await;
-    }
+    // Timed out: the exchange is dropped, and the connection closed below.
+    let _ = timeout(CLIENT_TIMEOUT, exchange).await;
     discard_unread(&stream);
 }
 

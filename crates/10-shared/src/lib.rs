@@ -95,7 +95,8 @@ mod tree_walk;
 
 pub use introspect::{
     CLIENT_TIMEOUT, IntrospectStats, Introspection, MAX_CLIENTS, MAX_REQUEST, MAX_SOCKET_PATH,
-    enable_introspection, enable_introspection_in, query, query_path, socket_dir, socket_path,
+    NEEDS_TIMERS, enable_introspection, enable_introspection_in, query, query_path, socket_dir,
+    socket_path,
 };
 pub use tree::{
     Awaited, STALLED_TREE, TaskInfo, TaskState, TreeItem, TreeLine, all_tasks, current_task,

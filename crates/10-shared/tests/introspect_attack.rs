@@ -347,3 +347,108 @@ fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
         drop(held);
     });
 }
+
+#[test]
+fn a_loop_without_timers_is_refused_as_no_client_deadline_could_be_kept() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::new("untimed");
+        // I/O but no timer layer: a silent client could hold its slot for ever.
+        let event_loop =
+            oneloop_core::EventLoop::with_driver(oneloop_io::IoDriver::new().expect("epoll"));
+        let refused = enable_introspection_in(&event_loop, &dir.0).err();
+        let refused = refused.expect("a loop without timers is refused");
+        assert!(
+            refused.to_string().contains("timers"),
+            "the error says why: {refused}"
+        );
+    });
+}
+
+/// Set in the child that [`an_accept_out_of_fds_backs_off_and_accepts_again`] starts.
+const EMFILE_CHILD: &str = "ONELOOP_INTROSPECT_EMFILE_CHILD";
+
+/// The child's fd limit: enough for the loop, the pool and the socket, then filled up.
+const CHILD_NOFILE: u32 = 64;
+
+/// Turns a loop may take while it sleeps a second and a half with one connection it
+/// cannot accept. Backing off, it parks until the retry: a handful. Spinning on the
+/// listener, it turns thousands of times, however loaded the machine.
+const MOST_TURNS: u64 = 100;
+
+/// Not a test on its own: does nothing unless the test below started this binary as
+/// its child, under a low fd limit.
+#[test]
+fn emfile_child() {
+    if std::env::var_os(EMFILE_CHILD).is_none() {
+        return;
+    }
+    let dir = TestDir::new("emfile");
+    let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
+    let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+    let path = introspection.path().to_owned();
+    // Every fd but one is taken; the client takes that one, so accepting it fails with
+    // EMFILE and the connection waits in the listener's backlog.
+    let mut filler = Vec::new();
+    while let Ok(file) = fs::File::open("/dev/null") {
+        filler.push(file);
+    }
+    drop(filler.pop());
+    let mut client = UnixStream::connect(&path).expect("connects into the backlog");
+    client
+        .set_read_timeout(Some(LIMIT))
+        .expect("a hang detector on the client's read");
+    let before = event_loop.turn();
+    event_loop
+        .run_until_complete(oneloop_cancel::sleep(Duration::from_millis(1500)))
+        .expect("the loop runs")
+        .expect("not cancelled");
+    let turns = event_loop.turn() - before;
+    assert!(
+        turns <= MOST_TURNS,
+        "{turns} turns in 1.5 s with an accept failing: the loop spins on the listener"
+    );
+    assert!(
+        introspection.stats().accept_failed() >= 1,
+        "the accept failed"
+    );
+    // Fds free up: at its next retry the socket accepts the waiting client again.
+    drop(filler);
+    let answer = event_loop
+        .run_until_complete(async move {
+            to_thread(move || {
+                client.write_all(b"ps\n").expect("sent");
+                let mut answer = String::new();
+                client.read_to_string(&mut answer).expect("answered");
+                answer
+            })
+            .await
+            .expect("the client ran")
+        })
+        .expect("the loop runs");
+    assert!(is_table(&answer), "answered after the back-off: {answer}");
+    println!("emfile child: {turns} turns while out of fds, then answered");
+}
+
+#[test]
+fn an_accept_out_of_fds_backs_off_and_accepts_again() {
+    watchdog(LIMIT, || {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        // The shell lowers the limit, then becomes the test binary.
+        let output = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -n {CHILD_NOFILE} && exec \"$0\" \"$@\""))
+            .arg(&exe)
+            .args(["emfile_child", "--exact", "--nocapture", "--test-threads=1"])
+            .env(EMFILE_CHILD, "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the child runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("emfile child:"),
+            "the child failed ({}):\n{stdout}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    });
+}

@@ -68,7 +68,7 @@ pub use globals::{
 pub use mio::Interest;
 pub use mio::net::{TcpListener, TcpStream};
 pub use mio::unix::pipe;
-pub use node_loop::{NodeError, NodeLoop, Phase, RunReport};
+pub use node_loop::{NodeError, NodeLoop, Phase, RunReport, run, run_with};
 pub use oneloop_timers::{Clock, RealClock, VirtualClock};
 pub use poll_facts::{PollFacts, PollTimeout};
 pub use predict::{predict_async_quiz, predict_phases_quiz};
@@ -82,5 +82,7 @@ pub use watch::{WatchId, close, once_ready, watch};
 
 /// What this stage lends to the truth suite and the stepper (as in the reference crate).
 pub mod hooks {
-    pub use crate::scenario_list::{NodeOrder, Scenario, run_scenario, scenario, scenarios};
+    pub use crate::scenario_list::{
+        NodeOrder, PACED_ATTEMPTS, Scenario, run_scenario, scenario, scenarios,
+    };
 }
