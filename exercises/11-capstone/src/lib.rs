@@ -59,7 +59,7 @@ mod shutdown;
 mod shutdown;
 
 pub use commands::{After, COMMANDS, Client, execute};
-pub use connection::{Ending, connection};
+pub use connection::Ending;
 pub use frame::Frame;
 pub use limits::{DEFAULT_LIMITS, Limits, ParseError};
 pub use outbox::{Closed, Outbox};
