@@ -10,6 +10,7 @@
 //! cargo run --release                         # every row, 5 rounds
 //! cargo run --release -- --rounds 9 yield     # one row, 9 rounds
 //! cargo run --release -- one yield tokio      # one run: prints its RESULT line
+//! cargo run --release -- --with-scripts       # and asyncio, uvloop, Node beside them
 //! ```
 //!
 //! The figures are samples of one machine at one moment: read them with the load
@@ -52,6 +53,7 @@ fn main() {
         return;
     }
     let mut rounds = 5;
+    let mut with_scripts = false;
     let mut only = Vec::new();
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
@@ -60,9 +62,11 @@ fn main() {
                 .next()
                 .and_then(|n| n.parse().ok())
                 .expect("--rounds takes a number");
+        } else if arg == "--with-scripts" {
+            with_scripts = true;
         } else {
             only.push(arg.clone());
         }
     }
-    runner::run(rounds, &only);
+    runner::run(rounds, &only, with_scripts);
 }

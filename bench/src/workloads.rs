@@ -31,6 +31,13 @@ pub struct Workload {
 /// The executors compared by the runtime rows.
 pub const RUNTIMES: &[&str] = &["oneloop", "tokio", "smol"];
 
+/// The uvloop version the runner installs in its virtualenv, pinned. With
+/// `--with-scripts` the runtime rows also run on CPython's asyncio, on uvloop and on
+/// Node.js: the same workloads at the same sizes (`bench/python/workloads.py`,
+/// `bench/node/workloads.js`), each printing the same `RESULT` line. The ratios stay
+/// oneloop's against the best of the Rust peers.
+pub const UVLOOP_VERSION: &str = "0.23.0";
+
 /// Sizes, the same for every runtime.
 pub const SPAWN_TASKS: u64 = 100_000;
 /// Two tasks yield this many times in all.
