@@ -11,9 +11,8 @@
 //! each at once; the loop of stage 4 queues each as a handle (asyncio's `call_soon`), so
 //! a callback runs in the turn after the task finished, as in asyncio.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::fmt;
-use std::mem;
 use std::rc::Rc;
 
 use crate::{ExceptionSink, JoinCell, JoinError, JoinHandle, JoinState, Label};
@@ -25,22 +24,55 @@ pub(crate) type Deferrer = Rc<dyn Fn(Label, Box<dyn FnOnce()>)>;
 type DoneCallback = Box<dyn FnOnce(Result<(), JoinError>)>;
 
 /// The done callbacks of one task, waiting for it to finish.
+///
+/// Most tasks never get one, so the list is boxed and absent until the first comes:
+/// a task without callbacks pays one pointer in its join cell, not an empty `Vec`'s
+/// three words and a borrow flag. The list is only ever moved in and out of its
+/// `Cell` whole, so no borrow of it is held while anything else runs.
 #[derive(Default)]
 pub(crate) struct DoneCallbacks {
-    waiting: RefCell<Vec<DoneCallback>>,
+    /// `Some` only while at least one callback waits. Boxed on purpose: the point is
+    /// one word in every join cell, and the extra allocation only for a task that gets
+    /// a callback.
+    #[allow(clippy::box_collection)]
+    waiting: Cell<Option<Box<Vec<DoneCallback>>>>,
 }
 
 impl DoneCallbacks {
     /// Whether a callback waits for the task.
     pub(crate) fn waiting(&self) -> bool {
-        !self.waiting.borrow().is_empty()
+        let list = self.waiting.take();
+        let waiting = list.is_some();
+        self.waiting.set(list);
+        waiting
+    }
+
+    /// How many callbacks wait.
+    fn len(&self) -> usize {
+        let list = self.waiting.take();
+        let len = list.as_ref().map_or(0, |list| list.len());
+        self.waiting.set(list);
+        len
+    }
+
+    /// Adds a callback at the end of the list.
+    fn push(&self, callback: DoneCallback) {
+        let mut list = self.waiting.take().unwrap_or_default();
+        list.push(callback);
+        self.waiting.set(Some(list));
+    }
+
+    /// Takes every waiting callback out, oldest first.
+    fn take(&self) -> Vec<DoneCallback> {
+        self.waiting.take().map(|list| *list).unwrap_or_default()
     }
 }
 
 impl fmt::Debug for DoneCallbacks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let waiting = self.len();
         f.debug_struct("DoneCallbacks")
-            .field("waiting", &self.waiting.borrow().len())
+            .field("waiting", &waiting)
             .finish()
     }
 }
@@ -60,7 +92,7 @@ impl<T> JoinCell<T> {
 
     /// Hands every waiting callback to the executor, once the task's future is gone.
     pub(crate) fn fire_done_callbacks(&self) {
-        let callbacks = mem::take(&mut *self.done.waiting.borrow_mut());
+        let callbacks = self.done.take();
         if callbacks.is_empty() {
             return;
         }
@@ -112,7 +144,7 @@ impl<T> JoinHandle<T> {
                 .defer(DONE_CALLBACK, Box::new(move || callback(outcome)));
             return;
         }
-        self.cell.done.waiting.borrow_mut().push(Box::new(callback));
+        self.cell.done.push(Box::new(callback));
     }
 }
 // ANCHOR_END: add_done_callback

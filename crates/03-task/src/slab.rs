@@ -268,6 +268,20 @@ impl<S: Schedule> Tasks<S> {
         held
     }
 
+    /// Whether any task's waker is held outside the slab: [`wakers_held_elsewhere`]
+    /// above zero, found by a walk that stops at the first such slot.
+    ///
+    /// [`wakers_held_elsewhere`]: Self::wakers_held_elsewhere
+    pub fn any_waker_held_elsewhere(&self) -> bool {
+        let held = self.slots.iter().any(|slot| match slot {
+            Slot::Occupied { task, .. } => Arc::strong_count(&task.waker) > 1,
+            Slot::Vacant { .. } => false,
+        });
+        // The same fence as in `wakers_held_elsewhere`, for the same reason.
+        atomic::fence(atomic::Ordering::Acquire);
+        held
+    }
+
     /// Takes every live task out (for shutdown). The caller drops them after releasing
     /// its borrow: dropping a future runs its destructors, which may wake other tasks.
     pub fn drain(&mut self) -> Vec<TaskSlot<S>> {

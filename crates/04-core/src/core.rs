@@ -299,8 +299,8 @@ impl Core {
         self.scheduler.take_foreign_wake()
     }
 
-    pub(crate) fn wakers_held_elsewhere(&self) -> usize {
-        self.tasks.borrow().wakers_held_elsewhere()
+    pub(crate) fn any_waker_held_elsewhere(&self) -> bool {
+        self.tasks.borrow().any_waker_held_elsewhere()
     }
 
     /// Starts a turn: bumps the counter and tells the observers.

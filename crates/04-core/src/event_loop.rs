@@ -125,16 +125,17 @@ impl<D: Driver> EventLoop<D> {
     /// something could still wake the loop; after, checks for a wake from another
     /// thread.
     pub(crate) fn park(&mut self, timeout: Option<Duration>) -> Result<ParkReport, LoopError> {
+        // A stall needs nothing queued and nothing registered: only then are the task
+        // slots walked (O(live tasks)), so a loop waiting on a timer or a socket pays
+        // for two cheap reads per idle park, not a walk.
         if timeout.is_none() {
             // Read the held wakers first: a waker is used before it is dropped.
             // Wakers held elsewhere count only if another thread could call them.
-            let held = if self.driver.external_wakes() {
-                self.core.wakers_held_elsewhere()
-            } else {
-                0
-            };
+            let held = self.could_stall()
+                && self.driver.external_wakes()
+                && self.core.any_waker_held_elsewhere();
             self.core.take_foreign_wake()?;
-            if held == 0 && self.driver.registrations() == 0 && self.core.ready.is_empty() {
+            if !held && self.could_stall() {
                 return Err(self.core.stalled());
             }
         }
@@ -143,6 +144,11 @@ impl<D: Driver> EventLoop<D> {
         Ok(report)
     }
     // ANCHOR_END: park
+
+    /// Nothing is queued and the driver holds no registration (no timer, no fd, no job).
+    fn could_stall(&self) -> bool {
+        self.core.ready.is_empty() && self.driver.registrations() == 0
+    }
 
     // ANCHOR: run_forever
     /// Runs turns until [`stop`](Core::stop) is called (asyncio's `run_forever`): the

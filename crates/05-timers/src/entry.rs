@@ -7,7 +7,9 @@
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::mem;
 use std::rc::Rc;
+use std::task::Waker;
 use std::time::Duration;
 
 use oneloop_core::Label;
@@ -23,6 +25,19 @@ impl fmt::Display for TimerId {
     }
 }
 
+// ANCHOR: action
+/// What a timer does when its handle runs.
+pub(crate) enum TimerAction {
+    /// Call a callback (`call_later`, `call_at`).
+    Call(Box<dyn FnOnce()>),
+    /// Mark the timer fired and wake a task (`sleep`). Nothing is boxed: the waker is
+    /// the task's own, and the entry is the sleep's whole shared state.
+    Wake(Waker),
+    /// Nothing left to do: the timer ran, was cancelled, or the loop closed.
+    Gone,
+}
+// ANCHOR_END: action
+
 // ANCHOR: entry
 /// The state of one timer, shared by the heap and the [`TimerHandle`].
 pub struct TimerEntry {
@@ -36,9 +51,28 @@ pub struct TimerEntry {
     pub(crate) scheduled: Cell<bool>,
     /// The heap's count of cancelled timers (asyncio's `_timer_cancelled_count`).
     pub(crate) cancelled_count: Rc<Cell<usize>>,
-    pub(crate) callback: RefCell<Option<Box<dyn FnOnce()>>>,
+    pub(crate) action: RefCell<TimerAction>,
+    /// Set when the handle of a `Wake` timer ran: the sleep is over.
+    pub(crate) fired: Cell<bool>,
 }
 // ANCHOR_END: entry
+
+impl TimerEntry {
+    /// Takes the action out, leaving [`TimerAction::Gone`]. The caller drops or runs
+    /// it with no borrow held.
+    pub(crate) fn take_action(&self) -> TimerAction {
+        mem::replace(&mut *self.action.borrow_mut(), TimerAction::Gone)
+    }
+
+    /// The handle of a `Wake` timer runs: marks it fired and wakes its task (the waker
+    /// taken out first, so no borrow is held while the wake runs).
+    pub(crate) fn fire(&self) {
+        self.fired.set(true);
+        if let TimerAction::Wake(waker) = self.take_action() {
+            waker.wake();
+        }
+    }
+}
 
 impl fmt::Debug for TimerEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -77,8 +111,8 @@ impl TimerHandle {
         if entry.scheduled.get() {
             entry.cancelled_count.set(entry.cancelled_count.get() + 1);
         }
-        let callback = entry.callback.borrow_mut().take();
-        drop(callback);
+        let action = entry.take_action();
+        drop(action);
     }
 }
 // ANCHOR_END: cancel
@@ -102,6 +136,31 @@ impl TimerHandle {
     /// The timer's label.
     pub fn label(&self) -> &Label {
         &self.entry.label
+    }
+
+    /// Whether the handle of this timer ran a wake: true once a sleep's timer fired.
+    /// (A callback timer is never marked: its callback says what it did.)
+    pub fn has_fired(&self) -> bool {
+        self.entry.fired.get()
+    }
+
+    /// Makes a waking timer (one made by [`Timers::wake_at_named`]) wake `waker`
+    /// instead of the waker it holds, unless both wake the same task. Does nothing to
+    /// a callback timer, or to one that fired or was cancelled.
+    ///
+    /// [`Timers::wake_at_named`]: crate::Timers::wake_at_named
+    pub fn register(&self, waker: &Waker) {
+        let old = {
+            let mut action = self.entry.action.borrow_mut();
+            match &mut *action {
+                TimerAction::Wake(old) if !old.will_wake(waker) => {
+                    Some(mem::replace(old, waker.clone()))
+                }
+                _ => None,
+            }
+        };
+        // The old waker is dropped with the entry released.
+        drop(old);
     }
 
     /// Whether the timer is still in the heap (not yet due, or cancelled and not yet

@@ -15,12 +15,13 @@ use std::collections::BinaryHeap;
 use std::fmt;
 use std::mem;
 use std::rc::Rc;
+use std::task::Waker;
 use std::time::Duration;
 
 use oneloop_core::Label;
 use oneloop_core::hooks::CancelFlag;
 
-use crate::{TimerEntry, TimerHandle, TimerId};
+use crate::{TimerAction, TimerEntry, TimerHandle, TimerId};
 
 // ANCHOR: constants
 /// A heap holding at most this many timers is never rebuilt, only popped at its head
@@ -112,6 +113,15 @@ impl TimerHeap {
         label: Label,
         callback: Box<dyn FnOnce()>,
     ) -> TimerHandle {
+        self.push_action(when, label, TimerAction::Call(callback))
+    }
+
+    /// Schedules a wake of `waker` at `when`: a sleep's timer, with nothing boxed.
+    pub fn push_wake(&mut self, when: Duration, label: Label, waker: &Waker) -> TimerHandle {
+        self.push_action(when, label, TimerAction::Wake(waker.clone()))
+    }
+
+    fn push_action(&mut self, when: Duration, label: Label, action: TimerAction) -> TimerHandle {
         let seq = self.next_seq;
         self.next_seq += 1;
         let entry = Rc::new(TimerEntry {
@@ -121,7 +131,8 @@ impl TimerHeap {
             cancel: CancelFlag::new(),
             scheduled: Cell::new(true),
             cancelled_count: Rc::clone(&self.cancelled),
-            callback: RefCell::new(Some(callback)),
+            action: RefCell::new(action),
+            fired: Cell::new(false),
         });
         self.entries.push(Scheduled {
             when,
@@ -199,7 +210,8 @@ impl TimerHeap {
             cancel,
             scheduled: Cell::new(false),
             cancelled_count: Rc::clone(&self.cancelled),
-            callback: RefCell::new(None),
+            action: RefCell::new(TimerAction::Gone),
+            fired: Cell::new(false),
         });
         TimerHandle { entry }
     }

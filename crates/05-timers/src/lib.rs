@@ -78,6 +78,7 @@ mod timers;
 pub use clock::{Clock, RealClock, VirtualClock};
 pub use debug::{DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, SLOW_CALLBACK};
 pub use driver::{TimerDriver, TimerLoop, real_time_loop, run, virtual_time_loop};
+pub(crate) use entry::TimerAction;
 pub use entry::TimerHandle;
 pub use heap::{
     MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
@@ -94,10 +95,9 @@ pub use timers::{
 
 pub(crate) use hooks::*;
 
-/// What this stage lends to the layers above it: the heap's entries and ids, the
-/// wakeup a sleep hands its timer, and the slow-callback report's text.
+/// What this stage lends to the layers above it: the heap's entries and ids, and the
+/// slow-callback report's text.
 pub mod hooks {
     pub use crate::debug::slow_callback_message;
     pub use crate::entry::{TimerEntry, TimerId};
-    pub use crate::sleep::Wakeup;
 }

@@ -1,64 +1,23 @@
-//! `sleep`: a one-shot wakeup plus a timer.
+//! `sleep`: a waking timer, cancelled on drop.
 //!
 //! asyncio's `sleep(delay)` makes a future, schedules
 //! `call_later(delay, _set_result_unless_cancelled, future)`, awaits the future, and
-//! cancels the timer in a `finally`. oneloop's [`Sleep`] is the same three parts: a
-//! shared [`Wakeup`] (the one-shot future's state), a [`TimerHandle`] whose callback
-//! fires the wakeup, and a `Drop` that cancels the timer — Rust's cancellation is
-//! dropping the future, so the `finally` becomes `Drop`.
+//! cancels the timer in a `finally`. oneloop's [`Sleep`] keeps the same shape with
+//! fewer parts: the timer's entry is the future's state. It is a *waking* timer
+//! ([`Timers::wake_later_named`](crate::Timers::wake_later_named)): it holds the
+//! task's waker instead of a callback, and when its handle runs in the run phase it
+//! marks itself fired and wakes the task, as the callback that sets the future's
+//! result would. A `Drop` cancels the timer — Rust's cancellation is dropping the
+//! future, so the `finally` becomes `Drop`. One sleep allocates the timer's entry and
+//! its cancel flag, and nothing else.
 //!
 //! `sleep(Duration::ZERO)` registers no timer: like asyncio's `sleep(0)`, it is a bare
 //! yield that puts the task at the back of the ready queue.
 
-use std::cell::{Cell, RefCell};
 use std::fmt;
-use std::rc::Rc;
-use std::task::Waker;
 use std::time::Duration;
 
 use crate::TimerHandle;
-
-// ANCHOR: wakeup
-/// The one-shot state a sleep and its timer share: fired or not, and who to wake.
-#[derive(Debug, Default)]
-pub struct Wakeup {
-    fired: Cell<bool>,
-    waker: RefCell<Option<Waker>>,
-}
-
-impl Wakeup {
-    /// A wakeup that will wake `waker` when fired.
-    pub fn new(waker: &Waker) -> Rc<Self> {
-        Rc::new(Self {
-            fired: Cell::new(false),
-            waker: RefCell::new(Some(waker.clone())),
-        })
-    }
-
-    /// Fires: marks it and wakes the waker (taken out first, so no borrow is held
-    /// while the wake runs).
-    pub fn fire(&self) {
-        self.fired.set(true);
-        let waker = self.waker.borrow_mut().take();
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-
-    /// Whether [`fire`](Self::fire) ran.
-    pub fn has_fired(&self) -> bool {
-        self.fired.get()
-    }
-
-    /// Remembers `waker` as the one to wake, unless it would wake the same task.
-    pub fn register(&self, waker: &Waker) {
-        let mut slot = self.waker.borrow_mut();
-        if !slot.as_ref().is_some_and(|old| old.will_wake(waker)) {
-            *slot = Some(waker.clone());
-        }
-    }
-}
-// ANCHOR_END: wakeup
 
 // ANCHOR: sleep
 /// Where a [`Sleep`] is in its life.
@@ -70,12 +29,10 @@ pub(crate) enum SleepState {
     },
     /// `sleep(ZERO)` yielded once and will be ready on the next poll.
     Yielded,
-    /// A timer is scheduled; its callback fires `wakeup`.
+    /// A waking timer is scheduled: its handle marks it fired and wakes the task.
     Waiting {
         /// The timer, cancelled if the sleep is dropped before it fires.
         timer: TimerHandle,
-        /// What the timer's callback fires.
-        wakeup: Rc<Wakeup>,
     },
     /// The sleep returned `Ready`.
     Done,

@@ -1,11 +1,10 @@
-//! Polling a `Sleep`: register the timer on the first poll, be ready once it fired.
+//! Polling a `Sleep`: register a waking timer on the first poll, be ready once it fired.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use crate::{Sleep, SleepState, Timers, Wakeup};
+use crate::{Sleep, SleepState, Timers};
 
 // ANCHOR: sleep_poll
 impl Future for Sleep {
@@ -13,9 +12,9 @@ impl Future for Sleep {
 
     /// - Unpolled, zero delay: wake this task once (it goes to the back of the ready
     ///   queue) and yield; ready on the next poll, with no timer.
-    /// - Unpolled: find the running loop's [`Timers`], schedule a timer after `delay`
-    ///   (label `"sleep"`) whose callback fires a fresh [`Wakeup`], and wait.
-    /// - Waiting: ready if the wakeup fired; otherwise remember the new waker, wait.
+    /// - Unpolled: find the running loop's [`Timers`], schedule a waking timer after
+    ///   `delay` (label `"sleep"`) that holds this task's waker, and wait.
+    /// - Waiting: ready if the timer fired; otherwise hand it the new waker, wait.
     /// - Yielded or done: ready.
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = &mut *self;
@@ -27,18 +26,16 @@ impl Future for Sleep {
             }
             SleepState::Unpolled { delay } => {
                 let timers = Timers::expect_current("sleep");
-                let wakeup = Wakeup::new(cx.waker());
-                let fire = Rc::clone(&wakeup);
-                let timer = timers.call_later_named(*delay, "sleep", move || fire.fire());
-                this.state = SleepState::Waiting { timer, wakeup };
+                let timer = timers.wake_later_named(*delay, "sleep", cx.waker());
+                this.state = SleepState::Waiting { timer };
                 Poll::Pending
             }
-            SleepState::Waiting { wakeup, .. } => {
-                if wakeup.has_fired() {
+            SleepState::Waiting { timer } => {
+                if timer.has_fired() {
                     this.state = SleepState::Done;
                     Poll::Ready(())
                 } else {
-                    wakeup.register(cx.waker());
+                    timer.register(cx.waker());
                     Poll::Pending
                 }
             }

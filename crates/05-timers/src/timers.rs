@@ -8,15 +8,20 @@
 //! code runs or any timer is dropped.
 
 use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
+use std::task::Waker;
 use std::time::Duration;
 
 use oneloop_core::hooks::{Handle, ReadyQueue, with_current};
 use oneloop_core::{Core, Label};
 
 use crate::debug::debug_from_env;
-use crate::{Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerHandle, TimerHeap};
+use crate::{
+    Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerAction, TimerEntry, TimerHandle,
+    TimerHeap,
+};
 
 /// The longest one park may last: one day (asyncio's `MAXIMUM_SELECT_TIMEOUT`). A
 /// later deadline is reached in several parks.
@@ -31,8 +36,44 @@ pub struct Timers {
     slow_callback_duration: Cell<Duration>,
     /// Set by the layer's close hook: the heap was emptied and takes no new timer.
     closed: Cell<bool>,
+    /// Waking timers that came due, in the order their handles were queued.
+    due: Rc<DueWakes>,
+    /// The one shared callback every waking timer's handle runs: it fires the oldest
+    /// entry of `due`. Queuing it clones an `Rc`, so a due sleep allocates nothing.
+    fire_due: Rc<dyn Fn()>,
 }
 // ANCHOR_END: timers
+
+// ANCHOR: due_wakes
+/// The waking timers moved to the ready queue and not yet fired, oldest first.
+///
+/// Each due waking timer queues one handle: the shared `fire_due` callback, under the
+/// timer's label and with the timer's cancel flag. The handles run in the order they
+/// were queued and `due` is first in, first out, so the handle that runs fires the
+/// oldest entry — once the entries before it whose handles were skipped are dropped.
+/// A handle is skipped exactly when its timer was cancelled, and a cancel is for good,
+/// so those entries are the cancelled ones at the front.
+#[derive(Default)]
+struct DueWakes {
+    entries: RefCell<VecDeque<Rc<TimerEntry>>>,
+}
+
+impl DueWakes {
+    /// Fires the oldest entry that was not cancelled (the one whose handle runs now).
+    fn fire_next(&self) {
+        loop {
+            let next = self.entries.borrow_mut().pop_front();
+            let Some(entry) = next else { return };
+            if entry.cancel.is_cancelled() {
+                // Its handle was skipped; dropped here, with the queue released.
+                continue;
+            }
+            entry.fire();
+            return;
+        }
+    }
+}
+// ANCHOR_END: due_wakes
 
 impl fmt::Debug for Timers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -48,12 +89,15 @@ impl Timers {
     /// Timers on `clock`. Debug mode starts on if `ONELOOP_DEBUG` is set (to anything
     /// but empty or `0`).
     pub fn new(clock: Rc<dyn Clock>) -> Self {
+        let due = Rc::new(DueWakes::default());
         Self {
             clock,
             heap: RefCell::new(TimerHeap::new()),
             debug: Cell::new(debug_from_env()),
             slow_callback_duration: Cell::new(DEFAULT_SLOW_CALLBACK_DURATION),
             closed: Cell::new(false),
+            due: Rc::clone(&due),
+            fire_due: Rc::new(move || due.fire_next()),
         }
     }
 
@@ -121,6 +165,36 @@ impl Timers {
     }
     // ANCHOR_END: call_at
 
+    // ANCHOR: wake_at
+    /// Wakes `waker` once the clock reaches `when`: a *waking* timer, what `sleep`
+    /// uses. It is ordered, cancelled and swept like any other; when it comes due its
+    /// handle (kind `TimerHandle`, label `label`) runs in the run phase, marks it fired
+    /// ([`TimerHandle::has_fired`]) and wakes the waker it holds then
+    /// ([`TimerHandle::register`] replaces it). Nothing is boxed: it allocates its entry
+    /// and its cancel flag.
+    pub fn wake_at_named(
+        &self,
+        when: Duration,
+        label: impl Into<Label>,
+        waker: &Waker,
+    ) -> TimerHandle {
+        if self.closed.get() {
+            return self.heap.borrow_mut().refused(when, label.into());
+        }
+        self.heap.borrow_mut().push_wake(when, label.into(), waker)
+    }
+
+    /// [`wake_at_named`](Self::wake_at_named) after `delay` (`time() + delay`).
+    pub fn wake_later_named(
+        &self,
+        delay: Duration,
+        label: impl Into<Label>,
+        waker: &Waker,
+    ) -> TimerHandle {
+        self.wake_at_named(self.time() + delay, label, waker)
+    }
+    // ANCHOR_END: wake_at
+
     /// [`call_at_named`](Self::call_at_named) with the label `"timer"`.
     pub fn call_at(&self, when: Duration, callback: impl FnOnce() + 'static) -> TimerHandle {
         self.call_at_named(when, "timer", callback)
@@ -182,11 +256,14 @@ impl Timers {
         let gone = self.heap.borrow_mut().clear();
         // Close hooks run with the closing loop current: its handler hears of a panic.
         let core = with_current(Rc::clone);
+        // Due waking timers whose handles were dropped with the ready queue.
+        let due = std::mem::take(&mut *self.due.entries.borrow_mut());
+        drop(due);
         for timer in gone {
-            let callback = timer.entry.callback.borrow_mut().take();
+            let action = timer.entry.take_action();
             match &core {
-                Some(core) => core.drop_caught(timer.label(), callback),
-                None => drop(callback),
+                Some(core) => core.drop_caught(timer.label(), action),
+                None => drop(action),
             }
         }
     }
@@ -241,18 +318,33 @@ impl Timers {
                 }
             };
             let Some(head) = head else { break };
-            let callback = head.entry.callback.borrow_mut().take();
-            match callback {
-                Some(callback) if !head.is_cancelled() => {
-                    ready.push(
-                        Handle::once(head.label().clone(), callback, head.entry.cancel.clone())
-                            .with_kind("TimerHandle"),
-                    );
-                    moved += 1;
-                }
-                // A cancelled timer (its callback already gone): dropped below.
-                _ => skipped.push(head),
+            if head.is_cancelled() {
+                // Its callback or waker is already gone: dropped below.
+                skipped.push(head);
+                continue;
             }
+            let label = head.label().clone();
+            let cancel = head.entry.cancel.clone();
+            let waking = matches!(&*head.entry.action.borrow(), TimerAction::Wake(_));
+            let handle = if waking {
+                // The waker stays in the entry (a poll before the handle runs may
+                // replace it); the handle is the shared callback that fires it.
+                self.due
+                    .entries
+                    .borrow_mut()
+                    .push_back(Rc::clone(&head.entry));
+                Handle::shared(label, Rc::clone(&self.fire_due), cancel)
+            } else {
+                match head.entry.take_action() {
+                    TimerAction::Call(callback) => Handle::once(label, callback, cancel),
+                    TimerAction::Wake(_) | TimerAction::Gone => {
+                        skipped.push(head);
+                        continue;
+                    }
+                }
+            };
+            ready.push(handle.with_kind("TimerHandle"));
+            moved += 1;
         }
         drop(skipped);
         moved

@@ -62,6 +62,7 @@ mod sleep_poll;
 pub use clock::{Clock, RealClock, VirtualClock};
 pub use debug::{DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, SLOW_CALLBACK};
 pub use driver::{TimerDriver, TimerLoop, real_time_loop, run, virtual_time_loop};
+pub(crate) use entry::TimerAction;
 pub use entry::TimerHandle;
 pub use heap::{
     MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
@@ -82,5 +83,4 @@ pub(crate) use hooks::*;
 pub mod hooks {
     pub use crate::debug::slow_callback_message;
     pub use crate::entry::{TimerEntry, TimerId};
-    pub use crate::sleep::Wakeup;
 }
