@@ -12,6 +12,9 @@ use oneloop_course::{compiler_error, workspace};
 
 use super::CliError;
 
+/// The exercise crates' feature that compiles a stage's challenge file.
+pub(crate) const CHALLENGE_FEATURE: &str = "challenge";
+
 /// Variables `cargo run` sets for this program that must not leak into a nested cargo
 /// (cargo sets its own per crate; leaving ours could only confuse a build script).
 const RUN_ONLY_VARS: [&str; 6] = [
@@ -77,8 +80,19 @@ impl Cargo {
         stage: &Stage,
         solution: bool,
     ) -> Result<StageResults, CliError> {
-        self.test_stage_output(stage, solution)
+        let features = if solution { Some("solution") } else { None };
+        self.test_output(stage, features)
             .map(|(results, _, _)| results)
+    }
+
+    /// `cargo test -p <package> --features challenge --no-fail-fast --color never`: the
+    /// stage's challenge file in place of its reference module, and the reference's
+    /// files in place of every exercise's hole. A build of its own, made only when asked.
+    pub(crate) fn test_challenge(
+        &self,
+        stage: &Stage,
+    ) -> Result<(StageResults, String, String), CliError> {
+        self.test_output(stage, Some(CHALLENGE_FEATURE))
     }
 
     /// [`Cargo::test_stage`], with cargo's stdout and stderr as printed.
@@ -87,9 +101,18 @@ impl Cargo {
         stage: &Stage,
         solution: bool,
     ) -> Result<(StageResults, String, String), CliError> {
+        let features = if solution { Some("solution") } else { None };
+        self.test_output(stage, features)
+    }
+
+    fn test_output(
+        &self,
+        stage: &Stage,
+        features: Option<&str>,
+    ) -> Result<(StageResults, String, String), CliError> {
         let mut args = vec!["test", "-p", stage.package.as_str()];
-        if solution {
-            args.extend(["--features", "solution"]);
+        if let Some(features) = features {
+            args.extend(["--features", features]);
         }
         args.extend(["--no-fail-fast", "--color", "never"]);
         let output = self.output(&args)?;
