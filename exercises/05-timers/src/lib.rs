@@ -12,7 +12,10 @@
 //! file. Test your work with `cargo course test 5`, or `cargo test -p ex05-timers`.
 #![forbid(unsafe_code)]
 // Under the challenge, what only the challenge file calls looks unused until it is written.
-#![cfg_attr(all(feature = "challenge", not(feature = "challenge-reference")), allow(dead_code, unused_imports))]
+#![cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    allow(dead_code, unused_imports)
+)]
 // The helpers that only the holes call look unused until the holes are written.
 #![cfg_attr(not(feature = "solution"), allow(dead_code))]
 
@@ -25,7 +28,10 @@ mod debug;
 mod driver;
 // The challenge: your own file, compiled by `cargo course test N --challenge`.
 #[cfg(all(feature = "challenge", not(feature = "challenge-reference")))]
-#[cfg_attr(all(feature = "challenge", not(feature = "challenge-reference")), path = "../challenge/driver.rs")]
+#[cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    path = "../challenge/driver.rs"
+)]
 mod driver;
 #[path = "../../../crates/05-timers/src/entry.rs"]
 mod entry;

@@ -12,7 +12,10 @@
 //! Test your work with `cargo course test 6`, or `cargo test -p ex06-io`.
 #![forbid(unsafe_code)]
 // Under the challenge, what only the challenge file calls looks unused until it is written.
-#![cfg_attr(all(feature = "challenge", not(feature = "challenge-reference")), allow(dead_code, unused_imports))]
+#![cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    allow(dead_code, unused_imports)
+)]
 // The helpers that only the holes call look unused until the holes are written.
 #![cfg_attr(not(feature = "solution"), allow(dead_code))]
 
@@ -25,7 +28,10 @@ mod channel;
 mod driver;
 // The challenge: your own file, compiled by `cargo course test N --challenge`.
 #[cfg(all(feature = "challenge", not(feature = "challenge-reference")))]
-#[cfg_attr(all(feature = "challenge", not(feature = "challenge-reference")), path = "../challenge/driver.rs")]
+#[cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    path = "../challenge/driver.rs"
+)]
 mod driver;
 #[path = "../../../crates/06-io/src/guide.rs"]
 pub mod guide;

@@ -14,7 +14,10 @@
 //! Exercise 3's tests also need exercises 1 and 2: its result travels through both.
 #![forbid(unsafe_code)]
 // Under the challenge, what only the challenge file calls looks unused until it is written.
-#![cfg_attr(all(feature = "challenge", not(feature = "challenge-reference")), allow(dead_code, unused_imports))]
+#![cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    allow(dead_code, unused_imports)
+)]
 // The helpers that only the holes call look unused until the holes are written.
 #![cfg_attr(not(feature = "solution"), allow(dead_code))]
 
@@ -31,7 +34,10 @@ mod handle;
 mod inbox;
 // The challenge: your own file, compiled by `cargo course test N --challenge`.
 #[cfg(all(feature = "challenge", not(feature = "challenge-reference")))]
-#[cfg_attr(all(feature = "challenge", not(feature = "challenge-reference")), path = "../challenge/inbox.rs")]
+#[cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    path = "../challenge/inbox.rs"
+)]
 mod inbox;
 #[cfg(loom)]
 #[doc(hidden)]

@@ -17,7 +17,10 @@
 //! `cargo course test 8`, or `cargo test -p ex08-node`.
 #![forbid(unsafe_code)]
 // Under the challenge, what only the challenge file calls looks unused until it is written.
-#![cfg_attr(all(feature = "challenge", not(feature = "challenge-reference")), allow(dead_code, unused_imports))]
+#![cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    allow(dead_code, unused_imports)
+)]
 
 #[path = "../../../crates/08-node/src/globals.rs"]
 mod globals;
@@ -30,7 +33,10 @@ mod io;
 mod node_loop;
 // The challenge: your own file, compiled by `cargo course test N --challenge`.
 #[cfg(all(feature = "challenge", not(feature = "challenge-reference")))]
-#[cfg_attr(all(feature = "challenge", not(feature = "challenge-reference")), path = "../challenge/node_loop.rs")]
+#[cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    path = "../challenge/node_loop.rs"
+)]
 mod node_loop;
 #[path = "../../../crates/08-node/src/poll_facts.rs"]
 mod poll_facts;

@@ -138,7 +138,6 @@ pub fn set(
     todo!("stage 11, challenge: the store; see chapter 11.3")
 }
 
-
 /// Gives `key` a time to live of `ttl` (a zero one deletes it at once, as Redis
 /// does). Returns whether the key existed.
 pub fn expire(db: &Db, key: &[u8], ttl: Duration) -> bool {
