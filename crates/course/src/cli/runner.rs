@@ -72,15 +72,16 @@ impl Cargo {
         })
     }
 
-    /// `cargo test -p <package> --no-fail-fast --color never`, with the `solution`
-    /// feature when `solution` is true: the same build `cargo test --workspace
+    /// `cargo test -p <package> --no-fail-fast --color never`, with `--all-features`
+    /// when `solution` is true (`solution`, and `challenge` with `challenge-reference`:
+    /// the reference everywhere): the same build `cargo test --workspace
     /// --all-features` makes, so nothing is compiled twice.
     pub(crate) fn test_stage(
         &self,
         stage: &Stage,
         solution: bool,
     ) -> Result<StageResults, CliError> {
-        let features = if solution { Some("solution") } else { None };
+        let features: &[&str] = if solution { &["--all-features"] } else { &[] };
         self.test_output(stage, features)
             .map(|(results, _, _)| results)
     }
@@ -92,7 +93,7 @@ impl Cargo {
         &self,
         stage: &Stage,
     ) -> Result<(StageResults, String, String), CliError> {
-        self.test_output(stage, Some(CHALLENGE_FEATURE))
+        self.test_output(stage, &["--features", CHALLENGE_FEATURE])
     }
 
     /// [`Cargo::test_stage`], with cargo's stdout and stderr as printed.
@@ -101,19 +102,17 @@ impl Cargo {
         stage: &Stage,
         solution: bool,
     ) -> Result<(StageResults, String, String), CliError> {
-        let features = if solution { Some("solution") } else { None };
+        let features: &[&str] = if solution { &["--all-features"] } else { &[] };
         self.test_output(stage, features)
     }
 
     fn test_output(
         &self,
         stage: &Stage,
-        features: Option<&str>,
+        features: &[&str],
     ) -> Result<(StageResults, String, String), CliError> {
         let mut args = vec!["test", "-p", stage.package.as_str()];
-        if let Some(features) = features {
-            args.extend(["--features", features]);
-        }
+        args.extend(features);
         args.extend(["--no-fail-fast", "--color", "never"]);
         let output = self.output(&args)?;
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();

@@ -1,8 +1,8 @@
 //! `cargo course verify`: proves the course itself, stage by stage.
 //!
-//! Two runs per stage: with `--features solution` every test must pass; on the
-//! untouched holes every exercise must have at least one failing test (an exercise
-//! whose tests all pass on the holes checks nothing). An exercise whose hole file no
+//! Two runs per stage: with `--all-features` (the reference's files everywhere) every
+//! test must pass; on the untouched holes every exercise must have at least one failing
+//! test (an exercise whose tests all pass on the holes checks nothing). An exercise whose hole file no
 //! longer matches the hash in `course.toml` was solved by the learner: there are no holes
 //! left to fail, so that check is skipped and says so. Both builds are the ones
 //! `cargo test --workspace --all-features` and a plain `cargo test` make, so CI pays
@@ -60,7 +60,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     }
     for stage in &course.catalog.stages {
         errln!(
-            "stage {}: running `cargo test -p {} --features solution`…",
+            "stage {}: running `cargo test -p {} --all-features` (the reference)…",
             stage.number,
             stage.package
         );
