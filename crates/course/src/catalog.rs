@@ -621,6 +621,36 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_challenge_and_checks_what_grades_it() {
+        let with = format!(
+            "{STAGE}\n[challenge]\ntitle = \"The whole of b\"\nmodule = \"b\"\npage = \"b.md\"\n\
+             hole = \"fnv1a64:01\"\ngraded = [1]\n"
+        );
+        let catalog = Catalog::load(&stage_one(&with)).unwrap();
+        let challenge = catalog.stages[0].challenge.as_ref().unwrap();
+        assert_eq!(challenge.title, "The whole of b");
+        assert_eq!(challenge.file, Path::new("exercises/01-co/challenge/b.rs"));
+        assert_eq!(challenge.solution, Path::new("crates/01-co/src/b.rs"));
+        assert_eq!(challenge.section, "1.2");
+        assert_eq!(challenge.hole.as_deref(), Some("fnv1a64:01"));
+        assert_eq!(challenge.graded, vec![1]);
+        assert_eq!(
+            Catalog::load(&stage_one(STAGE)).unwrap().stages[0].challenge,
+            None
+        );
+
+        let err = error(&with.replace("graded = [1]", "graded = [2]"));
+        assert!(
+            err.ends_with("`challenge.graded`: must name one or more exercises of this stage"),
+            "{err}"
+        );
+        let err = error(&with.replace("graded = [1]\n", ""));
+        assert!(err.contains("`challenge.graded`: missing"), "{err}");
+        let err = error(&with.replace("graded", "grade"));
+        assert!(err.contains("`challenge.grade`: unknown key"), "{err}");
+    }
+
+    #[test]
     fn folder_numbers() {
         assert_eq!(folder_number("01-coroutine"), Some(1));
         assert_eq!(folder_number("12-x"), Some(12));
