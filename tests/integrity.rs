@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use oneloop_course::catalog::{self, Catalog, Stage};
-use oneloop_course::hole::{HoleFile, has_hole};
+use oneloop_course::hole::{HoleFile, has_challenge_hole, has_hole};
 use oneloop_course::manifest::Manifest;
 use oneloop_course::{hints, summary};
 
@@ -720,4 +720,275 @@ fn every_stage_is_on_the_readmes_map() {
         }
     }
     report("the README's map", &problems);
+}
+
+// ---------------------------------------------------------------- challenges
+
+/// The condition under which a shim compiles a stage's challenge file.
+const CHALLENGE_CFG: &str = "all(feature=\"challenge\",not(feature=\"challenge-reference\"))";
+
+/// The problems of one stage's challenge: it exists, its file holds its hole, its hash
+/// is recorded, the shim and the manifest select it, and its hints and book page exist.
+///
+/// `cargo course verify` runs every challenge the catalog lists (solved by the
+/// reference, failing on the untouched file), so a stage listed here is one it covers.
+fn challenge_problems(stage: &Stage) -> Vec<String> {
+    let root = root();
+    let at = stage.course_toml().display().to_string();
+    let n = stage.number;
+    let Some(challenge) = &stage.challenge else {
+        return vec![format!(
+            "{at}: no [challenge] table: every stage has a challenge"
+        )];
+    };
+    let mut problems = Vec::new();
+    let text = fs::read_to_string(root.join(&challenge.file)).unwrap_or_default();
+    match HoleFile::of_challenge(&root, challenge) {
+        HoleFile::Edited { .. } => {}
+        HoleFile::Unrecorded { hash } => problems.push(format!(
+            "{at}: the challenge records no hash; add `hole = \"{hash}\"` to [challenge]"
+        )),
+        HoleFile::Unreadable(e) => problems.push(format!("cannot read {e}")),
+        HoleFile::Pristine => {
+            if !has_challenge_hole(&text, n) {
+                problems.push(format!(
+                    "{}: no `todo!(\"stage {n}, challenge…` in the challenge file",
+                    challenge.file.display()
+                ));
+            }
+            let pointer = format!("see chapter {}\"", challenge.section);
+            if !text.contains(&pointer) {
+                problems.push(format!(
+                    "{}: its holes do not point to section {} (`{pointer}`)",
+                    challenge.file.display(),
+                    challenge.section
+                ));
+            }
+        }
+    }
+    if !root.join(&challenge.solution).is_file() {
+        problems.push(format!(
+            "{at}: the challenge replaces {}, which does not exist",
+            challenge.solution.display()
+        ));
+    }
+
+    // The shim: the reference's module unless the challenge is on, the file otherwise.
+    let module = challenge
+        .file
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let shim_path = stage.dir.join("src/lib.rs");
+    let shim = fs::read_to_string(root.join(&shim_path)).unwrap_or_default();
+    let squeezed: String = shim.split_whitespace().collect();
+    let challenge_decl = format!(
+        "#[cfg({CHALLENGE_CFG})]#[cfg_attr({CHALLENGE_CFG},path=\"../challenge/{module}.rs\")]"
+    );
+    let reference_decl = format!("#[cfg(not({CHALLENGE_CFG}))]#[path=");
+    if !squeezed.contains(&challenge_decl) {
+        problems.push(format!(
+            "{}: mod {module} is not taken from challenge/{module}.rs under the challenge \
+             feature",
+            shim_path.display()
+        ));
+    }
+    let reference = mod_decls(&shim).into_iter().any(|d| {
+        d.name == module
+            && d.cfg.as_deref() == Some(&format!("not({CHALLENGE_CFG})")[..])
+            && d.path.as_ref().is_some_and(|p| {
+                normalize(&root.join(&stage.dir).join("src").join(p))
+                    == normalize(&root.join(&challenge.solution))
+            })
+    });
+    if !reference || !squeezed.contains(&reference_decl) {
+        problems.push(format!(
+            "{}: mod {module} is not the reference's file when the challenge is off",
+            shim_path.display()
+        ));
+    }
+
+    // The manifest: `challenge` turns the holes into the reference; `challenge-reference`
+    // (which `--all-features` turns on) puts the reference back for the challenge too.
+    let manifest_text =
+        fs::read_to_string(root.join(stage.dir.join("Cargo.toml"))).unwrap_or_default();
+    for line in ["challenge = [\"solution\"]", "challenge-reference = []"] {
+        if !manifest_text.lines().any(|l| l.trim() == line) {
+            problems.push(format!(
+                "{}/Cargo.toml: [features] needs `{line}`",
+                at_dir(stage)
+            ));
+        }
+    }
+
+    // Hints and the exercises page.
+    let hints_file = stage.hints_file();
+    let count = fs::read_to_string(root.join(&hints_file))
+        .ok()
+        .and_then(|text| hints::parse(&hints_file, &text).ok())
+        .and_then(|all| {
+            all.into_iter()
+                .find(|h| h.exercise == hints::CHALLENGE)
+                .map(|h| h.hints.len())
+        })
+        .unwrap_or(0);
+    if count < 2 {
+        problems.push(format!(
+            "{}: the challenge has {count} hint(s) under `## Challenge: …`; at least two",
+            hints_file.display()
+        ));
+    }
+    let page = stage
+        .chapter
+        .parent()
+        .map(|p| p.join("exercises.md"))
+        .unwrap_or_default();
+    let page_text = fs::read_to_string(root.join(&page)).unwrap_or_default();
+    let command = format!("cargo course test {n} --challenge");
+    if !page_text.contains("## Challenge") || !page_text.contains(&command) {
+        problems.push(format!(
+            "{}: no `## Challenge` section giving `{command}`",
+            page.display()
+        ));
+    }
+    problems
+}
+
+fn at_dir(stage: &Stage) -> String {
+    stage.dir.display().to_string()
+}
+
+#[test]
+fn every_stage_has_a_challenge_that_its_shim_selects() {
+    let catalog = load_catalog();
+    let problems: Vec<String> = catalog.stages.iter().flat_map(challenge_problems).collect();
+    report("challenges", &problems);
+}
+
+/// On a clean checkout every challenge file is exactly what its `course.toml` records
+/// (ignored for the same reason as the holes' check: a learner's edit is their work).
+#[test]
+#[ignore = "for a clean checkout (CI): a learner's edited challenge is their solution"]
+fn every_challenge_file_matches_its_recorded_hash() {
+    let catalog = load_catalog();
+    let mut problems = Vec::new();
+    for stage in &catalog.stages {
+        let Some(challenge) = &stage.challenge else {
+            continue;
+        };
+        match HoleFile::of_challenge(&root(), challenge) {
+            HoleFile::Pristine => {}
+            HoleFile::Edited { hash } | HoleFile::Unrecorded { hash } => problems.push(format!(
+                "{}: {} hashes to {hash}, not the recorded `hole = {:?}`; if the challenge \
+                 was changed on purpose, record `hole = \"{hash}\"`",
+                stage.course_toml().display(),
+                challenge.file.display(),
+                challenge.hole.as_deref().unwrap_or("(none)")
+            )),
+            HoleFile::Unreadable(e) => problems.push(format!("cannot read {e}")),
+        }
+    }
+    report("challenge hashes", &problems);
+}
+
+// ---------------------------------------------------------------- hints
+
+/// What is wrong with `hint` as the first hint of an exercise, if anything.
+///
+/// The first hint sends the learner back to the reading: it ends with a question, or
+/// names the section or chapter to reread. It never lists the calls to make: more than
+/// two code spans that look like calls (`name(…)`) is a list of calls.
+fn first_hint_problem(hint: &str) -> Option<String> {
+    let text = hint.trim();
+    let lower = text.to_lowercase();
+    let names_a_place = ["section ", "chapter "].iter().any(|word| {
+        lower.match_indices(word).any(|(at, w)| {
+            lower[at + w.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+    });
+    let asks = text.ends_with('?');
+    let calls = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| span.contains('(') && !span.starts_with("todo!"))
+        .count();
+    if !asks && !names_a_place {
+        Some("neither ends with a question mark nor names a section or chapter".into())
+    } else if calls > 2 {
+        Some(format!(
+            "lists {calls} calls; a first hint asks or points, it does not list"
+        ))
+    } else {
+        None
+    }
+}
+
+#[test]
+fn first_hints_ask_or_point_to_the_reading() {
+    let catalog = load_catalog();
+    let mut problems = Vec::new();
+    for stage in &catalog.stages {
+        let file = stage.hints_file();
+        let Ok(text) = fs::read_to_string(root().join(&file)) else {
+            problems.push(format!("{}: cannot read", file.display()));
+            continue;
+        };
+        let all = match hints::parse(&file, &text) {
+            Ok(all) => all,
+            Err(e) => {
+                problems.push(e.to_string());
+                continue;
+            }
+        };
+        for exercise in &all {
+            let Some(first) = exercise.hints.first() else {
+                continue;
+            };
+            if let Some(problem) = first_hint_problem(first) {
+                let name = if exercise.exercise == hints::CHALLENGE {
+                    "the challenge".to_string()
+                } else {
+                    format!("exercise {}", exercise.exercise)
+                };
+                problems.push(format!(
+                    "{}:{}: the first hint of {name} {problem}",
+                    file.display(),
+                    exercise.line
+                ));
+            }
+        }
+    }
+    report("first hints", &problems);
+}
+
+#[test]
+fn the_first_hint_check_sees_a_bad_hint() {
+    // A list of calls, with no question and no section: what a first hint must not be.
+    let list = "The helpers you need are `self.core.begin_turn()`, `self.park(timeout)?`, \
+                `self.core.ready.pop()` and `self.core.end_turn(turn)`.";
+    assert!(first_hint_problem(list).is_some());
+    // A statement that neither asks nor points.
+    assert!(first_hint_problem("Think about the queue.").is_some());
+    // A section named, but the calls listed all the same.
+    assert!(first_hint_problem(&format!("Reread section 4.2. {list}")).is_some());
+    // The good kinds.
+    assert_eq!(
+        first_hint_problem("Which handles may this turn run, and when is that fixed?"),
+        None
+    );
+    assert_eq!(
+        first_hint_problem("Reread section 4.2: the snapshot is taken once per turn."),
+        None
+    );
+    assert_eq!(
+        first_hint_problem("Chapter 9 says where a cancel lands. Where is it here?"),
+        None
+    );
+    // "section" with no number is not a pointer.
+    assert!(first_hint_problem("See the section on turns.").is_some());
 }

@@ -34,11 +34,35 @@ use crate::toml_file::{self, Document, ParseError};
 /// page = "handles.md"       # book/src/ch04-core/handles.md
 /// hole = "fnv1a64:…"        # the hash of the hole file as shipped
 /// needs = [2]               # optional: exercises whose code these tests also run
+///
+/// [challenge]               # optional: the stage's one challenge
+/// title = "The whole event loop: run_once, park, run_forever"
+/// module = "event_loop"     # exercises/04-core/challenge/event_loop.rs, solved by crates/04-core/src/event_loop.rs
+/// page = "turn.md"
+/// hole = "fnv1a64:…"
+/// graded = [2, 4]           # the exercises whose tests grade it
 /// ```
 #[derive(Debug, Clone)]
 pub struct CourseToml {
     /// The `[[exercise]]` tables.
     pub exercises: Vec<ExerciseToml>,
+    /// The `[challenge]` table, if the stage has one.
+    pub challenge: Option<ChallengeToml>,
+}
+
+/// The `[challenge]` table of a `course.toml`.
+#[derive(Debug, Clone)]
+pub struct ChallengeToml {
+    /// What the learner writes, in a few words.
+    pub title: Spanned<String>,
+    /// The reference module the challenge file replaces.
+    pub module: Spanned<String>,
+    /// The page that explains it, relative to the stage's chapter folder.
+    pub page: Spanned<String>,
+    /// The hash of the challenge file as the course ships it.
+    pub hole: Option<String>,
+    /// The exercises whose tests grade the challenge.
+    pub graded: Spanned<Vec<u32>>,
 }
 
 /// One `[[exercise]]` of a `course.toml`.
@@ -62,7 +86,7 @@ impl CourseToml {
     /// Reads the schema from a parsed `course.toml`; any other key is an error.
     pub fn from_document(doc: &Document<'_>) -> Result<CourseToml, ParseError> {
         let root = doc.root();
-        root.only(&["exercise"])?;
+        root.only(&["exercise", "challenge"])?;
         let exercises = root
             .tables("exercise")?
             .iter()
@@ -78,7 +102,33 @@ impl CourseToml {
                 })
             })
             .collect::<Result<Vec<_>, ParseError>>()?;
-        Ok(CourseToml { exercises })
+        let challenge = match root.opt_table("challenge")? {
+            None => None,
+            Some(table) => {
+                table.only(&["title", "module", "page", "hole", "graded"])?;
+                let graded = match table.opt_ints("graded")? {
+                    Some(graded) => graded,
+                    None => {
+                        return Err(table.error(
+                            table.get("title").map_or(0..0, |value| value.span()),
+                            "graded",
+                            "missing in the [challenge] table",
+                        ));
+                    }
+                };
+                Some(ChallengeToml {
+                    title: table.string("title")?,
+                    module: table.string("module")?,
+                    page: table.string("page")?,
+                    hole: table.opt_string("hole")?.map(Spanned::into_inner),
+                    graded,
+                })
+            }
+        };
+        Ok(CourseToml {
+            exercises,
+            challenge,
+        })
     }
 }
 
@@ -99,6 +149,36 @@ pub struct Stage {
     pub package: String,
     /// The exercises, in id order.
     pub exercises: Vec<Exercise>,
+    /// The stage's optional challenge.
+    pub challenge: Option<Challenge>,
+}
+
+/// The folder of an exercise crate that holds its challenge file.
+pub const CHALLENGE_DIR: &str = "challenge";
+
+/// A stage's optional challenge: one whole mechanism file of the reference, written by
+/// the learner from its signatures and the chapter alone.
+///
+/// The exercise crate's `challenge` feature compiles `exercises/NN-name/challenge/<module>.rs`
+/// in place of the reference's `src/<module>.rs`, and the reference's files in place of
+/// every exercise's hole, so that only the challenge is missing. The challenge is graded
+/// by the tests of the exercises in `graded`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Challenge {
+    /// What the learner writes, in a few words.
+    pub title: String,
+    /// The file the learner edits, repo-relative.
+    pub file: PathBuf,
+    /// The reference file it replaces, repo-relative.
+    pub solution: PathBuf,
+    /// The book section that explains it, as mdBook numbers it.
+    pub section: String,
+    /// That section's page, repo-relative.
+    pub chapter: PathBuf,
+    /// The hash of the challenge file as the course ships it (see [`crate::hole`]).
+    pub hole: Option<String>,
+    /// The exercises whose tests grade the challenge, in id order.
+    pub graded: Vec<u32>,
 }
 
 /// One exercise of a stage.
@@ -327,6 +407,49 @@ fn load_stage(
             }
         }
     }
+    let challenge = match &toml.challenge {
+        None => None,
+        Some(entry) => {
+            let error = |span: std::ops::Range<usize>, key: &str, message: String| {
+                doc.error(span, &format!("challenge.{key}"), message)
+            };
+            let module = entry.module.get_ref();
+            if !is_module_name(module) {
+                return Err(error(
+                    entry.module.span(),
+                    "module",
+                    format!("`{module}` is not a module name (the file's stem, e.g. \"driver\")"),
+                ));
+            }
+            let page = book.join(entry.page.get_ref());
+            let Some(section) = section_of(summary, &page) else {
+                return Err(error(
+                    entry.page.span(),
+                    "page",
+                    format!("{} is not a numbered chapter of {SUMMARY}", page.display()),
+                ));
+            };
+            let mut graded = entry.graded.get_ref().clone();
+            graded.sort_unstable();
+            graded.dedup();
+            if graded.is_empty() || graded.iter().any(|id| stage_has(&exercises, *id).is_none()) {
+                return Err(error(
+                    entry.graded.span(),
+                    "graded",
+                    "must name one or more exercises of this stage".into(),
+                ));
+            }
+            Some(Challenge {
+                title: entry.title.get_ref().clone(),
+                file: dir.join(CHALLENGE_DIR).join(format!("{module}.rs")),
+                solution: reference.join("src").join(format!("{module}.rs")),
+                section,
+                chapter: page,
+                hole: entry.hole.clone(),
+                graded,
+            })
+        }
+    };
     let package = manifest::package_name(root, &dir.join("Cargo.toml"))?;
     Ok(Stage {
         number,
@@ -336,7 +459,32 @@ fn load_stage(
         dir: dir.to_path_buf(),
         package,
         exercises,
+        challenge,
     })
+}
+
+fn is_module_name(module: &str) -> bool {
+    !module.is_empty()
+        && module
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn stage_has(exercises: &[Exercise], id: u32) -> Option<&Exercise> {
+    exercises.iter().find(|e| e.id == id)
+}
+
+/// The section number `SUMMARY.md` gives the repo-relative `page`.
+fn section_of(summary: &[SummaryItem], page: &Path) -> Option<String> {
+    let relative = page
+        .strip_prefix("book/src")
+        .ok()?
+        .to_string_lossy()
+        .replace('\\', "/");
+    summary
+        .iter()
+        .find(|item| item.path.as_deref() == Some(relative.as_str()))
+        .and_then(|item| item.number.clone())
 }
 
 #[cfg(test)]
@@ -470,6 +618,36 @@ mod tests {
             "{err}"
         );
         assert!(err.contains(":5: `exercise.needs`"), "{err}");
+    }
+
+    #[test]
+    fn reads_the_challenge_and_checks_what_grades_it() {
+        let with = format!(
+            "{STAGE}\n[challenge]\ntitle = \"The whole of b\"\nmodule = \"b\"\npage = \"b.md\"\n\
+             hole = \"fnv1a64:01\"\ngraded = [1]\n"
+        );
+        let catalog = Catalog::load(&stage_one(&with)).unwrap();
+        let challenge = catalog.stages[0].challenge.as_ref().unwrap();
+        assert_eq!(challenge.title, "The whole of b");
+        assert_eq!(challenge.file, Path::new("exercises/01-co/challenge/b.rs"));
+        assert_eq!(challenge.solution, Path::new("crates/01-co/src/b.rs"));
+        assert_eq!(challenge.section, "1.2");
+        assert_eq!(challenge.hole.as_deref(), Some("fnv1a64:01"));
+        assert_eq!(challenge.graded, vec![1]);
+        assert_eq!(
+            Catalog::load(&stage_one(STAGE)).unwrap().stages[0].challenge,
+            None
+        );
+
+        let err = error(&with.replace("graded = [1]", "graded = [2]"));
+        assert!(
+            err.ends_with("`challenge.graded`: must name one or more exercises of this stage"),
+            "{err}"
+        );
+        let err = error(&with.replace("graded = [1]\n", ""));
+        assert!(err.contains("`challenge.graded`: missing"), "{err}");
+        let err = error(&with.replace("graded", "grade"));
+        assert!(err.contains("`challenge.grade`: unknown key"), "{err}");
     }
 
     #[test]

@@ -1,4 +1,6 @@
 //! Hints files: `## Exercise M: title`, then `### Hint 1`, `### Hint 2`, … sections.
+//! The stage's challenge has its own: `## Challenge: title`, read as exercise
+//! [`CHALLENGE`].
 //!
 //! A hint's text is everything up to the next heading of level three or less. Headings
 //! inside fenced code blocks are text, not structure.
@@ -7,10 +9,13 @@ use std::path::Path;
 
 use crate::toml_file::ParseError;
 
+/// The number under which the `## Challenge: title` section is read.
+pub const CHALLENGE: u32 = 0;
+
 /// The hints for one exercise, gentlest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExerciseHints {
-    /// The exercise number.
+    /// The exercise number ([`CHALLENGE`] for the stage's challenge).
     pub exercise: u32,
     /// The title after `Exercise M:`.
     pub title: String,
@@ -37,11 +42,26 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<ExerciseHints>, ParseError> 
         match heading {
             Some((level, title)) if level <= 3 => {
                 finish(&mut out, &mut current);
-                if level == 2 {
+                if level == 2
+                    && let Some(rest) = title.strip_prefix("Challenge:")
+                {
+                    if out.iter().any(|e| e.exercise == CHALLENGE) {
+                        return Err(error(line, "the challenge appears twice".into()));
+                    }
+                    out.push(ExerciseHints {
+                        exercise: CHALLENGE,
+                        title: rest.trim().to_string(),
+                        line,
+                        hints: Vec::new(),
+                    });
+                } else if level == 2 {
                     let rest = title.strip_prefix("Exercise ").ok_or_else(|| {
                         error(
                             line,
-                            format!("expected `## Exercise M: title`, found `{raw}`"),
+                            format!(
+                                "expected `## Exercise M: title` or `## Challenge: title`, \
+                                 found `{raw}`"
+                            ),
                         )
                     })?;
                     let (number, title) = rest.split_once(':').unwrap_or((rest, ""));
@@ -51,7 +71,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<ExerciseHints>, ParseError> 
                             format!("`{}` is not an exercise number", number.trim()),
                         )
                     })?;
-                    if out.iter().any(|e| e.exercise == exercise) {
+                    if exercise == CHALLENGE || out.iter().any(|e| e.exercise == exercise) {
                         return Err(error(line, format!("exercise {exercise} appears twice")));
                     }
                     out.push(ExerciseHints {
@@ -137,6 +157,20 @@ mod tests {
         );
         assert_eq!(hints[1].hints, vec!["A loop.".to_string()]);
         assert_eq!(hints[1].line, 15);
+    }
+
+    #[test]
+    fn the_challenge_has_its_own_section() {
+        let text = format!("{SAMPLE}\n## Challenge: The whole driver\n### Hint 1\nWhich step?\n");
+        let hints = parse(Path::new("hints.md"), &text).unwrap();
+        assert_eq!(hints[2].exercise, CHALLENGE);
+        assert_eq!(hints[2].title, "The whole driver");
+        assert_eq!(hints[2].hints, vec!["Which step?".to_string()]);
+        let twice = format!("{text}## Challenge: again\n### Hint 1\nx\n");
+        let err = parse(Path::new("hints.md"), &twice)
+            .unwrap_err()
+            .to_string();
+        assert!(err.ends_with("the challenge appears twice"), "{err}");
     }
 
     #[test]

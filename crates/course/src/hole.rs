@@ -14,7 +14,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::catalog::Exercise;
+use crate::catalog::{Challenge, Exercise};
 
 /// The prefix that names the hash function in a recorded `hole`.
 pub const PREFIX: &str = "fnv1a64:";
@@ -56,12 +56,22 @@ pub enum HoleFile {
 impl HoleFile {
     /// The file of `exercise`, under the workspace `root`, compared with its hash.
     pub fn of(root: &Path, exercise: &Exercise) -> HoleFile {
-        let text = match fs::read_to_string(root.join(&exercise.file)) {
+        HoleFile::at(root, &exercise.file, exercise.hole.as_deref())
+    }
+
+    /// A stage's challenge file, under the workspace `root`, compared with its hash.
+    pub fn of_challenge(root: &Path, challenge: &Challenge) -> HoleFile {
+        HoleFile::at(root, &challenge.file, challenge.hole.as_deref())
+    }
+
+    /// The repo-relative `file` under `root`, compared with the `recorded` hash.
+    pub fn at(root: &Path, file: &Path, recorded: Option<&str>) -> HoleFile {
+        let text = match fs::read_to_string(root.join(file)) {
             Ok(text) => text,
-            Err(e) => return HoleFile::Unreadable(format!("{}: {e}", exercise.file.display())),
+            Err(e) => return HoleFile::Unreadable(format!("{}: {e}", file.display())),
         };
         let hash = hole_hash(&text);
-        match &exercise.hole {
+        match recorded {
             None => HoleFile::Unrecorded { hash },
             Some(recorded) if *recorded == hash => HoleFile::Pristine,
             Some(_) => HoleFile::Edited { hash },
@@ -72,6 +82,13 @@ impl HoleFile {
     pub fn is_edited(&self) -> bool {
         matches!(self, HoleFile::Edited { .. })
     }
+}
+
+/// Whether `text` holds `todo!("stage N, challenge…`, the hole of a challenge file.
+pub fn has_challenge_hole(text: &str, stage: u32) -> bool {
+    let message = format!("\"stage {stage}, challenge");
+    text.match_indices("todo!(")
+        .any(|(at, open)| text[at + open.len()..].trim_start().starts_with(&message))
 }
 
 /// Whether `text` holds `todo!("stage N, exercise M…` (rustfmt may break the line
@@ -115,5 +132,11 @@ mod tests {
         ));
         assert!(!has_hole("todo!(\"stage 1, exercise 21: x\")", 1, 2));
         assert!(!has_hole("// stage 1, exercise 2\ntodo!()", 1, 2));
+        assert!(has_challenge_hole(
+            "todo!(\n    \"stage 4, challenge: the park; see chapter 4.2\"\n)",
+            4
+        ));
+        assert!(!has_challenge_hole("todo!(\"stage 4, exercise 2: x\")", 4));
+        assert!(!has_challenge_hole("todo!(\"stage 14, challenge: x\")", 4));
     }
 }

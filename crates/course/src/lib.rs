@@ -37,5 +37,5 @@ pub mod test_output;
 pub mod toml_file;
 pub mod workspace;
 
-pub use catalog::{Catalog, Exercise, Stage};
+pub use catalog::{Catalog, Challenge, Exercise, Stage};
 pub use toml_file::ParseError;

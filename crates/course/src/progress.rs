@@ -184,6 +184,7 @@ mod tests {
             dir: PathBuf::from("exercises/01-x"),
             package: "ex01-x".into(),
             exercises: vec![exercise(1), exercise(2), exercise(3)],
+            challenge: None,
         }
     }
 

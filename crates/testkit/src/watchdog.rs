@@ -1,7 +1,8 @@
 //! A watchdog: a test that hangs fails instead, with a message saying so.
 //!
 //! One more way out, for the course's exercise tests: a test named `exM_…` whose code
-//! reaches an unfinished hole (a `todo!("stage N, exercise K: …")`) on some other thread
+//! reaches an unfinished hole (a `todo!("stage N, exercise K: …")`, or a challenge's
+//! `todo!("stage N, challenge: …")`) on some other thread
 //! (a thread the test started, the loop's thread, a pool worker) would otherwise wait
 //! for a reply that thread was to send, until the limit. The watchdog hears that panic
 //! through a process-wide panic hook and fails the test at once with the hole's message.
@@ -90,15 +91,19 @@ fn is_exercise_test(name: &str) -> bool {
         .is_some_and(|(digits, _)| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Whether a panic message is a hole's: `not yet implemented: stage N, exercise K: …`.
+/// Whether a panic message is a hole's, `not yet implemented: stage N, exercise K: …`,
+/// or a challenge's, `not yet implemented: stage N, challenge: …`.
 fn is_hole(message: &str) -> bool {
     message
         .strip_prefix("not yet implemented: stage ")
-        .and_then(|rest| rest.split_once(", exercise "))
+        .and_then(|rest| rest.split_once(", "))
         .is_some_and(|(stage, rest)| {
+            let exercise = rest
+                .strip_prefix("exercise ")
+                .is_some_and(|k| k.starts_with(|c: char| c.is_ascii_digit()));
             !stage.is_empty()
                 && stage.bytes().all(|b| b.is_ascii_digit())
-                && rest.starts_with(|c: char| c.is_ascii_digit())
+                && (exercise || rest.starts_with("challenge:"))
         })
 }
 
@@ -203,6 +208,10 @@ mod tests {
         ));
         assert!(!is_hole("stage 7, exercise 1"));
         assert!(!is_hole("not yet implemented: stage x, exercise 1"));
+        assert!(is_hole(
+            "not yet implemented: stage 8, challenge: the Node iteration"
+        ));
+        assert!(!is_hole("not yet implemented: stage 8, something else"));
     }
 
     /// The test thread's name is what the watchdog reads; name it as the course does.

@@ -12,6 +12,11 @@
 //! Test with `cargo course test 1`, or `cargo test -p ex01-coroutine`; ask for a hint
 //! with `cargo course hint 1`.
 #![forbid(unsafe_code)]
+// Under the challenge, what only the challenge file calls looks unused until it is written.
+#![cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    allow(dead_code, unused_imports)
+)]
 
 // The reference crate's own files, shared as they are.
 #[path = "../../../crates/01-coroutine/src/as_future.rs"]
@@ -20,7 +25,15 @@ mod as_future;
 mod averager;
 #[path = "../../../crates/01-coroutine/src/countdown.rs"]
 mod countdown;
+#[cfg(not(all(feature = "challenge", not(feature = "challenge-reference"))))]
 #[path = "../../../crates/01-coroutine/src/descend.rs"]
+mod descend;
+// The challenge: your own file, compiled by `cargo course test N --challenge`.
+#[cfg(all(feature = "challenge", not(feature = "challenge-reference")))]
+#[cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    path = "../challenge/descend.rs"
+)]
 mod descend;
 // Until exercise 1 is written, nothing reads the login's states.
 #[cfg_attr(not(feature = "solution"), allow(dead_code))]

@@ -14,6 +14,11 @@
 //! spawn tasks. The tests of exercises 1 to 3 drive a main task with a helper of their
 //! own, so they do not wait for exercise 4.
 #![forbid(unsafe_code)]
+// Under the challenge, what only the challenge file calls looks unused until it is written.
+#![cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    allow(dead_code, unused_imports)
+)]
 // The loop's helpers that only the holes call look unused until the holes are written.
 #![cfg_attr(not(feature = "solution"), allow(dead_code))]
 
@@ -23,7 +28,15 @@ mod core;
 mod driver;
 #[path = "../../../crates/04-core/src/error.rs"]
 mod error;
+#[cfg(not(all(feature = "challenge", not(feature = "challenge-reference"))))]
 #[path = "../../../crates/04-core/src/event_loop.rs"]
+mod event_loop;
+// The challenge: your own file, compiled by `cargo course test N --challenge`.
+#[cfg(all(feature = "challenge", not(feature = "challenge-reference")))]
+#[cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    path = "../challenge/event_loop.rs"
+)]
 mod event_loop;
 #[path = "../../../crates/04-core/src/extensions.rs"]
 mod extensions;

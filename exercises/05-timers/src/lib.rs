@@ -11,6 +11,11 @@
 //! Every other module comes from `crates/05-timers/src`, unchanged. Do not edit this
 //! file. Test your work with `cargo course test 5`, or `cargo test -p ex05-timers`.
 #![forbid(unsafe_code)]
+// Under the challenge, what only the challenge file calls looks unused until it is written.
+#![cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    allow(dead_code, unused_imports)
+)]
 // The helpers that only the holes call look unused until the holes are written.
 #![cfg_attr(not(feature = "solution"), allow(dead_code))]
 
@@ -18,7 +23,15 @@
 mod clock;
 #[path = "../../../crates/05-timers/src/debug.rs"]
 mod debug;
+#[cfg(not(all(feature = "challenge", not(feature = "challenge-reference"))))]
 #[path = "../../../crates/05-timers/src/driver.rs"]
+mod driver;
+// The challenge: your own file, compiled by `cargo course test N --challenge`.
+#[cfg(all(feature = "challenge", not(feature = "challenge-reference")))]
+#[cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    path = "../challenge/driver.rs"
+)]
 mod driver;
 #[path = "../../../crates/05-timers/src/entry.rs"]
 mod entry;

@@ -13,6 +13,11 @@
 //! file. Test your work with `cargo course test 7`, or `cargo test -p ex07-offload`.
 //! Exercise 3's tests also need exercises 1 and 2: its result travels through both.
 #![forbid(unsafe_code)]
+// Under the challenge, what only the challenge file calls looks unused until it is written.
+#![cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    allow(dead_code, unused_imports)
+)]
 // The helpers that only the holes call look unused until the holes are written.
 #![cfg_attr(not(feature = "solution"), allow(dead_code))]
 
@@ -24,7 +29,15 @@ mod driver;
 mod error;
 #[path = "../../../crates/07-offload/src/handle.rs"]
 mod handle;
+#[cfg(not(all(feature = "challenge", not(feature = "challenge-reference"))))]
 #[path = "../../../crates/07-offload/src/inbox.rs"]
+mod inbox;
+// The challenge: your own file, compiled by `cargo course test N --challenge`.
+#[cfg(all(feature = "challenge", not(feature = "challenge-reference")))]
+#[cfg_attr(
+    all(feature = "challenge", not(feature = "challenge-reference")),
+    path = "../challenge/inbox.rs"
+)]
 mod inbox;
 #[cfg(loom)]
 #[doc(hidden)]

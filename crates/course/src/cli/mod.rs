@@ -5,6 +5,7 @@
 pub(crate) mod output;
 
 mod book;
+mod challenge;
 mod error;
 mod figures;
 mod hint;
@@ -147,8 +148,14 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, CliError> {
         None | Some("status") => {
             no_extra(rest, "status").and_then(|()| status::run(&Course::open()?))
         }
-        Some("test") => with_stage(rest, "test", test::run),
-        Some("hint") => with_stage(rest, "hint", hint::run),
+        Some("test") => match challenge_flag(rest) {
+            Some(rest) => with_stage(&rest, "test", challenge::test),
+            None => with_stage(rest, "test", test::run),
+        },
+        Some("hint") => match challenge_flag(rest) {
+            Some(rest) => with_stage(&rest, "hint", challenge::hint),
+            None => with_stage(rest, "hint", hint::run),
+        },
         Some("solution") => with_stage(rest, "solution", solution::run),
         Some("verify") => no_extra(rest, "verify").and_then(|()| verify::run(&Course::open()?)),
         Some("book") => book::run(&Course::open()?.root, rest),
@@ -161,6 +168,16 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, CliError> {
             "unknown command `{other}`; try `cargo course help`"
         ))),
     }
+}
+
+/// The arguments without `--challenge`, if it is one of them.
+fn challenge_flag(rest: &[String]) -> Option<Vec<String>> {
+    rest.iter().any(|a| a == "--challenge").then(|| {
+        rest.iter()
+            .filter(|a| *a != "--challenge")
+            .cloned()
+            .collect()
+    })
 }
 
 fn no_extra(rest: &[String], command: &str) -> Result<(), CliError> {

@@ -146,6 +146,7 @@ mod tests {
                     needs: Vec::new(),
                 })
                 .collect(),
+            challenge: None,
         }
     }
 

@@ -12,6 +12,9 @@ use oneloop_course::{compiler_error, workspace};
 
 use super::CliError;
 
+/// The exercise crates' feature that compiles a stage's challenge file.
+pub(crate) const CHALLENGE_FEATURE: &str = "challenge";
+
 /// Variables `cargo run` sets for this program that must not leak into a nested cargo
 /// (cargo sets its own per crate; leaving ours could only confuse a build script).
 const RUN_ONLY_VARS: [&str; 6] = [
@@ -69,16 +72,28 @@ impl Cargo {
         })
     }
 
-    /// `cargo test -p <package> --no-fail-fast --color never`, with the `solution`
-    /// feature when `solution` is true: the same build `cargo test --workspace
+    /// `cargo test -p <package> --no-fail-fast --color never`, with `--all-features`
+    /// when `solution` is true (`solution`, and `challenge` with `challenge-reference`:
+    /// the reference everywhere): the same build `cargo test --workspace
     /// --all-features` makes, so nothing is compiled twice.
     pub(crate) fn test_stage(
         &self,
         stage: &Stage,
         solution: bool,
     ) -> Result<StageResults, CliError> {
-        self.test_stage_output(stage, solution)
+        let features: &[&str] = if solution { &["--all-features"] } else { &[] };
+        self.test_output(stage, features)
             .map(|(results, _, _)| results)
+    }
+
+    /// `cargo test -p <package> --features challenge --no-fail-fast --color never`: the
+    /// stage's challenge file in place of its reference module, and the reference's
+    /// files in place of every exercise's hole. A build of its own, made only when asked.
+    pub(crate) fn test_challenge(
+        &self,
+        stage: &Stage,
+    ) -> Result<(StageResults, String, String), CliError> {
+        self.test_output(stage, &["--features", CHALLENGE_FEATURE])
     }
 
     /// [`Cargo::test_stage`], with cargo's stdout and stderr as printed.
@@ -87,10 +102,17 @@ impl Cargo {
         stage: &Stage,
         solution: bool,
     ) -> Result<(StageResults, String, String), CliError> {
+        let features: &[&str] = if solution { &["--all-features"] } else { &[] };
+        self.test_output(stage, features)
+    }
+
+    fn test_output(
+        &self,
+        stage: &Stage,
+        features: &[&str],
+    ) -> Result<(StageResults, String, String), CliError> {
         let mut args = vec!["test", "-p", stage.package.as_str()];
-        if solution {
-            args.extend(["--features", "solution"]);
-        }
+        args.extend(features);
         args.extend(["--no-fail-fast", "--color", "never"]);
         let output = self.output(&args)?;
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();

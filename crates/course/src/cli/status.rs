@@ -34,7 +34,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     outln!();
     outln!("oneloop — your progress");
     outln!();
-    outln!("  stage  {:width$}  passed", "title");
+    outln!("  stage  {:width$}  passed  challenge", "title");
     for (stage, _, states) in &rows {
         let passed = match states {
             Some(states) => format!(
@@ -44,9 +44,25 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
             ),
             None => "does not compile".to_string(),
         };
-        outln!("  {:<5}  {:width$}  {passed}", stage.number, stage.title);
+        let challenge = if stage.challenge.is_some() {
+            "optional"
+        } else {
+            "-"
+        };
+        outln!(
+            "  {:<5}  {:width$}  {passed:<6}  {challenge}",
+            stage.number,
+            stage.title
+        );
     }
     outln!();
+    if stages.iter().any(|s| s.challenge.is_some()) {
+        outln!(
+            "A challenge is optional: one whole file of the reference, written from its \
+             signatures and the chapter. Try it with `cargo course test <N> --challenge`."
+        );
+        outln!();
+    }
 
     for (stage, results, states) in &rows {
         match (results, states) {

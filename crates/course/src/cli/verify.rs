@@ -1,12 +1,19 @@
 //! `cargo course verify`: proves the course itself, stage by stage.
 //!
-//! Two runs per stage: with `--features solution` every test must pass; on the
-//! untouched holes every exercise must have at least one failing test (an exercise
-//! whose tests all pass on the holes checks nothing). An exercise whose hole file no
+//! Two runs per stage: with `--all-features` (the reference's files everywhere) every
+//! test must pass; on the untouched holes every exercise must have at least one failing
+//! test (an exercise whose tests all pass on the holes checks nothing). An exercise whose hole file no
 //! longer matches the hash in `course.toml` was solved by the learner: there are no holes
 //! left to fail, so that check is skipped and says so. Both builds are the ones
 //! `cargo test --workspace --all-features` and a plain `cargo test` make, so CI pays
 //! for no extra compilation.
+//!
+//! A stage with a challenge adds a third run, `--features challenge`: the challenge
+//! file in place of its reference module, the reference everywhere else. Each graded
+//! exercise must have a failing test there (the untouched challenge is caught by its
+//! tests), and must have passed in the solution run (the reference's file, which the
+//! challenge replaces, solves it). This run is a build of its own: it compiles the
+//! exercise crate and its tests once more per stage.
 
 use std::process::ExitCode;
 
@@ -15,8 +22,8 @@ use oneloop_course::progress::{ExerciseState, StageResults};
 use oneloop_course::test_output::TestRun;
 use oneloop_course::{Stage, test_output};
 
-use super::report;
 use super::{CliError, Course};
+use super::{challenge, report};
 
 /// Counts checks and prints one line per check.
 struct Tally {
@@ -53,7 +60,7 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     }
     for stage in &course.catalog.stages {
         errln!(
-            "stage {}: running `cargo test -p {} --features solution`…",
+            "stage {}: running `cargo test -p {} --all-features` (the reference)…",
             stage.number,
             stage.package
         );
@@ -62,7 +69,10 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
             Ok(StageResults::BuildFailed(block)) => {
                 build_failed(&mut tally, stage, "solution", &block);
             }
-            Ok(StageResults::Tested(run)) => check_solution(course, &mut tally, stage, &run),
+            Ok(StageResults::Tested(run)) => {
+                check_solution(course, &mut tally, stage, &run);
+                check_challenge_solution(&mut tally, stage, &run);
+            }
         }
         errln!(
             "stage {}: running `cargo test -p {}` on the holes…",
@@ -75,6 +85,9 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
                 build_failed(&mut tally, stage, "holes", &block);
             }
             Ok(StageResults::Tested(run)) => check_holes(course, &mut tally, stage, &run),
+        }
+        if stage.challenge.is_some() {
+            verify_challenge(course, &mut tally, stage);
         }
     }
     if tally.skipped == 0 {
@@ -179,6 +192,79 @@ fn check_holes(course: &Course, tally: &mut Tally, stage: &Stage, run: &TestRun)
             )
         };
         tally.check(ok, &what, &detail);
+    }
+}
+
+/// The reference's file solves the challenge: its graded tests passed in the solution run.
+fn check_challenge_solution(tally: &mut Tally, stage: &Stage, run: &TestRun) {
+    let Some(challenge) = &stage.challenge else {
+        return;
+    };
+    for state in challenge::graded_states(stage, challenge, run) {
+        let total = state.passed + state.failed;
+        tally.check(
+            state.is_solved(),
+            &format!("stage {} challenge solution", stage.number),
+            &format!(
+                "exercise {}'s tests with the reference's {}: {} of {} pass",
+                state.id,
+                challenge.solution.display(),
+                state.passed,
+                report::tests(total)
+            ),
+        );
+    }
+}
+
+/// The untouched challenge file fails every exercise that grades it.
+fn verify_challenge(course: &Course, tally: &mut Tally, stage: &Stage) {
+    let Some(challenge) = &stage.challenge else {
+        return;
+    };
+    let what = format!("stage {} challenge", stage.number);
+    if HoleFile::of_challenge(&course.root, challenge).is_edited() {
+        tally.skip(
+            &what,
+            &format!(
+                "challenge solved by you ({} differs from the file the course ships): \
+                 skipping the unsolved check",
+                challenge.file.display()
+            ),
+        );
+        return;
+    }
+    errln!(
+        "stage {}: running `cargo test -p {} --features challenge` on the challenge…",
+        stage.number,
+        stage.package
+    );
+    let run = match course.cargo.test_challenge(stage) {
+        Err(error) => return cargo_failed(tally, stage, "challenge", &error),
+        Ok((StageResults::BuildFailed(block), _, _)) => {
+            return build_failed(tally, stage, "challenge", &block);
+        }
+        Ok((StageResults::Tested(run), _, _)) => run,
+    };
+    for state in challenge::graded_states(stage, challenge, &run) {
+        let total = state.passed + state.failed;
+        let ok = state.failed > 0;
+        let detail = if ok {
+            format!(
+                "exercise {}'s tests fail on the untouched challenge: {} of {}",
+                state.id,
+                state.failed,
+                report::tests(total)
+            )
+        } else {
+            format!(
+                "exercise {}'s tests pass on the untouched challenge ({} of {}), so they \
+                 do not grade it",
+                state.id,
+                state.passed,
+                report::tests(total)
+            )
+        };
+        tally.check(ok, &format!("{what} holes"), &detail);
     }
 }
 

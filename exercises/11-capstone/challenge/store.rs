@@ -1,0 +1,156 @@
+//! The key space: values with optional deadlines, and expiry on the loop's timers.
+//!
+//! The store is `Rc<RefCell<Store>>`. One thread runs every connection's task, so no
+//! two of them ever touch it at the same time: a command borrows it, does its work
+//! and lets go before the task awaits again. A `Mutex` would guard against a second
+//! thread that does not exist. (With several loop threads sharing one key space, it
+//! would be needed, and each command would pay for it.)
+//!
+//! Expiry has two halves, as in Redis:
+//!
+//! - **Active**: a key given a time to live gets a timer on the loop's heap (stage
+//!   5's `call_at`). When it fires, the key is deleted if it still carries that
+//!   deadline. Overwriting or deleting the key cancels its timer; the heap drops
+//!   cancelled timers lazily, in its sweep.
+//! - **Lazy**: a read checks the deadline first. A timer due in this very turn may not
+//!   have run yet; the read must still not see the key.
+//!
+//! Redis itself keeps no timer per key: it checks on access, and a periodic task
+//! samples keys with deadlines and deletes those past it.
+#![allow(unused_variables, unused_imports, unused_mut, dead_code)]
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use oneloop_timers::{TimerHandle, Timers};
+
+use crate::expiry::schedule;
+
+/// The store, shared by every connection on the loop.
+pub type Db = Rc<RefCell<Store>>;
+
+/// A key's deadline and the timer that will delete it.
+#[derive(Debug)]
+pub(crate) struct Expiry {
+    pub(crate) at: Duration,
+    pub(crate) timer: TimerHandle,
+}
+
+#[derive(Debug)]
+pub(crate) struct Entry {
+    pub(crate) value: Vec<u8>,
+    pub(crate) expiry: Option<Expiry>,
+}
+
+/// The keys and their values.
+#[derive(Debug, Default)]
+pub struct Store {
+    pub(crate) entries: HashMap<Vec<u8>, Entry>,
+    pub(crate) expired: u64,
+}
+
+/// A key's time to live, as `TTL` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ttl {
+    /// No such key (`-2`).
+    Missing,
+    /// The key has no deadline (`-1`).
+    Forever,
+    /// The key is deleted in this long.
+    Left(Duration),
+}
+
+/// When `SET` may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Condition {
+    /// Always.
+    Always,
+    /// `NX`: only if the key does not exist.
+    IfMissing,
+    /// `XX`: only if it exists.
+    IfExists,
+}
+
+/// The loop's clock (the store only runs on a loop with timers).
+fn now() -> Duration {
+    timers().time()
+}
+
+pub(crate) fn timers() -> Rc<Timers> {
+    Timers::current().expect("the store is used on a loop with a timer driver")
+}
+
+/// A new, empty store.
+pub fn new_db() -> Db {
+    Rc::new(RefCell::new(Store::default()))
+}
+
+impl Store {
+    /// How many keys are stored (expired ones not yet deleted included).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no key is stored.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many keys were deleted because their deadline passed.
+    pub fn expired(&self) -> u64 {
+        self.expired
+    }
+}
+
+/// Cancels the timer of an entry that leaves the store.
+pub(crate) fn cancel(entry: Entry) {
+    if let Some(expiry) = entry.expiry {
+        expiry.timer.cancel();
+    }
+}
+
+/// The value of `key`.
+pub fn get(db: &Db, key: &[u8]) -> Option<Vec<u8>> {
+    todo!("stage 11, challenge: the store; see chapter 11.3")
+}
+
+/// Whether `key` exists.
+pub fn exists(db: &Db, key: &[u8]) -> bool {
+    todo!("stage 11, challenge: the store; see chapter 11.3")
+}
+
+/// Deletes `key`; returns whether it existed.
+pub fn del(db: &Db, key: &[u8]) -> bool {
+    todo!("stage 11, challenge: the store; see chapter 11.3")
+}
+
+/// Sets `key` to `value` if `condition` allows, with a time to live if `ttl` is
+/// given (any earlier deadline is dropped, as `SET` does). Returns whether it wrote.
+pub fn set(
+    db: &Db,
+    key: &[u8],
+    value: Vec<u8>,
+    ttl: Option<Duration>,
+    condition: Condition,
+) -> bool {
+    todo!("stage 11, challenge: the store; see chapter 11.3")
+}
+
+/// Gives `key` a time to live of `ttl` (a zero one deletes it at once, as Redis
+/// does). Returns whether the key existed.
+pub fn expire(db: &Db, key: &[u8], ttl: Duration) -> bool {
+    todo!("stage 11, challenge: the store; see chapter 11.3")
+}
+
+/// The time to live of `key`.
+pub fn ttl(db: &Db, key: &[u8]) -> Ttl {
+    todo!("stage 11, challenge: the store; see chapter 11.3")
+}
+
+/// Adds `delta` to the integer stored at `key` (a missing key counts as 0); the
+/// key's deadline, if any, is kept, as Redis keeps it.
+pub fn incr_by(db: &Db, key: &[u8], delta: i64) -> Result<i64, &'static str> {
+    todo!("stage 11, challenge: the store; see chapter 11.3")
+}
