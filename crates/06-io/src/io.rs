@@ -516,10 +516,12 @@ impl Io {
     /// An event for a stale entry (re-arming finds that epoll no longer knows the fd)
     /// runs none of its callbacks; see the `io` module.
     ///
-    /// The persistent watchers stay (a clone of each is taken: no allocation); a waiting
-    /// future's slot turns `Ready` and its waker is taken, so that direction is no longer
-    /// wanted and mio stops watching it (one-shot). Whatever is still wanted is given to
-    /// mio again, which re-arms the edge: data left unread is reported next time.
+    /// The persistent watchers stay (a clone of each is taken: no allocation), and an
+    /// fd that has one is given to mio again, which re-arms the edge: data left unread
+    /// is reported next time. A waiting future's slot turns `Ready` and its waker is
+    /// taken (one-shot); a raw fd's direction is then no longer wanted, and mio stops
+    /// watching it, while a socket's stays registered (see `waits.rs` and
+    /// `settle_kept`).
     pub(crate) fn take_event(&self, token: Token, read: bool, write: bool) -> Fired {
         let mut fired = Fired::default();
         let mut table = self.table.borrow_mut();

@@ -142,6 +142,7 @@ fn ex2_two_sockets_readable_in_one_park_are_both_served_next_turn_in_arrival_ord
         assert_eq!(trace.turn(turn), ["reader b", "reader a"]);
         assert_eq!(*served.borrow(), ["reader b: bee", "reader a: ay"]);
         assert_eq!(io.registrations(), 0, "one-shot: nobody waits any more");
+        assert_eq!(io.armed(), 2, "the sockets stay registered with epoll");
         drop(servers);
     });
 }
