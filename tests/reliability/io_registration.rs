@@ -11,7 +11,10 @@
 //!   while data is already there would never be told, unless the table knows an edge
 //!   is still to come. The tests build the two sequences where that goes wrong: a wait
 //!   after an event whose data nobody read, and an event that arrives while nobody
-//!   waits, between two waits.
+//!   waits, between two waits. Both passed before the change, when every wait gave
+//!   epoll the fd afresh; both hang on a table that keeps the fd armed and skips the
+//!   re-arm without checking that an edge is still to come (checked by taking out the
+//!   two rules of `settle_kept`).
 //! - **A burst of connections.** `serve` accepts until the listener says `WouldBlock`.
 //!   A burst bigger than asyncio's per-event cap (its `backlog`, 100) is now accepted
 //!   over more than one turn, so the connections already served get their turn in
