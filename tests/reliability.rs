@@ -16,6 +16,8 @@
 mod io_fairness;
 #[path = "reliability/io_ownership.rs"]
 mod io_ownership;
+#[path = "reliability/io_registration.rs"]
+mod io_registration;
 #[path = "reliability/node_interval.rs"]
 mod node_interval;
 #[path = "reliability/offload.rs"]

@@ -98,6 +98,7 @@ impl Io {
             let mut table = self.table.borrow_mut();
             let (index, stale) = self.entry(&mut table, fd, direction);
             let registration = table.get(index);
+            let was_active = registration.is_active();
             let replaced = registration.watcher(direction).replace(watcher);
             let outcome = self.apply(index, registration, false);
             let mut refused = None;
@@ -105,8 +106,8 @@ impl Io {
                 // Leave the table as it was: no watcher that mio does not know of. The
                 // refused callback is user code: it is dropped below, unborrowed.
                 refused = registration.watcher(direction).take();
-                table.free_if_empty(index);
             }
+            table.settle(index, was_active);
             (replaced, refused, stale, outcome)
         };
         drop(refused);
@@ -130,10 +131,11 @@ impl Io {
                 return false;
             };
             let registration = table.get(index);
+            let was_active = registration.is_active();
             let removed = registration.watcher(direction).take();
             // Removing interest cannot fail in a way worth reporting: see `apply`.
             let _ = self.apply(index, registration, false);
-            table.free_if_empty(index);
+            table.settle(index, was_active);
             removed
         };
         match removed {

@@ -54,7 +54,7 @@ use oneloop_core::hooks::{CALLBACK_PANICKED, with_current};
 use oneloop_core::{Core, ExceptionReport, Label};
 use oneloop_task::hooks::panic_message;
 
-use crate::registration::{Direction, Registration, Waiter, Watcher};
+use crate::registration::{Direction, Kept, Registration, Waiter, Watcher};
 
 /// The message of the error a readiness future gives outside a loop with an I/O driver.
 pub const NO_IO_DRIVER: &str = "no I/O driver: this future must run on an event loop whose \
@@ -128,6 +128,10 @@ pub(crate) struct Table {
     slots: Vec<Option<Registration>>,
     free: Vec<usize>,
     pub(crate) by_fd: HashMap<RawFd, usize>,
+    /// How many entries are active (a callback or a future is registered): the
+    /// loop's stall check and the driver read this at every park, so it is counted,
+    /// not walked.
+    active: usize,
 }
 
 impl Table {
@@ -154,14 +158,30 @@ impl Table {
             .expect("a slot found through by_fd is occupied")
     }
 
-    /// Frees the slot of `index` if nothing is kept there any more.
-    pub(crate) fn free_if_empty(&mut self, index: usize) {
-        let empty = self.slots[index]
-            .as_ref()
-            .is_some_and(Registration::is_empty);
-        if empty {
+    /// Brings the count of active entries up to date after the entry of `index`
+    /// changed (it was active before if `was_active`), and frees its slot if nothing
+    /// is kept there any more.
+    pub(crate) fn settle(&mut self, index: usize, was_active: bool) {
+        let Some(registration) = self.slots[index].as_ref() else {
+            return;
+        };
+        match (was_active, registration.is_active()) {
+            (false, true) => self.active += 1,
+            (true, false) => self.active -= 1,
+            _ => {}
+        }
+        if registration.is_empty() {
             drop(self.take(index));
         }
+    }
+
+    /// Puts a fresh entry for `fd` in the slot of `index`, and hands back the old one.
+    pub(crate) fn replace(&mut self, index: usize, fd: RawFd) -> Registration {
+        let old = std::mem::replace(self.get(index), Registration::new(fd));
+        if old.is_active() {
+            self.active -= 1;
+        }
+        old
     }
 
     /// Takes the entry of `index` out and frees its slot, whatever it holds.
@@ -169,6 +189,9 @@ impl Table {
         let registration = self.slots[index].take()?;
         self.by_fd.remove(&registration.fd);
         self.free.push(index);
+        if registration.is_active() {
+            self.active -= 1;
+        }
         Some(registration)
     }
 }
@@ -182,8 +205,29 @@ pub struct Io {
     pub(crate) next_waiter: Cell<u64>,
     /// Whether the close hook that empties the table is set on the loop.
     attached: Cell<bool>,
+    /// Every `epoll_ctl` this table asked of mio, by operation.
+    ctls: Cell<EpollCtls>,
 }
 // ANCHOR_END: io
+
+/// How many `epoll_ctl` calls an I/O table made, by operation: what registering costs
+/// in syscalls, counted where the table calls mio (see [`Io::epoll_ctls`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EpollCtls {
+    /// `EPOLL_CTL_ADD`: an fd given to epoll (`register`).
+    pub add: u64,
+    /// `EPOLL_CTL_MOD`: an fd's interest changed or re-armed (`reregister`).
+    pub modify: u64,
+    /// `EPOLL_CTL_DEL`: an fd taken out of epoll (`deregister`).
+    pub delete: u64,
+}
+
+impl EpollCtls {
+    /// All three together.
+    pub fn total(&self) -> u64 {
+        self.add + self.modify + self.delete
+    }
+}
 
 impl fmt::Debug for Io {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -201,6 +245,7 @@ impl Io {
             table: RefCell::new(Table::default()),
             next_waiter: Cell::new(1),
             attached: Cell::new(false),
+            ctls: Cell::new(EpollCtls::default()),
         }
     }
 
@@ -235,9 +280,37 @@ impl Io {
     }
     // ANCHOR_END: attach
 
-    /// How many file descriptors have something registered.
+    /// How many file descriptors a callback or a readiness future is registered on.
+    ///
+    /// A socket's fd that stays registered with epoll between its waits, with nobody
+    /// waiting on it now, is not counted: it can wake no one. (So a loop whose tasks
+    /// all wait on something that cannot come is still found stalled.)
     pub fn registrations(&self) -> usize {
-        self.table.borrow().by_fd.len()
+        self.table.borrow().active
+    }
+
+    /// How many file descriptors epoll watches for this table now, counting the
+    /// sockets that stay registered between their waits. Walks the table.
+    pub fn armed(&self) -> usize {
+        let table = self.table.borrow();
+        table
+            .slots
+            .iter()
+            .flatten()
+            .filter(|registration| registration.armed.is_some())
+            .count()
+    }
+
+    /// How many `epoll_ctl` calls this table has made since the loop was built.
+    pub fn epoll_ctls(&self) -> EpollCtls {
+        self.ctls.get()
+    }
+
+    /// Counts one `epoll_ctl`.
+    fn count(&self, op: fn(&mut EpollCtls) -> &mut u64) {
+        let mut ctls = self.ctls.get();
+        *op(&mut ctls) += 1;
+        self.ctls.set(ctls);
     }
 
     /// Whether the loop closed (nothing can register any more).
@@ -301,17 +374,20 @@ impl Io {
             (None, None) => Ok(()),
             (Some(_), None) => {
                 registration.armed = None;
+                self.count(|c| &mut c.delete);
                 // The fd may be closed already (epoll then forgot it): nothing to undo.
                 let _ = registry.deregister(&mut SourceFd(&fd));
                 Ok(())
             }
             (None, Some(wanted)) => {
+                self.count(|c| &mut c.add);
                 registry.register(&mut SourceFd(&fd), token, wanted)?;
                 registration.armed = Some(wanted);
                 Ok(())
             }
             (Some(armed), Some(wanted)) => {
                 if armed != wanted || rearm {
+                    self.count(|c| &mut c.modify);
                     match registry.reregister(&mut SourceFd(&fd), token, wanted) {
                         // epoll forgot the fd: the file was closed without being
                         // removed. Register nothing for whatever file has the number now.
@@ -348,15 +424,17 @@ impl Io {
         let index = table.slot_of(fd);
         let registration = table.get(index);
         if registration.forgotten {
-            let stale = mem::replace(registration, Registration::new(fd));
-            return (index, Some(stale));
+            return (index, Some(table.replace(index, fd)));
         }
         let Some(armed) = registration.armed else {
             return (index, None);
         };
         let after = armed | direction.interest();
         let outcome = match self.registry.borrow().as_ref() {
-            Some(registry) => registry.reregister(&mut SourceFd(&fd), Token(index), after),
+            Some(registry) => {
+                self.count(|c| &mut c.modify);
+                registry.reregister(&mut SourceFd(&fd), Token(index), after)
+            }
             None => return (index, None),
         };
         match outcome {
@@ -365,8 +443,7 @@ impl Io {
                 (index, None)
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                let stale = mem::replace(registration, Registration::new(fd));
-                (index, Some(stale))
+                (index, Some(table.replace(index, fd)))
             }
             // Any other failure is the registration's own to report, from `apply`.
             Err(_) => (index, None),
@@ -389,6 +466,7 @@ impl Io {
                 && let Some(registry) = self.registry.borrow().as_ref()
             {
                 // The owner calls this before closing the fd, so epoll still knows it.
+                self.count(|c| &mut c.delete);
                 let _ = registry.deregister(&mut SourceFd(&fd));
             }
             removed
@@ -410,6 +488,7 @@ impl Io {
         for registration in table.slots.iter().flatten() {
             if registration.armed.is_some() {
                 // Some of these fds may be closed already: epoll forgot those.
+                self.count(|c| &mut c.delete);
                 let _ = registry.deregister(&mut SourceFd(&registration.fd));
             }
         }
@@ -437,10 +516,12 @@ impl Io {
     /// An event for a stale entry (re-arming finds that epoll no longer knows the fd)
     /// runs none of its callbacks; see the `io` module.
     ///
-    /// The persistent watchers stay (a clone of each is taken: no allocation); a waiting
-    /// future's slot turns `Ready` and its waker is taken, so that direction is no longer
-    /// wanted and mio stops watching it (one-shot). Whatever is still wanted is given to
-    /// mio again, which re-arms the edge: data left unread is reported next time.
+    /// The persistent watchers stay (a clone of each is taken: no allocation), and an
+    /// fd that has one is given to mio again, which re-arms the edge: data left unread
+    /// is reported next time. A waiting future's slot turns `Ready` and its waker is
+    /// taken (one-shot); a raw fd's direction is then no longer wanted, and mio stops
+    /// watching it, while a socket's stays registered (see `waits.rs` and
+    /// `settle_kept`).
     pub(crate) fn take_event(&self, token: Token, read: bool, write: bool) -> Fired {
         let mut fired = Fired::default();
         let mut table = self.table.borrow_mut();
@@ -449,13 +530,18 @@ impl Io {
             // An event for a slot freed since: nothing waits for it.
             return fired;
         };
+        let was_active = registration.is_active();
         let fd = registration.fd;
+        // Only a persistent callback needs the edge re-armed (level-triggered, as in
+        // asyncio). A waiting future is woken, and its task makes the syscall again.
+        let rearm = registration.reader.is_some() || registration.writer.is_some();
         if read {
             fired.reader = registration.reader.clone();
             fired.read_waker = registration
                 .read
                 .fire()
                 .map(|waker| IoWake::new(waker, fd, Direction::Read));
+            settle_kept(&mut registration.read_kept, fired.read_waker.is_some());
         }
         if write {
             fired.writer = registration.writer.clone();
@@ -463,8 +549,9 @@ impl Io {
                 .write
                 .fire()
                 .map(|waker| IoWake::new(waker, fd, Direction::Write));
+            settle_kept(&mut registration.write_kept, fired.write_waker.is_some());
         }
-        if registration.forgotten || self.apply(index, registration, true).is_err() {
+        if registration.forgotten || self.apply(index, registration, rearm).is_err() {
             registration.armed = None;
             registration.forgotten = true;
         }
@@ -477,10 +564,24 @@ impl Io {
             fired.reader = None;
             fired.writer = None;
         }
+        table.settle(index, was_active);
         fired
     }
     // ANCHOR_END: take_event
 }
+
+// ANCHOR: settle_kept
+/// An event was taken for one direction of an entry: an edge is no longer sure to
+/// come for data there. If nobody waited, the socket's task is busy elsewhere, so
+/// the direction stops being kept: an fd that stays armed with nobody waiting could
+/// end the loop's sleep for nothing, turn after turn. Its next wait arms it again.
+fn settle_kept(kept: &mut Kept, woke_someone: bool) {
+    kept.drained = false;
+    if !woke_someone {
+        kept.keep = false;
+    }
+}
+// ANCHOR_END: settle_kept
 
 /// Disposes of an entry taken out of the table (stale, or released by its owner), with
 /// no borrow held: its queued handles are cancelled, and a task still waiting on it is

@@ -7,8 +7,10 @@
 //! the fd's slot in [`Io`]; the driver's event turns the slot to ready and wakes the
 //! task; the next poll takes the readiness, and the task makes the syscall again.
 //!
-//! It is one-shot: once ready, the direction is no longer watched, and mio forgets it.
-//! The caller's next `WouldBlock` makes a new future, which registers again.
+//! It is one-shot: the event wakes the task once, and the caller's next `WouldBlock`
+//! makes a new future. For a raw fd, mio then forgets the direction until that future
+//! registers again. A socket of oneloop's keeps its fd registered between waits (see
+//! `waits.rs`), so its waits cost no `epoll_ctl`.
 //!
 //! Readiness is a hint, not a promise. The socket may have been drained in between, or
 //! the event may be spurious: always retry the syscall and go back to waiting on

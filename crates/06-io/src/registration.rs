@@ -93,6 +93,23 @@ impl Waiter {
     }
 }
 
+// ANCHOR: kept
+/// What the table knows about one direction of a socket that keeps its registration.
+///
+/// A socket's fd stays registered with epoll between its waits (see `waits.rs`). epoll
+/// is edge-triggered here: it reports each arrival once, and a registration that stays
+/// armed is not looked at again. So a new wait may skip `epoll_ctl` only if an edge is
+/// sure to come for any data there: the socket was seen empty (`WouldBlock`, or a short
+/// read) and no event was taken for this direction since.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Kept {
+    /// The direction stays armed with nobody waiting (until an event finds nobody).
+    pub(crate) keep: bool,
+    /// The socket was seen empty in this direction, and no event was taken since.
+    pub(crate) drained: bool,
+}
+// ANCHOR_END: kept
+
 /// One registered file descriptor.
 pub(crate) struct Registration {
     pub(crate) fd: RawFd,
@@ -105,6 +122,11 @@ pub(crate) struct Registration {
     /// epoll said it no longer knows this fd: the file was closed under the entry, which
     /// is stale and is replaced by the next registration on the number.
     pub(crate) forgotten: bool,
+    /// Made for one of oneloop's sockets, which releases it when dropped: only such an
+    /// entry keeps its registration between waits.
+    pub(crate) owned: bool,
+    pub(crate) read_kept: Kept,
+    pub(crate) write_kept: Kept,
 }
 
 impl Registration {
@@ -117,7 +139,33 @@ impl Registration {
             write: Waiter::Idle,
             armed: None,
             forgotten: false,
+            owned: false,
+            read_kept: Kept::default(),
+            write_kept: Kept::default(),
         }
+    }
+
+    pub(crate) fn kept(&mut self, direction: Direction) -> &mut Kept {
+        match direction {
+            Direction::Read => &mut self.read_kept,
+            Direction::Write => &mut self.write_kept,
+        }
+    }
+
+    /// Whether a new wait in `direction` needs no `epoll_ctl`: the fd is armed for it,
+    /// and an edge is sure to come for any data there (see [`Kept`]).
+    pub(crate) fn armed_for_wait(&self, direction: Direction) -> bool {
+        let kept = match direction {
+            Direction::Read => self.read_kept,
+            Direction::Write => self.write_kept,
+        };
+        self.owned
+            && kept.keep
+            && kept.drained
+            && self.armed.is_some_and(|armed| match direction {
+                Direction::Read => armed.is_readable(),
+                Direction::Write => armed.is_writable(),
+            })
     }
 
     pub(crate) fn waiter(&mut self, direction: Direction) -> &mut Waiter {
@@ -135,10 +183,11 @@ impl Registration {
     }
 
     // ANCHOR: wanted
-    /// The interest this fd needs now: a persistent watcher or a waiting future.
+    /// The interest this fd needs now: a persistent watcher, a waiting future, or a
+    /// socket's registration kept between its waits.
     pub(crate) fn wanted(&self) -> Option<Interest> {
-        let read = self.reader.is_some() || self.read.is_waiting();
-        let write = self.writer.is_some() || self.write.is_waiting();
+        let read = self.reader.is_some() || self.read.is_waiting() || self.read_kept.keep;
+        let write = self.writer.is_some() || self.write.is_waiting() || self.write_kept.keep;
         match (read, write) {
             (true, true) => Some(Interest::READABLE | Interest::WRITABLE),
             (true, false) => Some(Interest::READABLE),
@@ -153,6 +202,14 @@ impl Registration {
         self.wanted().is_none() && matches!((&self.read, &self.write), (Waiter::Idle, Waiter::Idle))
     }
 
+    /// Whether a callback or a future is registered here (a kept registration with
+    /// nobody waiting is not: it can wake no one).
+    pub(crate) fn is_active(&self) -> bool {
+        self.reader.is_some()
+            || self.writer.is_some()
+            || !matches!((&self.read, &self.write), (Waiter::Idle, Waiter::Idle))
+    }
+
     /// One line for a stepper's snapshot.
     pub(crate) fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -162,8 +219,12 @@ impl Registration {
         if let Some(writer) = &self.writer {
             parts.push(format!("writer {}", writer.label));
         }
-        for (name, waiter) in [("read", &self.read), ("write", &self.write)] {
+        for (name, waiter, kept) in [
+            ("read", &self.read, self.read_kept),
+            ("write", &self.write, self.write_kept),
+        ] {
             match waiter {
+                Waiter::Idle if kept.keep => parts.push(format!("kept armed to {name}")),
                 Waiter::Idle => {}
                 Waiter::Waiting { .. } => parts.push(format!("a task waits to {name}")),
                 Waiter::Ready { .. } => parts.push(format!("{name} ready, not yet taken")),

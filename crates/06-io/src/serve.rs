@@ -23,7 +23,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use oneloop_core::hooks::with_current;
-use oneloop_core::{ExceptionReport, Label, spawn};
+use oneloop_core::{ExceptionReport, Label, spawn, yield_now};
 use oneloop_timers::sleep;
 
 use crate::{
@@ -33,6 +33,10 @@ use crate::{
 /// How long [`serve`] stops accepting after an accept failed for lack of resources
 /// (asyncio's `ACCEPT_RETRY_DELAY`, one second).
 pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
+
+/// The most connections [`serve`] accepts in one turn (asyncio's `_accept_connection`
+/// takes at most `backlog`, 100 by default, per readiness event).
+pub const ACCEPTS_PER_TURN: usize = 100;
 
 /// The message [`serve`] reports when an accept failed for lack of resources.
 pub const ACCEPT_OUT_OF_RESOURCES: &str = "accept failed for lack of resources; \
@@ -62,6 +66,10 @@ fn out_of_resources(error: &io::Error) -> bool {
 ///   sleeps nothing waits on the listener, so the loop does not spin on it.
 /// - A connection aborted before it was accepted is skipped.
 /// - Any other accept error ends the server with that error.
+/// - At most [`ACCEPTS_PER_TURN`] connections are accepted in one turn; then the
+///   server yields, and a burst is taken over several turns, so the clients already
+///   connected are served in between. (An accept that succeeds never waits, so
+///   without the cap one step would accept until the kernel's queue is empty.)
 ///
 /// The back-off sleeps on the loop's timers, which every [`IoLoop`](crate::IoLoop) has.
 pub async fn serve<H, F>(listener: TcpListener, mut handler: H) -> io::Result<()>
@@ -69,10 +77,24 @@ where
     H: FnMut(TcpStream, SocketAddr) -> F,
     F: Future<Output = ()> + 'static,
 {
+    // The loop and turn of the last accept, and how many were made in that turn.
+    let mut batch = (None, 0);
     loop {
         match listener.accept().await {
-            // The handle is dropped: the task runs detached, as asyncio's client tasks do.
-            Ok((stream, addr)) => drop(spawn(handler(stream, addr))),
+            Ok((stream, addr)) => {
+                // The handle is dropped: the task runs detached, as asyncio's client
+                // tasks do.
+                drop(spawn(handler(stream, addr)));
+                let now = with_current(|core| (core.id(), core.turn()));
+                batch = if batch.0 == now {
+                    (now, batch.1 + 1)
+                } else {
+                    (now, 1)
+                };
+                if batch.1 >= ACCEPTS_PER_TURN {
+                    yield_now().await;
+                }
+            }
             Err(error) if out_of_resources(&error) => {
                 report_accept_error(&listener, &error);
                 sleep(ACCEPT_RETRY_DELAY).await;

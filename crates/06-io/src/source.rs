@@ -16,24 +16,31 @@
 //! edit it behind the loop's back. The compiler enforces this; `TcpStream`'s docs hold
 //! the proof.
 //!
+//! The same rule lets a socket keep its fd registered with epoll between its waits
+//! (see `waits.rs`): its entry is sure to go when it goes. A socket made outside every
+//! loop is adopted by the first loop it waits in, so that its drop finds that table
+//! too.
+//!
 //! An entry made through a raw fd (`add_reader(&raw_fd, ..)`) has no owner; removing it
 //! is the caller's job, as in asyncio. What happens when a caller forgets is defined in
 //! `io.rs`: the entry is stale, never fires, and is replaced when the number is
 //! registered again.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::{Rc, Weak};
 
-use crate::Io;
+use crate::{Direction, Io};
 
 // ANCHOR: owned
 /// A socket whose entries in the I/O table are removed when it is dropped.
 pub(crate) struct Owned<S: AsRawFd> {
     inner: S,
-    /// The tables that may hold an entry for this fd (the loop it was made in).
-    tables: Vec<Weak<Io>>,
+    /// The tables that may hold an entry for this fd: the loop it was made in, or the
+    /// first it waited in.
+    tables: RefCell<Vec<Weak<Io>>>,
 }
 
 impl<S: AsRawFd> Owned<S> {
@@ -42,8 +49,29 @@ impl<S: AsRawFd> Owned<S> {
         let tables = Io::current().ok().map(|io| Rc::downgrade(&io));
         Self {
             inner,
-            tables: tables.into_iter().collect(),
+            tables: RefCell::new(tables.into_iter().collect()),
         }
+    }
+
+    /// The socket's syscall found it empty in `direction` (`WouldBlock`, or a short
+    /// read): tells the running loop's table, which then keeps the fd registered
+    /// between waits. Only a table this socket releases when dropped is told.
+    pub(crate) fn note_drained(&self, direction: Direction) {
+        let Ok(io) = Io::current() else {
+            return;
+        };
+        {
+            let mut tables = self.tables.borrow_mut();
+            if tables.is_empty() {
+                tables.push(Rc::downgrade(&io));
+            } else if !tables
+                .iter()
+                .any(|table| std::ptr::eq(table.as_ptr(), Rc::as_ptr(&io)))
+            {
+                return;
+            }
+        }
+        io.note_drained(self.inner.as_raw_fd(), direction);
     }
 }
 
@@ -65,7 +93,7 @@ impl<S: AsRawFd> Drop for Owned<S> {
     /// the socket itself closes right after, when `inner` is dropped.
     fn drop(&mut self) {
         let fd = self.inner.as_raw_fd();
-        let mut tables: Vec<Rc<Io>> = std::mem::take(&mut self.tables)
+        let mut tables: Vec<Rc<Io>> = std::mem::take(self.tables.get_mut())
             .iter()
             .filter_map(Weak::upgrade)
             .collect();

@@ -26,15 +26,19 @@ use crate::{Direction, Readiness, writable};
 // ANCHOR: retry
 /// Runs `attempt` until it does not say `WouldBlock`, awaiting readiness in
 /// `direction` between tries. `Interrupted` is retried at once.
-async fn retry<T>(
-    fd: RawFd,
+///
+/// A `WouldBlock` tells the table that the socket is empty in that direction, so the
+/// wait that follows needs no `epoll_ctl` once the fd is registered (see `waits.rs`).
+async fn retry<S: AsRawFd, T>(
+    socket: &Owned<S>,
     direction: Direction,
     mut attempt: impl FnMut() -> io::Result<T>,
 ) -> io::Result<T> {
     loop {
         match attempt() {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                Readiness::new(fd, direction).await?;
+                socket.note_drained(direction);
+                Readiness::new(socket.as_raw_fd(), direction).await?;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             other => return other,
@@ -101,10 +105,7 @@ impl TcpListener {
     // ANCHOR: accept
     /// Accepts one connection, waiting until one arrives.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        let (inner, addr) = retry(self.inner.as_raw_fd(), Direction::Read, || {
-            self.inner.accept()
-        })
-        .await?;
+        let (inner, addr) = retry(&self.inner, Direction::Read, || self.inner.accept()).await?;
         Ok((TcpStream::wrap(inner), addr))
     }
     // ANCHOR_END: accept
@@ -216,10 +217,11 @@ impl TcpStream {
         if now.is_some() && self.last_read.get() == now {
             yield_now().await;
         }
-        let n = retry(self.inner.as_raw_fd(), Direction::Read, || {
-            (&self.inner).read(buf)
-        })
-        .await?;
+        let n = retry(&self.inner, Direction::Read, || (&self.inner).read(buf)).await?;
+        if n > 0 && n < buf.len() {
+            // A short read emptied the socket: the next wait needs no `epoll_ctl`.
+            self.inner.note_drained(Direction::Read);
+        }
         self.last_read
             .set(with_current(|core| (core.id(), core.turn())));
         Ok(n)
@@ -228,10 +230,7 @@ impl TcpStream {
 
     /// Writes some bytes of `buf`, waiting until the kernel takes at least one.
     pub async fn write(&self, buf: &[u8]) -> io::Result<usize> {
-        retry(self.inner.as_raw_fd(), Direction::Write, || {
-            (&self.inner).write(buf)
-        })
-        .await
+        retry(&self.inner, Direction::Write, || (&self.inner).write(buf)).await
     }
 
     /// Writes all of `buf`. If dropped half-way, some prefix of `buf` was sent and the

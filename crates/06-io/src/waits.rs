@@ -1,4 +1,27 @@
 //! One-shot waits: where a readiness future parks its waker, and takes the event.
+//!
+//! # A socket keeps its registration
+//!
+//! A wait is one-shot: the event wakes one task, once. The fd's registration with
+//! epoll need not be. For a raw fd the table gives epoll the fd when the wait starts
+//! and takes it back when the event comes: two `epoll_ctl` per wait. A socket of
+//! oneloop's ([`TcpStream`](crate::TcpStream), [`TcpListener`](crate::TcpListener))
+//! keeps its fd registered from its first wait until it is dropped, and the waits in
+//! between cost no `epoll_ctl` at all.
+//!
+//! That is only safe because epoll, as mio sets it up, is edge-triggered: it reports
+//! data when it arrives, once, and a registration that stays armed is not looked at
+//! again. A wait that starts while data is already there would never be told, unless
+//! an edge is still to come. The socket tells the table when one is sure to come: its
+//! syscall said `WouldBlock`, or a read came back short, so any data after that
+//! arrives later and makes an edge. Each event taken for the direction cancels that
+//! (see `Kept`). A wait with that assurance parks its waker and calls nothing; any
+//! other wait re-arms the fd (one `EPOLL_CTL_MOD`), and epoll then looks at the
+//! socket and reports data already there.
+//!
+//! An event that finds nobody waiting ends the keeping for that direction: the
+//! socket's task is busy elsewhere, and an fd left armed would end the loop's sleep
+//! for nothing. The next wait arms it again.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -31,17 +54,22 @@ impl Io {
     ) -> io::Result<()> {
         let (old, refused, stale, outcome) = {
             let mut table = self.table.borrow_mut();
-            let parked = table.by_fd.get(&fd).copied().filter(|&index| {
+            let known = table.by_fd.get(&fd).copied();
+            let parked = known.filter(|&index| {
                 matches!(table.get(index).waiter(direction),
                     Waiter::Waiting { id: mine, .. } if *mine == id)
             });
-            // Parking a new waker for a wait already armed needs no check; a new wait
-            // might find the stale entry of a closed fd, and `entry` replaces it.
-            let (index, stale) = match parked {
+            // Parking a new waker for a wait already armed needs no check, nor does a
+            // socket's wait that an edge is sure to reach (see the module docs). Any
+            // other wait might find the stale entry of a closed fd, and `entry`
+            // replaces it (or re-arms the fd: one `epoll_ctl`).
+            let armed = known.filter(|&index| table.get(index).armed_for_wait(direction));
+            let (index, stale) = match parked.or(armed) {
                 Some(index) => (index, None),
                 None => self.entry(&mut table, fd, direction),
             };
             let registration = table.get(index);
+            let was_active = registration.is_active();
             let slot = registration.waiter(direction);
             if let Waiter::Waiting { id: other, .. } = slot
                 && *other != id
@@ -63,8 +91,8 @@ impl Io {
             if outcome.is_err() {
                 // The waker clone goes too, dropped below with no borrow held.
                 refused = std::mem::take(registration.waiter(direction));
-                table.free_if_empty(index);
             }
+            table.settle(index, was_active);
             (old, refused, stale, outcome)
         };
         drop(old);
@@ -85,7 +113,7 @@ impl Io {
         let slot = table.get(index).waiter(direction);
         if matches!(slot, Waiter::Ready { id: ready } if *ready == id) {
             *slot = Waiter::Idle;
-            table.free_if_empty(index);
+            table.settle(index, true);
             true
         } else {
             false
@@ -101,6 +129,7 @@ impl Io {
                 return;
             };
             let registration = table.get(index);
+            let was_active = registration.is_active();
             let slot = registration.waiter(direction);
             let mine = match slot {
                 Waiter::Waiting { id: other, .. } | Waiter::Ready { id: other } => *other == id,
@@ -111,9 +140,40 @@ impl Io {
             }
             let old = std::mem::take(slot);
             let _ = self.apply(index, registration, false);
-            table.free_if_empty(index);
+            table.settle(index, was_active);
             old
         };
         drop(old);
     }
+
+    // ANCHOR: note_drained
+    /// A socket of oneloop's found `fd` empty in `direction` (its syscall said
+    /// `WouldBlock`, or a read came back short): any data from now on makes an edge.
+    /// Its entry keeps the fd registered between waits, and its next wait needs no
+    /// `epoll_ctl`. Called only by the socket that owns `fd` and releases its entry
+    /// when dropped (see `source.rs`).
+    ///
+    /// An entry that the socket did not make (a raw fd's, maybe stale, or a
+    /// callback's) is left as it is: only one made here is known to be the socket's.
+    pub(crate) fn note_drained(&self, fd: RawFd, direction: Direction) {
+        if self.is_closed() {
+            return;
+        }
+        let mut table = self.table.borrow_mut();
+        let index = match table.by_fd.get(&fd) {
+            Some(&index) => index,
+            None => {
+                let index = table.slot_of(fd);
+                table.get(index).owned = true;
+                index
+            }
+        };
+        let registration = table.get(index);
+        if registration.owned && !registration.forgotten {
+            let kept = registration.kept(direction);
+            kept.keep = true;
+            kept.drained = true;
+        }
+    }
+    // ANCHOR_END: note_drained
 }

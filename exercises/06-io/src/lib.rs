@@ -85,12 +85,12 @@ mod echo;
 pub use channel::{Receiver, Sender, channel};
 pub use driver::IoDriver;
 pub use echo::echo;
-pub use io::{IO_CLOSED, Io, NO_IO_DRIVER};
+pub use io::{EpollCtls, IO_CLOSED, Io, NO_IO_DRIVER};
 pub use io_loop::{IoLoop, new_event_loop};
 pub use readiness::{Readiness, readable, writable};
 pub use run::{run, run_debug, run_with};
 pub use serve::{
-    ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, ChatRoom, MEMBER_QUEUE_LIMIT,
+    ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, ACCEPTS_PER_TURN, ChatRoom, MEMBER_QUEUE_LIMIT,
     SLOW_MEMBER_DISCONNECTED, WELCOME, chat_member, echo_connection, serve, serve_chat, serve_room,
 };
 pub use stream_reader::{AsyncRead, DEFAULT_LIMIT, StreamError, StreamReader};

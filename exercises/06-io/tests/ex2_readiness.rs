@@ -141,7 +141,8 @@ fn ex2_two_sockets_readable_in_one_park_are_both_served_next_turn_in_arrival_ord
         assert_eq!(trace.io_events(turn), 2, "one park saw both sockets");
         assert_eq!(trace.turn(turn), ["reader b", "reader a"]);
         assert_eq!(*served.borrow(), ["reader b: bee", "reader a: ay"]);
-        assert_eq!(io.registrations(), 0, "one-shot: nothing stays registered");
+        assert_eq!(io.registrations(), 0, "one-shot: nobody waits any more");
+        assert_eq!(io.armed(), 2, "the sockets stay registered with epoll");
         drop(servers);
     });
 }
