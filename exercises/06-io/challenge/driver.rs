@@ -64,10 +64,11 @@ impl Unpark for EventfdUnpark {
 ///
 /// mio registers edge-triggered. For a persistent reader or writer the driver re-arms
 /// the fd after each event, so unread data is reported again next turn (asyncio's
-/// level-triggered behaviour). A one-shot readiness future is *not* re-armed: after it
-/// fires, only the next `WouldBlock` registers again. Code that waits on readiness must
-/// therefore read (or write) until the syscall says `WouldBlock` before waiting again,
-/// or it may wait for an edge that already came.
+/// level-triggered behaviour). A one-shot readiness future is *not* re-armed when it
+/// fires: its task makes the syscall again. Code that waits on readiness must therefore
+/// read (or write) until the syscall says `WouldBlock` before waiting again, or it may
+/// wait for an edge that already came. (oneloop's sockets do, and tell the table so;
+/// a wait that the table cannot be sure of re-arms the fd. See `waits.rs`.)
 pub struct IoDriver {
     poll: Poll,
     events: Events,
