@@ -17,7 +17,7 @@ use crate::workloads::*;
 
 thread_local! {
     /// The executor every workload spawns on.
-    static EXECUTOR: LocalExecutor<'static> = LocalExecutor::new();
+    static EXECUTOR: LocalExecutor<'static> = const { LocalExecutor::new() };
 }
 
 fn spawn<T: 'static>(future: impl Future<Output = T> + 'static) -> Task<T> {
