@@ -121,11 +121,9 @@ impl HoleListener {
     fn register<T: Send + 'static>(tx: mpsc::Sender<Outcome<T>>) -> HoleListener {
         HOOK.call_once(install_hook);
         let id = NEXT_LISTENER.fetch_add(1, Ordering::Relaxed);
-        let tx = Mutex::new(tx);
         let notify: Notify = Box::new(move |message| {
-            if let Ok(tx) = tx.lock() {
-                let _ = tx.send(Outcome::HoleReached(message.to_string()));
-            }
+            // The receiver is gone only once the watchdog stopped waiting.
+            let _ = tx.send(Outcome::HoleReached(message.to_string()));
         });
         listeners().push((id, notify));
         HoleListener(id)
