@@ -60,7 +60,8 @@ fn in_child(name: &str) -> bool {
         .spawn()
         .expect("the test binary runs again");
     // A hang detector only: a walk ends in milliseconds, or overflows its stack.
-    let deadline = Instant::now() + Duration::from_secs(120);
+    let limit = Duration::from_secs(120);
+    let deadline = Instant::now() + limit;
     let status = loop {
         if let Some(status) = child.try_wait().expect("the child's status") {
             break Some(status);
@@ -86,7 +87,9 @@ fn in_child(name: &str) -> bool {
             "{name} failed in its child process ({status}): the child's assertion above \
              says what differs"
         ),
-        None => panic!("{name}: the walk did not end within 10 s (a cycle followed for ever?)"),
+        None => {
+            panic!("{name}: the walk did not end within {limit:?} (a cycle followed for ever?)")
+        }
     }
     true
 }
