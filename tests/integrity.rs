@@ -764,6 +764,15 @@ fn challenge_problems(stage: &Stage) -> Vec<String> {
                     challenge.section
                 ));
             }
+            let reference = fs::read_to_string(root.join(&challenge.solution)).unwrap_or_default();
+            problems.extend(stale_doc_lines(&text, &reference).into_iter().map(|line| {
+                format!(
+                    "{}: the doc line `{line}` is not in {}: the reference changed; copy its \
+                     docs and signatures again",
+                    challenge.file.display(),
+                    challenge.solution.display()
+                )
+            }));
         }
     }
     if !root.join(&challenge.solution).is_file() {
@@ -853,6 +862,37 @@ fn challenge_problems(stage: &Stage) -> Vec<String> {
         ));
     }
     problems
+}
+
+/// The doc comment lines (`///`, `//!`) of a challenge file that its reference no
+/// longer has. A challenge is a copy of the reference with its bodies taken out, so
+/// its docs must be the reference's: a line found only here is the reference's old text.
+fn stale_doc_lines(challenge: &str, reference: &str) -> Vec<String> {
+    let docs = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(str::trim)
+            .filter(|line| line.starts_with("///") || line.starts_with("//!"))
+            .map(str::to_string)
+            .collect()
+    };
+    let in_reference: BTreeSet<String> = docs(reference).into_iter().collect();
+    docs(challenge)
+        .into_iter()
+        .filter(|line| !in_reference.contains(line))
+        .collect()
+}
+
+#[test]
+fn the_stale_doc_check_sees_a_line_the_reference_changed() {
+    let reference =
+        "/// Parks until woken.\n/// A one-shot wait keeps its fd.\nfn park() { body() }\n";
+    let challenge =
+        "/// Parks until woken.\n/// A one-shot wait drops its fd.\nfn park() { todo!() }\n";
+    assert_eq!(
+        stale_doc_lines(challenge, reference),
+        ["/// A one-shot wait drops its fd."]
+    );
+    assert!(stale_doc_lines(reference, reference).is_empty());
 }
 
 fn at_dir(stage: &Stage) -> String {
