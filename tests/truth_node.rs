@@ -323,6 +323,28 @@ fn run_with_a_preload_is_node_require_and_run_is_node() {
     }
 }
 
+/// Node's own source says why the drain runs between every two callbacks: each of its
+/// timers module's three loops (immediates; timer lists; the timers of one list) calls
+/// `runNextTicks()` before every callback but the first. `tests/node/source/
+/// timer_loops.js` reads the functions back from the running Node.
+#[test]
+fn nodes_timer_loops_drain_the_queues_before_every_callback_but_the_first() {
+    node_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = scripts_dir().join("source/timer_loops.js");
+    let lines = NODE
+        .run(&["--expose-internals"], &script, &["NODE_OPTIONS"], NODE_LIMIT)
+        .unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        lines,
+        [
+            "processImmediate calls=1 after-the-first=1",
+            "processTimers calls=1 after-the-first=1",
+            "listOnTimeout calls=1 after-the-first=1",
+        ],
+        "Node's lib/internal/timers.js no longer drains between callbacks as chapter 8 says"
+    );
+}
+
 #[test]
 fn every_script_has_a_scenario_and_back() {
     let scripts: BTreeSet<String> = fs::read_dir(scripts_dir())
