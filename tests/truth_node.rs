@@ -332,7 +332,12 @@ fn nodes_timer_loops_drain_the_queues_before_every_callback_but_the_first() {
     node_version().unwrap_or_else(|problem| panic!("{problem}"));
     let script = scripts_dir().join("source/timer_loops.js");
     let lines = NODE
-        .run(&["--expose-internals"], &script, &["NODE_OPTIONS"], NODE_LIMIT)
+        .run(
+            &["--expose-internals"],
+            &script,
+            &["NODE_OPTIONS"],
+            NODE_LIMIT,
+        )
         .unwrap_or_else(|problem| panic!("{problem}"));
     assert_eq!(
         lines,

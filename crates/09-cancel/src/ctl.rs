@@ -317,6 +317,14 @@ impl TaskRef {
         self.ctl.requests.get()
     }
 
+    /// Whether a request waits to be delivered at the task's next cancellation point
+    /// (asyncio's `_must_cancel`). False when every request went on to the tasks this
+    /// one awaits: the task itself is not cancelled then, whatever
+    /// [`cancelling`](Self::cancelling) counts.
+    pub fn must_cancel(&self) -> bool {
+        self.ctl.must_cancel.get()
+    }
+
     /// Takes one request back and returns how many are left (asyncio's `uncancel()`).
     pub fn uncancel(&self) -> u32 {
         self.ctl.uncancel()

@@ -11,9 +11,11 @@
 //! - *waiting*: in the queue, not woken;
 //! - *woken*: `set_result` was called; it stays in the queue until its task runs and
 //!   takes it out (so a newcomer still sees it and queues behind it);
-//! - *cancelled*: a cancel request was made to its task while it waited. asyncio
-//!   cancels the future a task waits on at once, so the primitive skips that waiter
-//!   from the moment of the request, before the task has run again.
+//! - *cancelled*: a cancel request was made to its task while it waited, and waits
+//!   to be delivered to that task. asyncio cancels the future a task waits on at
+//!   once, so the primitive skips that waiter from the moment of the request, before
+//!   the task has run again. A request the task passed on to a task it awaits (a
+//!   `select` between the lock and a join) is not one: the waiter stays live.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -61,14 +63,16 @@ impl Waiter {
     }
 
     // ANCHOR: done
-    /// Cancelled: its task got a cancel request after it started waiting, and it was
-    /// not woken before that (a woken future can no longer be cancelled).
+    /// Cancelled: its task got a cancel request after it started waiting, the request
+    /// waits for the task's next cancellation point (it was not passed on to a task
+    /// this one awaits), and the waiter was not woken before that (a woken future can
+    /// no longer be cancelled).
     pub(crate) fn cancelled(&self) -> bool {
         !self.woken.get()
             && self
                 .task
                 .as_ref()
-                .is_some_and(|(task, on_entry)| task.cancelling() > *on_entry)
+                .is_some_and(|(task, on_entry)| task.must_cancel() && task.cancelling() > *on_entry)
     }
 
     /// Woken or cancelled: asyncio's `fut.done()`. A primitive wakes only waiters that

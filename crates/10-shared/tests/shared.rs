@@ -459,3 +459,49 @@ fn the_primitives_are_not_send_so_another_thread_cannot_have_one() {
     assert!(!is_send!(oneloop_shared::Queue<u8>));
     assert!(!is_send!(Context));
 }
+
+/// A cancel request that the task passes on to a task it awaits is not delivered to
+/// the task itself: its lock waiter must stay live. Here the waiter's task selects
+/// between the lock and a child that swallows the cancel; once the holder releases,
+/// the waiter must be handed the lock (a waiter marked cancelled by the passed-on
+/// request would never be woken, and the loop would stall with the lock free).
+#[test]
+fn a_cancel_passed_on_to_an_awaited_child_leaves_the_lock_waiter_live() {
+    use oneloop_cancel::{Selected, select, spawn};
+    use oneloop_shared::Lock;
+    watchdog_default(|| {
+        let outcome = run(async {
+            let lock = Rc::new(Lock::new());
+            let release = Rc::new(Event::new());
+            lock.acquire().await?;
+            let waiter = {
+                let lock = Rc::clone(&lock);
+                let release = Rc::clone(&release);
+                spawn(async move {
+                    // A child that swallows every cancel until it is told to end.
+                    let child = spawn(async move {
+                        while release.wait().await.is_err() {}
+                        Ok(())
+                    });
+                    match select(lock.acquire(), child.join()).await {
+                        Selected::First(acquired, _) => {
+                            acquired?;
+                            lock.release()?;
+                            Ok("lock")
+                        }
+                        Selected::Second(_, _) => Ok("child"),
+                    }
+                })
+            };
+            bare_yield().await?;
+            bare_yield().await?;
+            // The request goes to the child, which takes it (and swallows it).
+            assert!(waiter.cancel(None));
+            lock.release()?;
+            let got = waiter.join().await;
+            release.set();
+            got
+        });
+        assert_eq!(outcome, Ok("lock"));
+    });
+}
