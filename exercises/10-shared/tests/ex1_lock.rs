@@ -443,3 +443,103 @@ fn ex1_a_lock_that_waited_on_one_loop_cannot_wait_on_another() {
         assert_eq!(result, Ok(Err(Error::Misuse(BOUND_TO_ANOTHER_LOOP))));
     });
 }
+
+/// Polls `future`, and after its first `Pending` wakes its own task once: the next
+/// poll of `future` is then a spurious one, with nothing handed to it.
+async fn nudged<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut nudged = false;
+    std::future::poll_fn(move |cx| {
+        let poll = future.as_mut().poll(cx);
+        if poll.is_pending() && !nudged {
+            nudged = true;
+            cx.waker().wake_by_ref();
+        }
+        poll
+    })
+    .await
+}
+
+/// The wrong mechanism "a queued waiter takes the lock whenever it finds it free":
+/// a waiter polled without a wake (here b, nudged) while the lock is free but handed
+/// to the waiter before it (a) must not take it. Only a wake hands the lock over.
+#[test]
+fn ex1_a_queued_waiter_polled_without_a_wake_does_not_take_the_free_lock() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let a = holder("a", &lock, &l, &holders);
+            let (lk, bl, bh) = (Rc::clone(&lock), l.clone(), Rc::clone(&holders));
+            let b = spawn_named("b", async move {
+                nudged(lk.acquire()).await?;
+                bh.set(bh.get() + 1);
+                assert_eq!(bh.get(), 1, "b holds the lock alone");
+                bl.say("b-acquired");
+                bh.set(bh.get() - 1);
+                lk.release()
+            });
+            // a and b queue, and b's nudge is queued; the release then wakes a, whose
+            // step runs after b's spurious poll, with the lock free.
+            bare_yield().await?;
+            lock.release()?;
+            a.join().await?;
+            b.join().await
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            ["a-acquired", "a-releases", "b-acquired"],
+            "a waiter that was not woken must wait on: {:?}",
+            log.lines()
+        );
+    });
+}
+
+/// Polls `future` first with a waker that does nothing (as a combinator with wakers of
+/// its own may), waking its own task so that it is polled again at once, then always
+/// with the task's waker.
+async fn first_poll_elsewhere<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut first = true;
+    std::future::poll_fn(move |cx| {
+        if std::mem::take(&mut first) {
+            let mut elsewhere = std::task::Context::from_waker(std::task::Waker::noop());
+            let poll = future.as_mut().poll(&mut elsewhere);
+            if poll.is_pending() {
+                cx.waker().wake_by_ref();
+            }
+            return poll;
+        }
+        future.as_mut().poll(cx)
+    })
+    .await
+}
+
+/// The wrong mechanism "keep the waker of the first poll": a waiter polled again by
+/// another waker must keep the latest one, or the release wakes a waker nobody
+/// listens to and the task waits for ever (the loop stalls).
+#[test]
+fn ex1_a_waiter_polled_by_another_waker_is_woken_through_the_latest() {
+    watchdog_default(|| {
+        let result = run(async {
+            let lock = Rc::new(Lock::new());
+            lock.acquire().await?;
+            let lk = Rc::clone(&lock);
+            let a = spawn_named("a", async move {
+                first_poll_elsewhere(lk.acquire()).await?;
+                lk.release()?;
+                Ok("a-acquired")
+            });
+            // a queues with the other waker, then is polled again with its own.
+            bare_yield().await?;
+            bare_yield().await?;
+            lock.release()?;
+            a.join().await
+        });
+        assert_eq!(result, Ok("a-acquired"));
+    });
+}
