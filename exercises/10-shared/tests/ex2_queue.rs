@@ -411,3 +411,99 @@ fn ex2_an_immediate_shutdown_drops_the_items_and_releases_join() {
         assert_eq!(result, Ok((0, Err(QueueError::ShutDown))));
     });
 }
+
+/// The wrong mechanism "a put wakes every getter": one item wakes one getter. The
+/// others are not stepped at all (a getter woken for nothing would run, find the
+/// queue empty and queue again, a step wasted for each).
+#[test]
+fn ex2_a_put_wakes_one_getter_not_all() {
+    watchdog_default(|| {
+        let steps = run(async {
+            let queue = Rc::new(Queue::new(0));
+            let getters: Vec<_> = ["a", "b", "c"]
+                .into_iter()
+                .map(|name| {
+                    let q = Rc::clone(&queue);
+                    spawn_named(name, async move { q.get().await.map_err(Error::from) })
+                })
+                .collect();
+            // All three wait.
+            bare_yield().await?;
+            let before: Vec<u64> = getters.iter().map(|t| t.task_ref().steps()).collect();
+            queue.put_nowait(1)?;
+            bare_yield().await?;
+            bare_yield().await?;
+            let after: Vec<u64> = getters.iter().map(|t| t.task_ref().steps()).collect();
+            queue.put_nowait(2)?;
+            queue.put_nowait(3)?;
+            let mut got = Vec::new();
+            for getter in &getters {
+                got.push(getter.join().await?);
+            }
+            Ok((before, after, got))
+        })
+        .expect("main ends well");
+        let (before, after, got) = steps;
+        assert_eq!(got, [1, 2, 3], "served first in, first out");
+        assert_eq!(
+            (
+                after[0] - before[0],
+                after[1] - before[1],
+                after[2] - before[2]
+            ),
+            (1, 0, 0),
+            "one put steps one getter (steps before {before:?}, after {after:?})"
+        );
+    });
+}
+
+/// Polls `future` first with a waker that does nothing (as a combinator with wakers of
+/// its own may), waking its own task so that it is polled again at once, then always
+/// with the task's waker.
+async fn first_poll_elsewhere<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut first = true;
+    std::future::poll_fn(move |cx| {
+        if std::mem::take(&mut first) {
+            let mut elsewhere = std::task::Context::from_waker(std::task::Waker::noop());
+            let poll = future.as_mut().poll(&mut elsewhere);
+            if poll.is_pending() {
+                cx.waker().wake_by_ref();
+            }
+            return poll;
+        }
+        future.as_mut().poll(cx)
+    })
+    .await
+}
+
+/// The wrong mechanism "keep the waker of the first poll": a getter and a putter
+/// polled again by another waker must be woken through the latest one, or the put
+/// (or the get) wakes a waker nobody listens to and the loop stalls.
+#[test]
+fn ex2_a_getter_and_a_putter_polled_by_another_waker_are_woken_through_the_latest() {
+    watchdog_default(|| {
+        let got = run(async {
+            let queue = Rc::new(Queue::new(1));
+            let q = Rc::clone(&queue);
+            let getter = spawn_named("getter", async move {
+                first_poll_elsewhere(q.get()).await.map_err(Error::from)
+            });
+            bare_yield().await?;
+            bare_yield().await?;
+            queue.put_nowait(1)?;
+            let first = getter.join().await?;
+            queue.put_nowait(2)?;
+            let q = Rc::clone(&queue);
+            let putter = spawn_named("putter", async move {
+                first_poll_elsewhere(q.put(3)).await.map_err(Error::from)
+            });
+            bare_yield().await?;
+            bare_yield().await?;
+            let second = queue.get_nowait()?;
+            putter.join().await?;
+            Ok((first, second, queue.get_nowait()?))
+        });
+        assert_eq!(got, Ok((1, 2, 3)));
+    });
+}
