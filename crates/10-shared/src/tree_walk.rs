@@ -32,8 +32,12 @@ pub fn walk(tasks: &[TaskInfo]) -> Vec<TreeLine> {
     for &root in by_id.keys().filter(|id| !awaited.contains(id)) {
         walk.visit(root, None, 0);
     }
-    while let Some(&left) = by_id.keys().find(|id| !walk.shown.contains(id)) {
-        walk.visit(left, None, 0);
+    // One pass in id order: each id below the one looked at is shown already, so the
+    // first one not shown is the lowest (no scan from the start for each tree).
+    for &left in by_id.keys() {
+        if !walk.shown.contains(&left) {
+            walk.visit(left, None, 0);
+        }
     }
     walk.lines
 }
