@@ -89,3 +89,34 @@ fn ex1_a_request_made_in_this_step_waits_for_the_next() {
         assert_eq!(result, Ok((Ok(1), Err(Error::Cancelled(None)))));
     });
 }
+
+/// The wrong mechanism "keep the inner future once it is ready": a point that
+/// resolved has dropped its inner future (what it held is released at once, while
+/// the point itself lives on), and polling the point again is a misuse, not a poll of
+/// a finished future.
+#[test]
+fn ex1_a_resolved_point_has_dropped_its_inner_future_and_a_second_poll_is_misuse() {
+    watchdog_default(|| {
+        let flag = DropFlag::new();
+        let f = flag.clone();
+        let result = run(async move {
+            let guard = f.guard();
+            let mut point = std::pin::pin!(cancellable(async move {
+                let _guard = guard;
+                7
+            }));
+            let first = point.as_mut().await;
+            let drops_after_first = f.drops();
+            // The point is still alive: poll it once more, by hand.
+            let second = std::future::poll_fn(|cx| point.as_mut().poll(cx)).await;
+            Ok((first, drops_after_first, second))
+        });
+        let (first, drops, second) = result.expect("main ends well");
+        assert_eq!(first, Ok(7));
+        assert_eq!(drops, 1, "the inner future is dropped when the point resolves");
+        assert!(
+            matches!(second, Err(Error::Misuse(_))),
+            "a point polled after it resolved: {second:?}"
+        );
+    });
+}
