@@ -113,7 +113,10 @@ fn ex1_a_resolved_point_has_dropped_its_inner_future_and_a_second_poll_is_misuse
         });
         let (first, drops, second) = result.expect("main ends well");
         assert_eq!(first, Ok(7));
-        assert_eq!(drops, 1, "the inner future is dropped when the point resolves");
+        assert_eq!(
+            drops, 1,
+            "the inner future is dropped when the point resolves"
+        );
         assert!(
             matches!(second, Err(Error::Misuse(_))),
             "a point polled after it resolved: {second:?}"

@@ -88,3 +88,51 @@ fn ex2_the_exit_rules_one_by_one() {
         );
     });
 }
+
+/// Three wrong exits the rules above let through: "time out whenever no request is
+/// left" (it must compare with the count at entry: a task that swallowed a cancel
+/// earlier enters with one), "time out whenever the count went down to it exactly"
+/// (a body that took back more than its own leaves fewer), and "any error of an
+/// expired body is a time-out" (only a cancel is; a failure stays a failure).
+#[test]
+fn ex2_the_exit_compares_with_the_count_at_entry_and_only_a_cancel_times_out() {
+    watchdog_default(|| {
+        let result = run(async {
+            let me = current().expect("a task");
+            // One request swallowed earlier and never taken back: entry sees 1.
+            me.cancel(None);
+            let _ = yield_now().await;
+            let entry = me.cancelling();
+            me.cancel(None);
+            let with_one_at_entry =
+                timeout_exit(&me, entry, true, Err::<u8, _>(Error::Cancelled(None)));
+            // A body that took back one request more than its own.
+            me.cancel(None);
+            me.uncancel();
+            let fewer_than_at_entry =
+                timeout_exit(&me, entry, true, Err::<u8, _>(Error::Cancelled(None)));
+            me.cancel(None);
+            let failed = timeout_exit(
+                &me,
+                me.cancelling() - 1,
+                true,
+                Err::<u8, _>(Error::Failed("cleanup".into())),
+            );
+            // Leave main with no request pending.
+            while me.cancelling() > 0 {
+                me.uncancel();
+            }
+            let _ = yield_now().await;
+            Ok((entry, with_one_at_entry, fewer_than_at_entry, failed))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                1,
+                Err(Error::TimedOut),
+                Err(Error::TimedOut),
+                Err(Error::Failed("cleanup".into()))
+            ))
+        );
+    });
+}
