@@ -154,3 +154,45 @@ fn ex3_the_group_waits_for_a_cancelled_siblings_cleanup() {
         assert_eq!(*seen.borrow(), [secs(2)], "the cleanup ran to its end");
     });
 }
+
+/// The wrong mechanism "every first failure cancels the owner", forgetting that a
+/// group already shutting down (here its owner was cancelled from outside) must not
+/// cancel it again: a child that fails in its cleanup then adds a request of the
+/// group's that nobody takes back, and the owner's next await is cancelled by it.
+#[test]
+fn ex3_a_failure_while_the_group_shuts_down_does_not_cancel_the_owner_again() {
+    watchdog_default(|| {
+        let result = run(async {
+            let owner = ex09_cancel::spawn(async {
+                let r = task_group(|tg| async move {
+                    tg.spawn("cleanup-fails", async {
+                        match sleep(secs(10)).await {
+                            Err(Error::Cancelled(_)) => {
+                                Err::<(), _>(Error::Failed("cleanup".into()))
+                            }
+                            other => other,
+                        }
+                    })?;
+                    sleep(secs(100)).await
+                })
+                .await;
+                let me = current().expect("the owner is a task");
+                let left = me.cancelling();
+                let next = sleep(secs(1)).await;
+                Ok((r, left, next))
+            });
+            sleep(secs(1)).await?;
+            owner.cancel(None);
+            owner.join().await
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![Error::Failed("cleanup".into())])),
+                1,
+                Ok(())
+            )),
+            "only the outer request is left, and it was delivered already"
+        );
+    });
+}
