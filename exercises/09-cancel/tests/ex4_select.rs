@@ -93,3 +93,28 @@ fn ex4_a_ready_first_side_means_the_second_is_not_polled() {
         assert_eq!(polls.get(), 0, "the loser was never polled");
     });
 }
+
+/// The wrong mechanism "a resolved select just stays pending": polled again after it
+/// resolved, a select has nothing left to poll, and says so with a panic, rather than
+/// leaving its task pending for ever with no waker registered anywhere.
+#[test]
+fn ex4_a_select_polled_after_it_resolved_panics_instead_of_staying_pending() {
+    watchdog_default(|| {
+        let (mut first, mut second) = (boxed(ready(1)), boxed(pending::<u8>()));
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        assert!(matches!(
+            poll_select(&mut first, &mut second, &mut cx),
+            Poll::Ready(Selected::First(1, LoserFate::Dropped))
+        ));
+        let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            poll_select(&mut first, &mut second, &mut cx).is_ready()
+        }));
+        let message = again.expect_err("a second poll must panic");
+        let text = message
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| message.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        assert!(text.contains("polled after it resolved"), "{text}");
+    });
+}
