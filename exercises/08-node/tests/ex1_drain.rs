@@ -1,6 +1,7 @@
 //! Exercise 1: the drain rule — all nextTicks, then all microtasks, until both are empty.
 
 use std::cell::RefCell;
+use std::io::Write;
 use std::rc::Rc;
 
 use ex08_node::{
@@ -166,5 +167,31 @@ fn ex1_a_tick_that_queues_itself_runs_every_time_before_the_loop_moves_on() {
             again(10_000);
         });
         assert_eq!(output, ["ticks done", "immediate"]);
+    });
+}
+
+/// The wrong mechanism "drain after timers and immediates only": an I/O callback is
+/// a callback like the others, and the queues drain right after it, before the check
+/// phase. Node 20 prints `io`, `tick`, `promise`, `immediate` for the same program
+/// (with `fs.readFile` as the I/O).
+#[test]
+fn ex1_the_queues_drain_after_an_io_callback_before_the_check_phase() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::new().expect("a poller");
+        let report = node
+            .run(|| {
+                let (mut sender, receiver) = ex08_node::pipe::new().expect("a pipe");
+                sender.write_all(b"x").expect("a byte");
+                ex08_node::once_ready(receiver, ex08_node::Interest::READABLE, move |_| {
+                    drop(sender);
+                    console_log("io");
+                    next_tick(|| console_log("tick"));
+                    Promise::resolved(()).then(|()| console_log("promise"));
+                    set_immediate(|| console_log("immediate"));
+                })
+                .expect("registers");
+            })
+            .expect("the run ends");
+        assert_eq!(report.output, ["io", "tick", "promise", "immediate"]);
     });
 }

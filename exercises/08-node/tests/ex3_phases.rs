@@ -228,3 +228,31 @@ fn ex3_after_stop_the_iteration_still_ends_with_its_timers_phase() {
         assert_eq!(report.iterations, 1);
     });
 }
+
+/// The wrong mechanism "the timers phase reads the clock again before each timer": the
+/// phase runs the timers due at the time read when it began. A timer set by a timer
+/// callback that then keeps the thread busy is due after that time, so it waits for a
+/// later timers phase, after the check phase's immediate. Node 20 prints the same (`A`,
+/// `I`, `B`) for this program with a 20 ms busy wait after the inner `setTimeout`.
+#[test]
+fn ex3_a_timer_set_by_a_slow_timer_callback_waits_for_a_later_timers_phase() {
+    watchdog_default(|| {
+        let clock = SharedClock::default();
+        let slow = clock.clone();
+        let mut node = NodeLoop::with_clock(clock).expect("a poller");
+        let report = node
+            .run(move || {
+                set_timeout(
+                    move || {
+                        set_timeout(|| console_log("B"), 1);
+                        slow.block_for(Duration::from_millis(20));
+                        set_immediate(|| console_log("I"));
+                        console_log("A");
+                    },
+                    1,
+                );
+            })
+            .expect("the run ends");
+        assert_eq!(report.output, ["A", "I", "B"]);
+    });
+}
