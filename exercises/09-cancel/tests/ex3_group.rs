@@ -196,3 +196,52 @@ fn ex3_a_failure_while_the_group_shuts_down_does_not_cancel_the_owner_again() {
         );
     });
 }
+
+/// The wrong mechanism "an outer cancel while the group waits only stops the wait":
+/// once the body is done, a cancel of the owner must still cancel the children (the
+/// group then waits for their cleanup and leaves cancelled), not wait for them to
+/// finish on their own.
+#[test]
+fn ex3_an_outer_cancel_while_the_group_waits_for_its_children_cancels_them() {
+    watchdog_default(|| {
+        let result = run(async {
+            let owner = ex09_cancel::spawn(async {
+                let r = task_group(|tg| async move {
+                    tg.spawn("long", async { sleep(secs(100)).await })?;
+                    Ok("body done")
+                })
+                .await;
+                Ok((r, oneloop_timers::time()))
+            });
+            sleep(secs(1)).await?;
+            owner.cancel(None);
+            owner.join().await
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), secs(1))));
+    });
+}
+
+/// The wrong mechanism "wake the waiting owner at every child's end": the owner
+/// waits for the last child, and only that end wakes it (asyncio completes its
+/// waiting future once, when no task is left), not one step per child.
+#[test]
+fn ex3_the_waiting_owner_is_woken_once_by_the_last_child_not_by_each() {
+    watchdog_default(|| {
+        let result = run(async {
+            let me = current().expect("main is a task");
+            let r = task_group(|tg| async move {
+                for n in 1..=3 {
+                    tg.spawn("child", async move { sleep(secs(n)).await })?;
+                }
+                Ok(())
+            })
+            .await;
+            Ok((r, me.steps(), oneloop_timers::time()))
+        });
+        let (r, steps, time) = result.expect("main ends well");
+        assert_eq!((r, time), (Ok(()), secs(3)));
+        // Main's first step spawns the children and starts waiting; one more step,
+        // the last child's wake, ends the group.
+        assert_eq!(steps, 2, "the owner's steps while the children ran");
+    });
+}
