@@ -543,3 +543,56 @@ fn ex1_a_waiter_polled_by_another_waker_is_woken_through_the_latest() {
         assert_eq!(result, Ok("a-acquired"));
     });
 }
+
+/// The wrong mechanism "a dropped acquire always passes the turn on": an acquire
+/// dropped while the lock is held (here by an abort) must leave the queue without
+/// waking the next waiter, or that waiter takes a lock that is not free.
+#[test]
+fn ex1_an_aborted_waiter_while_the_lock_is_held_wakes_no_one() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let holders = Rc::new(Cell::new(0));
+            lock.acquire().await?;
+            let a = holder("a", &lock, &l, &holders);
+            let b = holder("b", &lock, &l, &holders);
+            bare_yield().await?;
+            a.abort();
+            bare_yield().await?;
+            bare_yield().await?;
+            assert_eq!(
+                (holders.get(), l.texts()),
+                (0, Vec::<String>::new()),
+                "b took the lock while main held it"
+            );
+            l.say(format!("main-releases-{}-waiting", lock.waiters()));
+            lock.release()?;
+            b.join().await
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            ["main-releases-1-waiting", "b-acquired", "b-releases"],
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+/// The wrong mechanism "`with` takes the lock and forgets it": the body runs holding
+/// the lock, and the lock is free again once `with` returns.
+#[test]
+fn ex1_with_runs_the_body_holding_the_lock_and_releases_it_after() {
+    watchdog_default(|| {
+        let result = run(async {
+            let lock = Rc::new(Lock::new());
+            let inside = lock.with(async { lock.locked() }).await?;
+            let after = lock.locked();
+            let again = lock.with(async { 5 }).await?;
+            Ok((inside, after, again, lock.locked()))
+        });
+        assert_eq!(result, Ok((true, false, 5, false)));
+    });
+}
