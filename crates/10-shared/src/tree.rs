@@ -12,7 +12,7 @@
 //! and [`render_table`] make text of them (the table is `python -m asyncio ps`).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -188,6 +188,17 @@ pub fn snapshot() -> Vec<TaskInfo> {
     if let Some(notes) = &notes {
         notes.forget_all_but(&tasks);
     }
+    // A group's children, by the id of the task running the group: one pass, so that a
+    // snapshot of many tasks costs in proportion to them, never their square.
+    let mut group_children: HashMap<u64, Vec<u64>> = HashMap::new();
+    for child in &tasks {
+        if let Some(parent) = child.group_parent() {
+            group_children
+                .entry(parent.id())
+                .or_default()
+                .push(child.id());
+        }
+    }
     let mut infos = Vec::with_capacity(tasks.len());
     for task in &tasks {
         let mut awaits: Vec<Awaited> = task
@@ -198,23 +209,13 @@ pub fn snapshot() -> Vec<TaskInfo> {
                 how,
             })
             .collect();
-        for child in &tasks {
-            if child
-                .group_parent()
-                .is_some_and(|parent| parent.id() == task.id())
-            {
-                awaits.push(Awaited {
-                    task: child.id(),
-                    how: "group",
-                });
-            }
-        }
-        let mut seen = Vec::new();
-        awaits.retain(|edge| {
-            let first = !seen.contains(&edge.task);
-            seen.push(edge.task);
-            first
-        });
+        let children = group_children.remove(&task.id()).unwrap_or_default();
+        awaits.extend(children.into_iter().map(|child| Awaited {
+            task: child,
+            how: "group",
+        }));
+        let mut seen = HashSet::new();
+        awaits.retain(|edge| seen.insert(edge.task));
         let mut leaves = notes
             .as_ref()
             .map(|notes| notes.of(task))
@@ -247,26 +248,34 @@ pub fn snapshot() -> Vec<TaskInfo> {
 }
 // ANCHOR_END: snapshot
 
+/// How many levels of guides a tree line draws at most. A line deeper than this is
+/// drawn at this depth with its own depth written before it (`[depth 1000]`), so that
+/// a long chain of awaits gives lines of bounded width, not text that grows with the
+/// square of its depth.
+pub const DRAWN_DEPTH: usize = 32;
+
 /// The tree as text, one line per item, drawn as `pstree` draws it.
 pub fn render_tree(tasks: &[TaskInfo], lines: &[TreeLine]) -> String {
+    let by_id: HashMap<u64, &TaskInfo> = tasks.iter().map(|task| (task.id, task)).collect();
+    let last = last_of_siblings(lines);
     let mut out = String::new();
-    // For each depth, whether a later sibling still comes (draw "│" under it).
+    // For each depth drawn, whether a later sibling still comes (draw "│" under it).
     let mut open: Vec<bool> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let last = !lines[i + 1..]
-            .iter()
-            .take_while(|next| next.depth >= line.depth)
-            .any(|next| next.depth == line.depth);
-        open.truncate(line.depth);
+    for (line, &last) in lines.iter().zip(&last) {
+        let drawn = line.depth.min(DRAWN_DEPTH);
+        open.truncate(drawn);
         for &more in &open {
             out.push_str(if more { "│   " } else { "    " });
         }
         out.push_str(if last { "└── " } else { "├── " });
-        open.push(!last);
+        if line.depth < DRAWN_DEPTH {
+            open.push(!last);
+        } else {
+            let _ = write!(out, "[depth {}] ", line.depth);
+        }
         match &line.item {
             TreeItem::Task { id, how } => {
-                let task = tasks.iter().find(|task| task.id == *id);
-                let (name, state) = task.map_or(("?", TaskState::Pending), |task| {
+                let (name, state) = by_id.get(id).map_or(("?", TaskState::Pending), |task| {
                     (task.name.as_str(), task.state)
                 });
                 let _ = write!(out, "(T) {name} #{id} {state}");
@@ -287,6 +296,20 @@ pub fn render_tree(tasks: &[TaskInfo], lines: &[TreeLine]) -> String {
     out
 }
 
+/// For each line, whether it is the last of its siblings: no later line at its depth
+/// comes before a shallower one. One pass from the end, keeping, for each depth, whether
+/// a line at that depth was seen since the last shallower line.
+fn last_of_siblings(lines: &[TreeLine]) -> Vec<bool> {
+    let mut last = vec![false; lines.len()];
+    let mut seen_below: Vec<bool> = Vec::new();
+    for (i, line) in lines.iter().enumerate().rev() {
+        seen_below.resize(line.depth + 1, false);
+        last[i] = !seen_below[line.depth];
+        seen_below[line.depth] = true;
+    }
+    last
+}
+
 /// The tasks as a table, one row per task: id, name, state, who awaits it, and what
 /// it waits on (leaves, then awaited tasks).
 pub fn render_table(tasks: &[TaskInfo]) -> String {
@@ -297,17 +320,17 @@ pub fn render_table(tasks: &[TaskInfo]) -> String {
         "AWAITED BY".to_owned(),
         "WAITS ON".to_owned(),
     ]];
+    let mut awaited_by: HashMap<u64, Vec<String>> = HashMap::new();
+    for other in tasks {
+        for edge in &other.awaits {
+            awaited_by
+                .entry(edge.task)
+                .or_default()
+                .push(format!("#{} ({})", other.id, edge.how));
+        }
+    }
     for task in tasks {
-        let awaited_by: Vec<String> = tasks
-            .iter()
-            .flat_map(|other| {
-                other
-                    .awaits
-                    .iter()
-                    .filter(|edge| edge.task == task.id)
-                    .map(move |edge| format!("#{} ({})", other.id, edge.how))
-            })
-            .collect();
+        let awaited_by = awaited_by.remove(&task.id).unwrap_or_default();
         let mut waits_on = task.leaves.clone();
         waits_on.extend(task.awaits.iter().map(|edge| format!("#{}", edge.task)));
         rows.push([

@@ -17,9 +17,10 @@ use crate::{TaskInfo, TreeItem, TreeLine};
 ///   [`TreeItem::Gone`] line.
 /// - Tasks that only a cycle reaches have no root: once the roots are done, the
 ///   lowest id not shown yet starts a tree of its own, until every task is shown.
+/// - However deep a chain of awaits, the walk does not overflow the thread's stack.
 pub fn walk(tasks: &[TaskInfo]) -> Vec<TreeLine> {
     todo!(
-        "stage 10, exercise 4: the roots, then depth first with the path to cut cycles \
-         — see chapter 10.5"
+        "stage 10, exercise 4: the roots, then depth first on a stack of your own, with \
+         the path to cut cycles — see chapter 10.5"
     )
 }

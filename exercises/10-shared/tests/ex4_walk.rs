@@ -2,9 +2,10 @@
 //!
 //! Each test is one way a walk goes wrong: a leaf left out, a task awaited by two
 //! shown once, an order taken from the input, a cycle followed for ever, tasks that
-//! only a cycle reaches left out. A walk that follows a cycle for ever overflows its
-//! stack, which ends the whole test binary: those tests run the walk in a child
-//! process (this binary run again), so that only they fail.
+//! only a cycle reaches left out, a walk that recurses on the thread's stack. A walk that
+//! follows a cycle for ever, or recurses down a long chain, overflows its stack, which
+//! ends the whole test binary: those tests run the walk in a child process (this binary
+//! run again), so that only they fail.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -79,8 +80,9 @@ fn in_child(name: &str) -> bool {
         // Killed by a signal: the abort of a stack overflow.
         Some(status) if std::os::unix::process::ExitStatusExt::signal(&status).is_some() => {
             panic!(
-                "{name} failed in its child process ({status}): a walk that follows a \
-                 cycle never ends (here it overflowed its stack)"
+                "{name} failed in its child process ({status}): it overflowed its stack (a \
+                 walk that follows a cycle for ever, or that recurses on the thread's stack \
+                 down a long chain of awaits)"
             )
         }
         Some(status) => panic!(
@@ -249,5 +251,42 @@ fn ex4_a_wide_snapshot_with_many_small_cycles_is_walked_without_quadratic_work()
             format!("  t{} [join]", last + 1),
             format!("    cycle t{last}")
         ]
+    );
+}
+
+/// The wrong mechanism "a recursive walk": one call of `visit` per level, on the
+/// thread's stack. A program can make a chain of awaits as long as it likes (a task that
+/// spawns a task and awaits it, 100,000 times), and the loop walks it on its own thread
+/// when it prints its tree: a recursive walk overflows the stack and kills the process.
+#[test]
+fn ex4_a_chain_of_100000_awaits_is_walked_on_a_stack_of_its_own() {
+    if in_child("ex4_a_chain_of_100000_awaits_is_walked_on_a_stack_of_its_own") {
+        return;
+    }
+    const DEPTH: u64 = 100_000;
+    let tasks: Vec<TaskInfo> = (1..=DEPTH)
+        .map(|id| {
+            if id < DEPTH {
+                task(id, &[(id + 1, "join")], &[])
+            } else {
+                task(id, &[], &["sleep until 1.000s"])
+            }
+        })
+        .collect();
+    let lines = walk(&tasks);
+    assert_eq!(lines.len() as u64, DEPTH + 1);
+    assert_eq!(shape(&lines[..2]), ["t1", "  t2 [join]"]);
+    let last = &lines[lines.len() - 2..];
+    assert_eq!(last[0].depth as u64, DEPTH - 1);
+    assert_eq!(
+        last[0].item,
+        TreeItem::Task {
+            id: DEPTH,
+            how: Some("join")
+        }
+    );
+    assert_eq!(
+        last[1].item,
+        TreeItem::Leaf("sleep until 1.000s".to_owned())
     );
 }

@@ -1,0 +1,168 @@
+//! The tree view of a big program costs in proportion to its tasks. A server with a
+//! hundred thousand connection tasks in one group, asked for its tree or its table
+//! over the introspection socket, answers on the loop's own thread: a view whose cost
+//! grows with the square of the tasks would stop the server for minutes, and one that
+//! recurses down a chain of awaits, or indents each line by its depth, would overflow
+//! the stack or write text that grows with the square of the depth.
+
+use std::future::pending;
+
+use oneloop_cancel::{Error, spawn_named, task_group, yield_now};
+use oneloop_shared::{
+    Awaited, DRAWN_DEPTH, TaskInfo, TaskState, render_table, render_tree, snapshot, table_text,
+    track, tree_text, walk,
+};
+use oneloop_testkit::watchdog_default;
+
+const CHILDREN: usize = 50_000;
+
+/// The time is a hang detector's business only: with a snapshot in proportion to the
+/// tasks, this takes about a second in a debug build; one that looks through every
+/// task for the children of each makes some 10^9 steps, each through a `RefCell`.
+#[test]
+fn a_group_of_50000_children_is_snapshot_and_drawn_in_proportion_to_its_tasks() {
+    watchdog_default(|| {
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        track(&event_loop);
+        let main = async {
+            let _grouper = spawn_named("grouper", async {
+                task_group(|group| async move {
+                    for _ in 0..CHILDREN {
+                        group.spawn("child", async { pending::<Result<(), Error>>().await })?;
+                    }
+                    Ok(())
+                })
+                .await
+            });
+            for _ in 0..3 {
+                yield_now().await?;
+            }
+            Ok((snapshot(), tree_text(), table_text()))
+        };
+        let (driven, handle) = oneloop_cancel::task_future("main", main);
+        event_loop.run_until_complete(driven).expect("main runs");
+        let (tasks, tree, table) = handle.try_result().expect("done").expect("main is ok");
+        let grouper = tasks
+            .iter()
+            .find(|task| task.name == "grouper")
+            .expect("the grouper is in the snapshot");
+        assert_eq!(
+            grouper.awaits.len(),
+            CHILDREN,
+            "each child once, by the group"
+        );
+        // main, the grouper and its children: one line each, two per child in the table
+        // (its row names the grouper that awaits it).
+        assert_eq!(tree.lines().count(), 2 + CHILDREN);
+        assert_eq!(table.lines().count(), 1 + 2 + CHILDREN);
+    });
+}
+
+/// `t1` awaits `t2`, which awaits `t3`, … down to `t{depth}`.
+fn chain(depth: u64) -> Vec<TaskInfo> {
+    (1..=depth)
+        .map(|id| TaskInfo {
+            id,
+            name: format!("t{id}"),
+            state: TaskState::Pending,
+            awaits: if id < depth {
+                vec![Awaited {
+                    task: id + 1,
+                    how: "join",
+                }]
+            } else {
+                Vec::new()
+            },
+            leaves: Vec::new(),
+        })
+        .collect()
+}
+
+/// A task awaiting 200,000 others: the tree finds each task's name, and the table who
+/// awaits each task, without looking through every task for each (some 10^10 steps).
+#[test]
+fn a_task_awaiting_200000_others_is_drawn_and_tabled_in_proportion_to_them() {
+    watchdog_default(|| {
+        const WIDE: u64 = 200_000;
+        let mut tasks = vec![TaskInfo {
+            id: 1,
+            name: "root".to_owned(),
+            state: TaskState::Pending,
+            awaits: (2..WIDE + 2)
+                .map(|task| Awaited {
+                    task,
+                    how: "gather",
+                })
+                .collect(),
+            leaves: Vec::new(),
+        }];
+        tasks.extend(chain(WIDE + 1).into_iter().skip(1).map(|mut task| {
+            task.awaits.clear();
+            task
+        }));
+        let tree = render_tree(&tasks, &walk(&tasks));
+        assert_eq!(tree.lines().count() as u64, 1 + WIDE);
+        assert!(
+            tree.lines()
+                .last()
+                .is_some_and(|line| line.contains(&format!(
+                    "└── (T) t{} #{} pending [gather]",
+                    WIDE + 1,
+                    WIDE + 1
+                )))
+        );
+        let table = render_table(&tasks);
+        assert_eq!(table.lines().count() as u64, 2 + WIDE);
+        assert!(table.contains("#1 (gather)"));
+    });
+}
+
+/// A chain of awaits 50,000 deep: text that indented each line by its depth would
+/// hold some 5 GB.
+#[test]
+fn a_chain_of_50000_awaits_is_drawn_in_lines_of_bounded_width() {
+    watchdog_default(|| {
+        const DEPTH: u64 = 50_000;
+        let tasks = chain(DEPTH);
+        let text = render_tree(&tasks, &walk(&tasks));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len() as u64, DEPTH);
+        let widest = lines.iter().map(|line| line.chars().count()).max();
+        // The guides of DRAWN_DEPTH levels (4 columns each), the branch, the depth
+        // written out and the task: bounded, whatever the depth.
+        assert!(
+            widest.is_some_and(|width| width <= 4 * DRAWN_DEPTH + 80),
+            "a line of {widest:?} columns"
+        );
+        assert!(lines[1].starts_with("    └── (T) t2 #2"), "{}", lines[1]);
+        let last = lines.last().expect("lines");
+        assert!(
+            last.contains(&format!("[depth {}] (T) t{DEPTH} #{DEPTH}", DEPTH - 1)),
+            "{last}"
+        );
+        let table = render_table(&tasks);
+        assert_eq!(table.lines().count() as u64, 1 + DEPTH);
+    });
+}
+
+#[test]
+fn a_line_at_the_drawn_depth_and_below_says_its_depth_and_shallower_lines_do_not() {
+    let tasks = chain(DRAWN_DEPTH as u64 + 2);
+    let text = render_tree(&tasks, &walk(&tasks));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        !lines[DRAWN_DEPTH - 1].contains("[depth"),
+        "{}",
+        lines[DRAWN_DEPTH - 1]
+    );
+    assert!(
+        lines[DRAWN_DEPTH].contains(&format!("[depth {DRAWN_DEPTH}]")),
+        "{}",
+        lines[DRAWN_DEPTH]
+    );
+    assert_eq!(
+        lines[DRAWN_DEPTH].find("└──"),
+        lines[DRAWN_DEPTH + 1].find("└──"),
+        "lines past the drawn depth are drawn at the same column"
+    );
+}
