@@ -1,5 +1,5 @@
 //! The two halves of the join protocol that move a result: the task writing it
-//! ([`Joined`]'s poll and [`JoinCell::complete`]) and the handle reading it.
+//! ([`JoinCell::poll_task`] and [`JoinCell::complete`]) and the handle reading it.
 
 use std::future::Future;
 use std::mem;
@@ -7,17 +7,18 @@ use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{JoinCell, JoinError, JoinHandle, JoinState, Joined, panic_message};
+use crate::{JoinCell, JoinError, JoinHandle, JoinState, panic_message};
 
 // ANCHOR: joined_poll
-impl<F: Future> Future for Joined<F> {
-    type Output = ();
-
-    /// Polls the user's future once, catching a panic. When it is ready (or panicked),
-    /// writes the result to the cell with [`JoinCell::complete`] and returns `Ready(())`.
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.project();
-        let polled = panic::catch_unwind(AssertUnwindSafe(|| this.future.poll(cx)));
+impl<T> JoinCell<T> {
+    /// Polls the task's future once, catching a panic. When it is ready (or panicked),
+    /// writes the result to this cell with [`complete`](Self::complete) and returns
+    /// `Ready(())`.
+    pub fn poll_task<F>(&self, future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<()>
+    where
+        F: Future<Output = T>,
+    {
+        let polled = panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx)));
         let result = match polled {
             Ok(Poll::Pending) => return Poll::Pending,
             Ok(Poll::Ready(output)) => Ok(output),
@@ -25,7 +26,7 @@ impl<F: Future> Future for Joined<F> {
                 message: panic_message(payload),
             }),
         };
-        this.guard.cell.complete(result);
+        self.complete(result);
         Poll::Ready(())
     }
 }
