@@ -12,7 +12,7 @@
 //! to the cell. If the future is dropped before it finishes (an executor shut down with
 //! work left), the cell gets [`JoinError::Cancelled`].
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
@@ -62,13 +62,14 @@ pub enum JoinState<T> {
     Done(Result<T, JoinError>),
     /// The handle took the result.
     Taken,
+    /// The handle was dropped before the task finished: nobody will read the result.
+    Detached,
 }
 
 /// The cell a task and its join handle share.
 pub struct JoinCell<T> {
+    /// `Detached` once the handle is gone: a failure then goes to the exception handler.
     pub(crate) state: RefCell<JoinState<T>>,
-    /// False once the handle is dropped: a failure then goes to the exception handler.
-    pub(crate) handle_alive: Cell<bool>,
     pub(crate) label: Label,
     pub(crate) sink: Rc<ExceptionSink>,
     /// Callbacks added with [`JoinHandle::add_done_callback`], in the order they came.
@@ -83,6 +84,7 @@ impl<T> fmt::Debug for JoinCell<T> {
             JoinState::Done(Ok(_)) => "Done(Ok)",
             JoinState::Done(Err(_)) => "Done(Err)",
             JoinState::Taken => "Taken",
+            JoinState::Detached => "Detached",
         };
         f.debug_struct("JoinCell")
             .field("state", &state)
@@ -95,7 +97,6 @@ impl<T> JoinCell<T> {
     fn new(label: Label, sink: Rc<ExceptionSink>) -> Self {
         Self {
             state: RefCell::new(JoinState::Running { joiner: None }),
-            handle_alive: Cell::new(true),
             label,
             sink,
             done: DoneCallbacks::default(),
@@ -124,7 +125,7 @@ impl<T> JoinCell<T> {
                     *state = JoinState::Done(Err(JoinError::Cancelled));
                     joiner
                 }
-                JoinState::Done(_) | JoinState::Taken => None,
+                JoinState::Done(_) | JoinState::Taken | JoinState::Detached => None,
             }
         };
         if let Some(joiner) = joiner {
@@ -170,7 +171,10 @@ impl<T> JoinHandle<T> {
 
     /// Whether the task's result is waiting (or was already taken).
     pub fn is_finished(&self) -> bool {
-        !matches!(&*self.cell.state.borrow(), JoinState::Running { .. })
+        !matches!(
+            &*self.cell.state.borrow(),
+            JoinState::Running { .. } | JoinState::Detached
+        )
     }
 
     /// Takes the result without awaiting, if the task finished. Used by executors'
@@ -182,7 +186,7 @@ impl<T> JoinHandle<T> {
                 JoinState::Done(result) => Some(result),
                 _ => unreachable!("matched Done above"),
             },
-            JoinState::Running { .. } | JoinState::Taken => None,
+            JoinState::Running { .. } | JoinState::Taken | JoinState::Detached => None,
         }
     }
 }
@@ -190,15 +194,22 @@ impl<T> JoinHandle<T> {
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
         // While a done callback waits, the outcome has a reader: it is not unread.
-        if !self.cell.done.waiting() {
-            self.cell.handle_alive.set(false);
-        }
+        let watched = self.cell.done.waiting();
         // Nobody can await this handle any more: let go of the joiner's waker, so that
         // an executor counting the wakers held elsewhere does not wait for this one.
-        let (joiner, unretrieved) = match &mut *self.cell.state.borrow_mut() {
-            JoinState::Running { joiner } => (joiner.take(), None),
-            JoinState::Done(Err(error)) => (None, Some(error.clone())),
-            JoinState::Done(Ok(_)) | JoinState::Taken => (None, None),
+        let (joiner, unretrieved) = {
+            let mut state = self.cell.state.borrow_mut();
+            match &mut *state {
+                JoinState::Running { joiner } => {
+                    let joiner = joiner.take();
+                    if !watched {
+                        *state = JoinState::Detached;
+                    }
+                    (joiner, None)
+                }
+                JoinState::Done(Err(error)) => (None, Some(error.clone())),
+                JoinState::Done(Ok(_)) | JoinState::Taken | JoinState::Detached => (None, None),
+            }
         };
         // Both are dropped or reported with the cell released.
         drop(joiner);

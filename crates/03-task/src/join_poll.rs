@@ -36,11 +36,12 @@ impl<T> JoinCell<T> {
 impl<T> JoinCell<T> {
     /// Stores the task's result and wakes whoever awaits the handle.
     ///
-    /// If the handle is already gone, nobody will ever read the result: a panic goes to
-    /// the exception handler ("exception was never retrieved"), an output is dropped.
-    /// The joiner is woken, and the output dropped, with no borrow of the cell held.
+    /// If the handle is already gone (the state is `Detached`), nobody will ever read
+    /// the result: a panic goes to the exception handler ("exception was never
+    /// retrieved"), an output is dropped. The joiner is woken, and the output dropped,
+    /// with no borrow of the cell held.
     pub fn complete(&self, result: Result<T, JoinError>) {
-        if !self.handle_alive.get() {
+        if matches!(*self.state.borrow(), JoinState::Detached) {
             if let Err(error) = &result {
                 self.report_unretrieved(error);
             }
@@ -86,6 +87,7 @@ impl<T> Future for JoinHandle<T> {
                 _ => unreachable!("matched Done above"),
             },
             JoinState::Taken => panic!("a JoinHandle was polled after it returned its result"),
+            JoinState::Detached => unreachable!("a handle detaches only when it is dropped"),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::future::pending;
 use std::sync::{Arc, Mutex};
 
-use oneloop_task::hooks::{ExceptionSink, spawn_into};
+use oneloop_task::hooks::{ExceptionSink, JoinCell, spawn_into};
 use oneloop_task::{Schedule, StepOutcome, TaskId, Tasks, step};
 use oneloop_testkit::{CountingAllocator, watchdog_default};
 
@@ -85,4 +85,12 @@ fn ten_thousand_tasks_leave_less_than_a_page_of_slots_empty() {
         capacity - TASKS < Tasks::<Recorder>::SLOTS_PER_PAGE,
         "{capacity} slots of room for {TASKS} tasks"
     );
+}
+
+#[test]
+fn a_join_cell_without_done_callbacks_is_nine_words() {
+    // The joiner's waker or the result (one state), the label, the sink, the
+    // done-callback pointer; "the handle is gone" is a state, not a flag beside it.
+    let words = size_of::<JoinCell<()>>() / size_of::<usize>();
+    assert!(words <= 9, "a join cell of {words} words");
 }

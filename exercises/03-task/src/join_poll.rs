@@ -28,9 +28,10 @@ impl<T> JoinCell<T> {
 impl<T> JoinCell<T> {
     /// Stores the task's result and wakes whoever awaits the handle.
     ///
-    /// If the handle is already gone, nobody will ever read the result: a panic goes to
-    /// the exception handler ("exception was never retrieved"), an output is dropped.
-    /// The joiner is woken, and the output dropped, with no borrow of the cell held.
+    /// If the handle is already gone (the state is `Detached`), nobody will ever read
+    /// the result: a panic goes to the exception handler ("exception was never
+    /// retrieved"), an output is dropped. The joiner is woken, and the output dropped,
+    /// with no borrow of the cell held.
     pub fn complete(&self, result: Result<T, JoinError>) {
         todo!(
             "stage 3, exercise 2: store the result and wake the joiner, or report an \
