@@ -14,8 +14,11 @@
 //!   future lives in a slab ([`Tasks`]), keyed by a [`TaskId`] that carries a generation,
 //!   and a waker carries only the id (see [`TaskWaker`]). So a spawned future need not be
 //!   `Send`, while every waker is `Send + Sync`, as std requires.
-//! - A step takes the future out of the slab while it polls it ([`step`]): user code
+//! - A step checks the task out of the slab while it polls it ([`step`]): user code
 //!   never runs while the slab is borrowed, so it may spawn and wake freely.
+//! - A spawned task is one allocation: its join cell and its future, side by side. The
+//!   future is pinned inside that shared allocation, which safe Rust cannot express:
+//!   `task_cell.rs` does it in the crate's one `unsafe` block, and says why it holds.
 //! - The task's result goes to a [`JoinHandle`], itself a future. A panic inside the task
 //!   is caught and returned as a [`JoinError`], as a Python task keeps its exception; a
 //!   panic nobody retrieved goes to an exception handler ([`ExceptionSink`]).
