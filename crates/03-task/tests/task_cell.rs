@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use oneloop_task::hooks::{ExceptionSink, spawn_into};
-use oneloop_task::{JoinError, Schedule, StepOutcome, TaskId, Tasks, step};
+use oneloop_task::{JoinError, Label, Schedule, StepOutcome, TaskId, Tasks, step};
 use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 
 /// Records the ids it is asked to schedule.
@@ -273,5 +273,48 @@ fn a_future_whose_drop_panics_still_cancels_its_handle() {
         );
         assert_eq!(handle.try_take(), Some(Err(JoinError::Cancelled)));
         assert_eq!(*outcomes.borrow(), vec![Err(JoinError::Cancelled)]);
+    });
+}
+
+#[test]
+fn the_task_cell_is_freed_once_its_slot_and_its_handle_are_gone() {
+    // The label lives in the task cell only, so the count of its `Rc` tells whether
+    // the cell is still alive: no pointer to the cell is cloned and kept by mistake.
+    watchdog_default(|| {
+        let tasks = slab();
+        let sink = ExceptionSink::new();
+        for handle_first in [true, false] {
+            let name: Rc<str> = Rc::from("worker");
+            let label = Label::Shared(Rc::clone(&name));
+            let future = TwoSteps {
+                polled: false,
+                output: Some(()),
+                _guard: DropFlag::new().guard(),
+                _probe: None,
+            };
+            let (id, handle) = spawn_into(&tasks, &sink, future, Some(label));
+            assert_eq!(Rc::strong_count(&name), 2, "one label, in the cell");
+            assert_eq!(step(&tasks, id), StepOutcome::Pending);
+            assert_eq!(Rc::strong_count(&name), 2, "a step keeps no clone");
+            if handle_first {
+                drop(handle);
+                assert_eq!(Rc::strong_count(&name), 2, "the slot still holds the cell");
+                assert_eq!(step(&tasks, id), StepOutcome::Finished);
+            } else {
+                assert_eq!(step(&tasks, id), StepOutcome::Finished);
+                assert_eq!(
+                    Rc::strong_count(&name),
+                    2,
+                    "the handle still holds the cell"
+                );
+                drop(handle);
+            }
+            assert_eq!(
+                Rc::strong_count(&name),
+                1,
+                "the cell is freed (handle dropped first: {handle_first})"
+            );
+        }
+        assert_eq!(tasks.borrow().wakers_held_elsewhere(), 0);
     });
 }
