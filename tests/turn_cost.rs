@@ -261,11 +261,12 @@ fn a_task_in_a_reused_slot_takes_over_the_finished_tasks_waker() {
                 .run_until_complete(spawn_and_join(TASKS))
                 .unwrap();
         });
-        // Per task: its boxed future and its join cell. The waker comes from the slot
-        // the previous task left (main's own allocations are a fixed few).
+        // Per task: its task cell (join cell and future in one allocation). The waker
+        // comes from the slot the previous task left (main's own allocations are a
+        // fixed few).
         let per_task = allocations / TASKS;
         assert_eq!(
-            per_task, 2,
+            per_task, 1,
             "{allocations} allocations for {TASKS} spawned and joined tasks"
         );
     });

@@ -85,8 +85,12 @@ impl<T> JoinCell<T> {
     fn outcome(&self) -> Result<(), JoinError> {
         match &*self.state.borrow() {
             JoinState::Done(Err(error)) => Err(error.clone()),
-            // `Running` here means the task finished after its handle was dropped.
-            JoinState::Done(Ok(_)) | JoinState::Taken | JoinState::Running { .. } => Ok(()),
+            // `Running` or `Detached` here: the task finished after its handle was
+            // dropped, and its output was dropped unread.
+            JoinState::Done(Ok(_))
+            | JoinState::Taken
+            | JoinState::Running { .. }
+            | JoinState::Detached => Ok(()),
         }
     }
 

@@ -5,12 +5,14 @@
 //! output goes somewhere shared instead: a [`JoinCell`], written once by the task and
 //! read once by its [`JoinHandle`], which is itself a future.
 //!
-//! The task's future is wrapped in [`Joined`], which catches a panic in `poll` (as a
-//! Python task catches the exception its coroutine raises) and writes either the output
-//! or the panic's message to the cell. If the task is dropped before it finishes (an
-//! executor shut down with work left), a guard writes [`JoinError::Cancelled`].
+//! The cell and the task's future share one allocation, a
+//! [`TaskCell`](crate::TaskCell). A step polls the future through
+//! [`JoinCell::poll_task`], which catches a panic (as a Python task catches the
+//! exception its coroutine raises) and writes either the output or the panic's message
+//! to the cell. If the future is dropped before it finishes (an executor shut down with
+//! work left), the cell gets [`JoinError::Cancelled`].
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
@@ -18,10 +20,11 @@ use std::mem;
 use std::rc::Rc;
 use std::task::Waker;
 
-use pin_project_lite::pin_project;
-
 use crate::done::DoneCallbacks;
-use crate::{ExceptionReport, ExceptionSink, Label, NEVER_RETRIEVED, Schedule, TaskId, Tasks};
+use crate::{
+    ExceptionReport, ExceptionSink, HandleCell, Label, NEVER_RETRIEVED, Schedule, TaskCell, TaskId,
+    Tasks,
+};
 
 /// Why a task produced no output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,13 +62,14 @@ pub enum JoinState<T> {
     Done(Result<T, JoinError>),
     /// The handle took the result.
     Taken,
+    /// The handle was dropped before the task finished: nobody will read the result.
+    Detached,
 }
 
 /// The cell a task and its join handle share.
 pub struct JoinCell<T> {
+    /// `Detached` once the handle is gone: a failure then goes to the exception handler.
     pub(crate) state: RefCell<JoinState<T>>,
-    /// False once the handle is dropped: a failure then goes to the exception handler.
-    pub(crate) handle_alive: Cell<bool>,
     pub(crate) label: Label,
     pub(crate) sink: Rc<ExceptionSink>,
     /// Callbacks added with [`JoinHandle::add_done_callback`], in the order they came.
@@ -80,6 +84,7 @@ impl<T> fmt::Debug for JoinCell<T> {
             JoinState::Done(Ok(_)) => "Done(Ok)",
             JoinState::Done(Err(_)) => "Done(Err)",
             JoinState::Taken => "Taken",
+            JoinState::Detached => "Detached",
         };
         f.debug_struct("JoinCell")
             .field("state", &state)
@@ -89,14 +94,13 @@ impl<T> fmt::Debug for JoinCell<T> {
 }
 
 impl<T> JoinCell<T> {
-    fn new(label: Label, sink: Rc<ExceptionSink>) -> Rc<Self> {
-        Rc::new(Self {
+    fn new(label: Label, sink: Rc<ExceptionSink>) -> Self {
+        Self {
             state: RefCell::new(JoinState::Running { joiner: None }),
-            handle_alive: Cell::new(true),
             label,
             sink,
             done: DoneCallbacks::default(),
-        })
+        }
     }
 
     /// Reports a failure that no handle will ever see.
@@ -110,8 +114,9 @@ impl<T> JoinCell<T> {
         }
     }
 
-    /// The task was dropped unfinished: tell the handle, wake its joiner.
-    fn cancel(&self) {
+    /// The task's future was dropped: if no result came, tell the handle the task was
+    /// cancelled and wake its joiner.
+    pub(crate) fn cancel(&self) {
         let joiner = {
             let mut state = self.state.borrow_mut();
             match &mut *state {
@@ -120,48 +125,12 @@ impl<T> JoinCell<T> {
                     *state = JoinState::Done(Err(JoinError::Cancelled));
                     joiner
                 }
-                JoinState::Done(_) | JoinState::Taken => None,
+                JoinState::Done(_) | JoinState::Taken | JoinState::Detached => None,
             }
         };
         if let Some(joiner) = joiner {
             joiner.wake();
         }
-    }
-}
-
-/// Writes [`JoinError::Cancelled`] if the task is dropped before it wrote its result.
-pub(crate) struct CancelGuard<T> {
-    pub(crate) cell: Rc<JoinCell<T>>,
-}
-
-impl<T> Drop for CancelGuard<T> {
-    fn drop(&mut self) {
-        self.cell.cancel();
-        // The task's future is gone, finished or not: its done callbacks are due.
-        self.cell.fire_done_callbacks();
-    }
-}
-
-pin_project! {
-    /// A task's future as the slab holds it: the user's future, plus the cell where its
-    /// output (or its panic) goes. Its own output is `()`.
-    pub struct Joined<F: Future> {
-        #[pin]
-        pub(crate) future: F,
-        pub(crate) guard: CancelGuard<F::Output>,
-    }
-}
-
-impl<F: Future> Joined<F> {
-    /// The cell this task writes to.
-    pub(crate) fn cell(&self) -> &JoinCell<F::Output> {
-        &self.guard.cell
-    }
-}
-
-impl<F: Future> fmt::Debug for Joined<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Joined").field("cell", self.cell()).finish()
     }
 }
 
@@ -173,7 +142,9 @@ impl<F: Future> fmt::Debug for Joined<F> {
 /// handle was dropped panics, or a handle is dropped holding a panic it never returned,
 /// the panic goes to the exception handler as "exception was never retrieved".
 pub struct JoinHandle<T> {
-    pub(crate) cell: Rc<JoinCell<T>>,
+    /// The task's cell; it derefs to the [`JoinCell`]. The handle cannot name the
+    /// future's type, only that one is there.
+    pub(crate) cell: Rc<HandleCell<T>>,
     id: TaskId,
 }
 // ANCHOR_END: join_handle
@@ -200,7 +171,10 @@ impl<T> JoinHandle<T> {
 
     /// Whether the task's result is waiting (or was already taken).
     pub fn is_finished(&self) -> bool {
-        !matches!(&*self.cell.state.borrow(), JoinState::Running { .. })
+        !matches!(
+            &*self.cell.state.borrow(),
+            JoinState::Running { .. } | JoinState::Detached
+        )
     }
 
     /// Takes the result without awaiting, if the task finished. Used by executors'
@@ -212,7 +186,7 @@ impl<T> JoinHandle<T> {
                 JoinState::Done(result) => Some(result),
                 _ => unreachable!("matched Done above"),
             },
-            JoinState::Running { .. } | JoinState::Taken => None,
+            JoinState::Running { .. } | JoinState::Taken | JoinState::Detached => None,
         }
     }
 }
@@ -220,15 +194,22 @@ impl<T> JoinHandle<T> {
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
         // While a done callback waits, the outcome has a reader: it is not unread.
-        if !self.cell.done.waiting() {
-            self.cell.handle_alive.set(false);
-        }
+        let watched = self.cell.done.waiting();
         // Nobody can await this handle any more: let go of the joiner's waker, so that
         // an executor counting the wakers held elsewhere does not wait for this one.
-        let (joiner, unretrieved) = match &mut *self.cell.state.borrow_mut() {
-            JoinState::Running { joiner } => (joiner.take(), None),
-            JoinState::Done(Err(error)) => (None, Some(error.clone())),
-            JoinState::Done(Ok(_)) | JoinState::Taken => (None, None),
+        let (joiner, unretrieved) = {
+            let mut state = self.cell.state.borrow_mut();
+            match &mut *state {
+                JoinState::Running { joiner } => {
+                    let joiner = joiner.take();
+                    if !watched {
+                        *state = JoinState::Detached;
+                    }
+                    (joiner, None)
+                }
+                JoinState::Done(Err(error)) => (None, Some(error.clone())),
+                JoinState::Done(Ok(_)) | JoinState::Taken | JoinState::Detached => (None, None),
+            }
         };
         // Both are dropped or reported with the cell released.
         drop(joiner);
@@ -239,8 +220,11 @@ impl<T> Drop for JoinHandle<T> {
 }
 
 // ANCHOR: spawn_into
-/// Wraps `future` as a task, puts it in `tasks`, and returns its id and join handle.
+/// Makes `future` a task, puts it in `tasks`, and returns its id and join handle.
 /// The task is not scheduled: the caller queues its first step.
+///
+/// The task's cell and its future are one allocation; the slab and the handle each
+/// hold a pointer to it.
 pub fn spawn_into<S, F>(
     tasks: &RefCell<Tasks<S>>,
     sink: &Rc<ExceptionSink>,
@@ -253,15 +237,9 @@ where
 {
     let id = tasks.borrow().vacant_id();
     let label = label.unwrap_or(Label::Task(id));
-    let cell = JoinCell::new(label.clone(), Rc::clone(sink));
-    let task = Box::pin(Joined {
-        future,
-        guard: CancelGuard {
-            cell: Rc::clone(&cell),
-        },
-    });
-    let inserted = tasks.borrow_mut().insert(task, Some(label));
-    debug_assert_eq!(inserted, id, "insert uses the slot vacant_id named");
+    let (task, cell) = TaskCell::allocate(JoinCell::new(label, Rc::clone(sink)), future);
+    let inserted = tasks.borrow_mut().insert_task(task);
+    debug_assert_eq!(inserted, id, "insert_task uses the slot vacant_id named");
     (id, JoinHandle { cell, id })
 }
 // ANCHOR_END: spawn_into

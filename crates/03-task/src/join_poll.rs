@@ -1,5 +1,5 @@
 //! The two halves of the join protocol that move a result: the task writing it
-//! ([`Joined`]'s poll and [`JoinCell::complete`]) and the handle reading it.
+//! ([`JoinCell::poll_task`] and [`JoinCell::complete`]) and the handle reading it.
 
 use std::future::Future;
 use std::mem;
@@ -7,17 +7,18 @@ use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{JoinCell, JoinError, JoinHandle, JoinState, Joined, panic_message};
+use crate::{JoinCell, JoinError, JoinHandle, JoinState, panic_message};
 
 // ANCHOR: joined_poll
-impl<F: Future> Future for Joined<F> {
-    type Output = ();
-
-    /// Polls the user's future once, catching a panic. When it is ready (or panicked),
-    /// writes the result to the cell with [`JoinCell::complete`] and returns `Ready(())`.
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.project();
-        let polled = panic::catch_unwind(AssertUnwindSafe(|| this.future.poll(cx)));
+impl<T> JoinCell<T> {
+    /// Polls the task's future once, catching a panic. When it is ready (or panicked),
+    /// writes the result to this cell with [`complete`](Self::complete) and returns
+    /// `Ready(())`.
+    pub fn poll_task<F>(&self, future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<()>
+    where
+        F: Future<Output = T>,
+    {
+        let polled = panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx)));
         let result = match polled {
             Ok(Poll::Pending) => return Poll::Pending,
             Ok(Poll::Ready(output)) => Ok(output),
@@ -25,7 +26,7 @@ impl<F: Future> Future for Joined<F> {
                 message: panic_message(payload),
             }),
         };
-        this.guard.cell.complete(result);
+        self.complete(result);
         Poll::Ready(())
     }
 }
@@ -35,11 +36,12 @@ impl<F: Future> Future for Joined<F> {
 impl<T> JoinCell<T> {
     /// Stores the task's result and wakes whoever awaits the handle.
     ///
-    /// If the handle is already gone, nobody will ever read the result: a panic goes to
-    /// the exception handler ("exception was never retrieved"), an output is dropped.
-    /// The joiner is woken, and the output dropped, with no borrow of the cell held.
+    /// If the handle is already gone (the state is `Detached`), nobody will ever read
+    /// the result: a panic goes to the exception handler ("exception was never
+    /// retrieved"), an output is dropped. The joiner is woken, and the output dropped,
+    /// with no borrow of the cell held.
     pub fn complete(&self, result: Result<T, JoinError>) {
-        if !self.handle_alive.get() {
+        if matches!(*self.state.borrow(), JoinState::Detached) {
             if let Err(error) = &result {
                 self.report_unretrieved(error);
             }
@@ -85,6 +87,7 @@ impl<T> Future for JoinHandle<T> {
                 _ => unreachable!("matched Done above"),
             },
             JoinState::Taken => panic!("a JoinHandle was polled after it returned its result"),
+            JoinState::Detached => unreachable!("a handle detaches only when it is dropped"),
         }
     }
 }

@@ -14,8 +14,11 @@
 //!   future lives in a slab ([`Tasks`]), keyed by a [`TaskId`] that carries a generation,
 //!   and a waker carries only the id (see [`TaskWaker`]). So a spawned future need not be
 //!   `Send`, while every waker is `Send + Sync`, as std requires.
-//! - A step takes the future out of the slab while it polls it ([`step`]): user code
+//! - A step checks the task out of the slab while it polls it ([`step`]): user code
 //!   never runs while the slab is borrowed, so it may spawn and wake freely.
+//! - A spawned task is one allocation: its join cell and its future, side by side. The
+//!   future is pinned inside that shared allocation, which safe Rust cannot express:
+//!   `task_cell.rs` does it in the crate's one `unsafe` block, and says why it holds.
 //! - The task's result goes to a [`JoinHandle`], itself a future. A panic inside the task
 //!   is caught and returned as a [`JoinError`], as a Python task keeps its exception; a
 //!   panic nobody retrieved goes to an exception handler ([`ExceptionSink`]).
@@ -34,7 +37,9 @@
 //!     .expect("main does not panic");
 //! assert_eq!(answer, 42);
 //! ```
-#![forbid(unsafe_code)]
+// Safe code everywhere but in `task_cell`, the one lesson that pins a future inside a
+// shared allocation (see that module).
+#![deny(unsafe_code)]
 
 mod done;
 mod exception;
@@ -47,6 +52,8 @@ mod payload;
 mod slab;
 mod step;
 mod step_outcome;
+#[allow(unsafe_code)]
+mod task_cell;
 mod waker;
 
 pub use done::DONE_CALLBACK;
@@ -68,7 +75,8 @@ pub mod hooks {
     pub use crate::exception::{
         ExceptionHandler, ExceptionSink, HANDLER_PANICKED, default_line, write_to_stderr,
     };
-    pub use crate::join::{JoinCell, JoinState, Joined, spawn_into};
+    pub use crate::join::{JoinCell, JoinState, spawn_into};
     pub use crate::payload::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
-    pub use crate::slab::{BoxedTask, TaskSlot, TaskState};
+    pub use crate::slab::{TaskSlot, TaskState};
+    pub use crate::task_cell::{ErasedFuture, HandleCell, RawTask, TaskCell};
 }

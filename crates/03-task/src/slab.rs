@@ -1,59 +1,74 @@
-//! The task slab: where every live task's future waits between steps.
+//! The task slab: where every live task waits between steps.
 //!
-//! A slab is a `Vec` of slots plus a free list. Spawning fills a free slot (or grows the
-//! `Vec`); finishing empties it and bumps its generation. Ids are small and `Copy`, so
+//! A slab is a list of slots plus a free list. Spawning fills a free slot (or adds
+//! one); finishing empties it and bumps its generation. Ids are small and `Copy`, so
 //! wakers can carry them across threads while the futures stay here.
 //!
-//! The slab never runs user code: it moves futures in and out, and the caller decides
-//! when they are polled or dropped (always with no borrow of the slab held).
+//! The slots sit in fixed-size pages of [`Tasks::SLOTS_PER_PAGE`] slots each. A single
+//! `Vec` would double its room whenever it is full, and keep up to half of it empty:
+//! pages keep at most one page's worth of empty room, and a slot never moves once made.
+//!
+//! The slab never runs user code: it hands out tasks and takes them back, and the
+//! caller decides when they are polled or dropped (always with no borrow of the slab
+//! held).
 
 use std::fmt;
 use std::future::Future;
 use std::mem;
-use std::pin::Pin;
+use std::rc::Rc;
 use std::sync::{Arc, atomic};
 
-use crate::{Label, Schedule, TaskId, TaskWaker};
-
-/// A task's future, type-erased: it writes its output to its join handle itself, so
-/// the slab only needs to know that it finishes.
-pub type BoxedTask = Pin<Box<dyn Future<Output = ()>>>;
+use crate::{Label, RawTask, Schedule, TaskId, TaskWaker};
 
 // ANCHOR: task_state
-/// Where a task's future is right now.
+/// Whether a step is polling a task right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskState {
     /// In the slab, waiting for its next step.
-    Idle(BoxedTask),
-    /// Taken out by a step that is polling it; the step puts it back or drops it.
+    Idle,
+    /// A step is polling its future; the step sets it back to `Idle` or frees the slot.
     Running,
 }
 // ANCHOR_END: task_state
 
-impl fmt::Debug for TaskState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TaskState::Idle(_) => f.write_str("Idle"),
-            TaskState::Running => f.write_str("Running"),
-        }
-    }
-}
-
-/// One live task: its future (or the mark that a step holds it), its waker, its name.
-#[derive(Debug)]
+// ANCHOR: task_slot
+/// One live task: its future (behind [`RawTask`]), its waker, two flags.
+///
+/// The slot owns the task: emptying it (finished, or dropped by its executor) drops
+/// the future, unless a step is polling it right now (that step drops it afterwards).
 pub struct TaskSlot<S> {
-    pub(crate) state: TaskState,
+    /// The task's future and label; a step polls it through a clone of this `Rc`.
+    pub(crate) task: Rc<dyn RawTask>,
     pub(crate) waker: Arc<TaskWaker<S>>,
+    pub(crate) generation: u32,
+    pub(crate) state: TaskState,
     /// Set when a step of this task sits in a ready queue; cleared when the step starts.
     /// Two wakes while it is set queue one step (stage 4 uses it; the naive executor of
     /// this stage does not).
     pub(crate) queued: bool,
-    pub(crate) label: Label,
+}
+// ANCHOR_END: task_slot
+
+impl<S> Drop for TaskSlot<S> {
+    fn drop(&mut self) {
+        self.task.drop_future();
+    }
+}
+
+impl<S> fmt::Debug for TaskSlot<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskSlot")
+            .field("label", self.task.label())
+            .field("state", &self.state)
+            .field("queued", &self.queued)
+            .finish()
+    }
 }
 
 impl<S> TaskSlot<S> {
     /// The task's label.
     pub fn label(&self) -> &Label {
-        &self.label
+        self.task.label()
     }
 
     /// Whether a step of this task is queued.
@@ -63,7 +78,7 @@ impl<S> TaskSlot<S> {
 
     /// Whether a step is polling this task right now.
     pub fn is_running(&self) -> bool {
-        matches!(self.state, TaskState::Running)
+        self.state == TaskState::Running
     }
 }
 
@@ -74,26 +89,30 @@ impl<S: Schedule> TaskSlot<S> {
     }
 }
 
+/// No next free slot.
+const NONE: u32 = u32::MAX;
+
 enum Slot<S> {
     Vacant {
         generation: u32,
-        next_free: Option<u32>,
+        /// The next slot of the free list, or [`NONE`].
+        next_free: u32,
         /// The waker of the task that last lived here. The next task in this slot
         /// takes it over, instead of allocating its own, if no one else holds it by
         /// then (no stale waker of the old task can exist, so none can wake the new one).
         spare: Option<Arc<TaskWaker<S>>>,
     },
-    Occupied {
-        generation: u32,
-        task: TaskSlot<S>,
-    },
+    Occupied(TaskSlot<S>),
 }
 
 // ANCHOR: tasks
 /// Every live task of one executor, keyed by [`TaskId`].
 pub struct Tasks<S> {
-    slots: Vec<Slot<S>>,
-    free_head: Option<u32>,
+    /// Fixed-size pages of slots; slot `i` is `pages[i / SLOTS_PER_PAGE]`, at
+    /// `i % SLOTS_PER_PAGE`. Only the last page may be partly filled.
+    pages: Vec<Vec<Slot<S>>>,
+    /// The first slot of the free list, or [`NONE`].
+    free_head: u32,
     live: usize,
     scheduler: Arc<S>,
 }
@@ -103,8 +122,55 @@ impl<S> fmt::Debug for Tasks<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tasks")
             .field("live", &self.live)
-            .field("slots", &self.slots.len())
+            .field("slots", &self.slot_count())
             .finish()
+    }
+}
+
+impl<S> Tasks<S> {
+    /// How many slots one page holds. A page is allocated whole, when the last one is
+    /// full, and never grows: the slab keeps at most this many slots empty beyond the
+    /// free list.
+    pub const SLOTS_PER_PAGE: usize = 64;
+
+    /// The size of one slot, vacant or occupied, in bytes.
+    pub const SLOT_BYTES: usize = mem::size_of::<Slot<S>>();
+
+    /// How many slots have been made (occupied or on the free list).
+    fn slot_count(&self) -> usize {
+        match self.pages.last() {
+            Some(last) => (self.pages.len() - 1) * Self::SLOTS_PER_PAGE + last.len(),
+            None => 0,
+        }
+    }
+
+    /// How many slots the pages have room for: the slots made, plus the unused end of
+    /// the last page.
+    pub fn slot_capacity(&self) -> usize {
+        self.pages.iter().map(Vec::capacity).sum()
+    }
+
+    fn slot(&self, index: u32) -> Option<&Slot<S>> {
+        let index = index as usize;
+        self.pages
+            .get(index / Self::SLOTS_PER_PAGE)?
+            .get(index % Self::SLOTS_PER_PAGE)
+    }
+
+    fn slot_at(&mut self, index: u32) -> Option<&mut Slot<S>> {
+        let index = index as usize;
+        self.pages
+            .get_mut(index / Self::SLOTS_PER_PAGE)?
+            .get_mut(index % Self::SLOTS_PER_PAGE)
+    }
+
+    /// Every slot with its index, in slot order.
+    fn slots(&self) -> impl Iterator<Item = (u32, &Slot<S>)> {
+        self.pages
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(index, slot)| (index as u32, slot))
     }
 }
 
@@ -112,8 +178,8 @@ impl<S: Schedule> Tasks<S> {
     /// An empty slab whose wakers call `scheduler`.
     pub fn new(scheduler: Arc<S>) -> Self {
         Self {
-            slots: Vec::new(),
-            free_head: None,
+            pages: Vec::new(),
+            free_head: NONE,
             live: 0,
             scheduler,
         }
@@ -126,78 +192,105 @@ impl<S: Schedule> Tasks<S> {
 
     /// Puts a future in a free slot and returns its id. The task is not scheduled: the
     /// caller queues its first step (as `create_task` calls `call_soon(__step)`).
-    /// Without a label, the task is shown by its id.
-    pub fn insert(&mut self, future: BoxedTask, label: Option<Label>) -> TaskId {
-        let (index, generation, spare) = match self.free_head {
-            Some(index) => match &mut self.slots[index as usize] {
-                Slot::Vacant {
+    /// Without a label, the task is shown by its id. The future and its label take one
+    /// allocation; a spawn with a join handle uses [`spawn_into`](crate::spawn_into).
+    pub fn insert<F>(&mut self, future: F, label: Option<Label>) -> TaskId
+    where
+        F: Future<Output = ()> + 'static,
+    {
+        let label = label.unwrap_or(Label::Task(self.vacant_id()));
+        self.insert_task(crate::task_cell::BareTask::allocate(label, future))
+    }
+
+    /// Puts a task in a free slot and returns its id (the one
+    /// [`vacant_id`](Self::vacant_id) named). The task is not scheduled.
+    pub fn insert_task(&mut self, task: Rc<dyn RawTask>) -> TaskId {
+        let (index, generation, spare) = if self.free_head == NONE {
+            let index = u32::try_from(self.slot_count())
+                .ok()
+                .filter(|&index| index != NONE)
+                .expect("fewer than 2^32 - 1 tasks");
+            let has_room = self
+                .pages
+                .last()
+                .is_some_and(|page| page.len() < Self::SLOTS_PER_PAGE);
+            if !has_room {
+                // A page is allocated once, at its full size, and never grows.
+                self.pages.push(Vec::with_capacity(Self::SLOTS_PER_PAGE));
+            }
+            let page = self
+                .pages
+                .last_mut()
+                .expect("a page with room was just made");
+            page.push(Slot::Vacant {
+                generation: 0,
+                next_free: NONE,
+                spare: None,
+            });
+            (index, 0, None)
+        } else {
+            let index = self.free_head;
+            match self.slot_at(index) {
+                Some(Slot::Vacant {
                     generation,
                     next_free,
                     spare,
-                } => {
+                }) => {
+                    let taken = (index, *generation, spare.take());
                     self.free_head = *next_free;
-                    (index, *generation, spare.take())
+                    taken
                 }
-                Slot::Occupied { .. } => unreachable!("the free list only holds vacant slots"),
-            },
-            None => {
-                let index = u32::try_from(self.slots.len()).expect("more than 2^32 tasks");
-                self.slots.push(Slot::Vacant {
-                    generation: 0,
-                    next_free: None,
-                    spare: None,
-                });
-                (index, 0, None)
+                _ => unreachable!("the free list only holds vacant slots"),
             }
         };
         let id = TaskId::new(index, generation);
         let reused = spare.and_then(|mut waker| TaskWaker::reuse(&mut waker, id).then_some(waker));
         let waker = reused.unwrap_or_else(|| TaskWaker::new(id, Arc::clone(&self.scheduler)));
-        let task = TaskSlot {
-            state: TaskState::Idle(future),
+        let slot = self
+            .slot_at(index)
+            .expect("the slot was found or made above");
+        *slot = Slot::Occupied(TaskSlot {
+            task,
             waker,
+            generation,
+            state: TaskState::Idle,
             queued: false,
-            label: label.unwrap_or(Label::Task(id)),
-        };
-        self.slots[index as usize] = Slot::Occupied { generation, task };
+        });
         self.live += 1;
         id
     }
 
     /// The id the next [`insert`](Self::insert) will return.
     pub fn vacant_id(&self) -> TaskId {
-        match self.free_head {
-            Some(index) => match self.slots[index as usize] {
-                Slot::Vacant { generation, .. } => TaskId::new(index, generation),
-                Slot::Occupied { .. } => unreachable!("the free list only holds vacant slots"),
-            },
-            None => TaskId::new(self.slots.len() as u32, 0),
+        if self.free_head == NONE {
+            return TaskId::new(self.slot_count() as u32, 0);
+        }
+        match self.slot(self.free_head) {
+            Some(Slot::Vacant { generation, .. }) => TaskId::new(self.free_head, *generation),
+            _ => unreachable!("the free list only holds vacant slots"),
         }
     }
 
     // ANCHOR: remove
     /// Empties the slot of `id` (if `id` is live) and bumps its generation, so that
     /// every waker still carrying `id` now misses. The caller drops what it gets back
-    /// after releasing its borrow of the slab.
+    /// (which drops the future) after releasing its borrow of the slab.
     pub fn remove(&mut self, id: TaskId) -> Option<TaskSlot<S>> {
-        let slot = self.slots.get_mut(id.index() as usize)?;
-        match slot {
-            Slot::Occupied { generation, .. } if *generation == id.generation() => {}
-            _ => return None,
-        }
+        let free_head = self.free_head;
+        let slot = self.slot_at(id.index())?;
         let spare = match &*slot {
-            Slot::Occupied { task, .. } => Some(Arc::clone(&task.waker)),
-            Slot::Vacant { .. } => None,
+            Slot::Occupied(task) if task.generation == id.generation() => Arc::clone(&task.waker),
+            _ => return None,
         };
         let vacant = Slot::Vacant {
             generation: id.generation().wrapping_add(1),
-            next_free: self.free_head,
-            spare,
+            next_free: free_head,
+            spare: Some(spare),
         };
-        let Slot::Occupied { task, .. } = mem::replace(slot, vacant) else {
+        let Slot::Occupied(task) = mem::replace(slot, vacant) else {
             unreachable!("checked above")
         };
-        self.free_head = Some(id.index());
+        self.free_head = id.index();
         self.live -= 1;
         Some(task)
     }
@@ -211,13 +304,13 @@ impl<S: Schedule> Tasks<S> {
             return None;
         }
         task.queued = true;
-        Some(task.label.clone())
+        Some(task.label().clone())
     }
 
     /// The slot of `id`, read-only, if `id` is live.
     pub fn get(&self, id: TaskId) -> Option<&TaskSlot<S>> {
-        match self.slots.get(id.index() as usize)? {
-            Slot::Occupied { generation, task } if *generation == id.generation() => Some(task),
+        match self.slot(id.index())? {
+            Slot::Occupied(task) if task.generation == id.generation() => Some(task),
             _ => None,
         }
     }
@@ -239,11 +332,9 @@ impl<S: Schedule> Tasks<S> {
 
     /// The ids of all live tasks, in slot order.
     pub fn ids(&self) -> Vec<TaskId> {
-        self.slots
-            .iter()
-            .enumerate()
+        self.slots()
             .filter_map(|(index, slot)| match slot {
-                Slot::Occupied { generation, .. } => Some(TaskId::new(index as u32, *generation)),
+                Slot::Occupied(task) => Some(TaskId::new(index, task.generation)),
                 Slot::Vacant { .. } => None,
             })
             .collect()
@@ -254,10 +345,9 @@ impl<S: Schedule> Tasks<S> {
     /// ever be woken again: an executor that waited would wait for ever.
     pub fn wakers_held_elsewhere(&self) -> usize {
         let held = self
-            .slots
-            .iter()
-            .map(|slot| match slot {
-                Slot::Occupied { task, .. } => Arc::strong_count(&task.waker) - 1,
+            .slots()
+            .map(|(_, slot)| match slot {
+                Slot::Occupied(task) => Arc::strong_count(&task.waker) - 1,
                 Slot::Vacant { .. } => 0,
             })
             .sum();
@@ -273,8 +363,8 @@ impl<S: Schedule> Tasks<S> {
     ///
     /// [`wakers_held_elsewhere`]: Self::wakers_held_elsewhere
     pub fn any_waker_held_elsewhere(&self) -> bool {
-        let held = self.slots.iter().any(|slot| match slot {
-            Slot::Occupied { task, .. } => Arc::strong_count(&task.waker) > 1,
+        let held = self.slots().any(|(_, slot)| match slot {
+            Slot::Occupied(task) => Arc::strong_count(&task.waker) > 1,
             Slot::Vacant { .. } => false,
         });
         // The same fence as in `wakers_held_elsewhere`, for the same reason.
@@ -292,8 +382,8 @@ impl<S: Schedule> Tasks<S> {
     /// The slot of `id`, if `id` is live: same index *and* same generation. A stale id
     /// (its task finished, the slot maybe reused) finds nothing.
     pub fn slot_mut(&mut self, id: TaskId) -> Option<&mut TaskSlot<S>> {
-        match self.slots.get_mut(id.index() as usize)? {
-            Slot::Occupied { generation, task } if *generation == id.generation() => Some(task),
+        match self.slot_at(id.index())? {
+            Slot::Occupied(task) if task.generation == id.generation() => Some(task),
             _ => None,
         }
     }

@@ -369,8 +369,8 @@ impl Core {
     }
     // ANCHOR_END: run_handle
 
-    /// Frees the slot of a task whose step unwound: its future was dropped by the
-    /// unwind, and the slot still says a step holds it.
+    /// Frees the slot of a task whose step unwound: the slot still says a step holds
+    /// it. Dropping the slot drops the task's future, which the unwind left in place.
     fn free_orphaned_slot(&self, id: TaskId) {
         let orphaned = {
             let mut tasks = self.tasks.borrow_mut();

@@ -1,5 +1,5 @@
 //! The two halves of the join protocol that move a result: the task writing it
-//! ([`Joined`]'s poll and [`JoinCell::complete`]) and the handle reading it.
+//! ([`JoinCell::poll_task`] and [`JoinCell::complete`]) and the handle reading it.
 #![allow(unused_variables, unused_imports)]
 
 use std::future::Future;
@@ -8,17 +8,19 @@ use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::{JoinCell, JoinError, JoinHandle, JoinState, Joined, panic_message};
+use crate::{JoinCell, JoinError, JoinHandle, JoinState, panic_message};
 
-impl<F: Future> Future for Joined<F> {
-    type Output = ();
-
-    /// Polls the user's future once, catching a panic. When it is ready (or panicked),
-    /// writes the result to the cell with [`JoinCell::complete`] and returns `Ready(())`.
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+impl<T> JoinCell<T> {
+    /// Polls the task's future once, catching a panic. When it is ready (or panicked),
+    /// writes the result to this cell with [`complete`](Self::complete) and returns
+    /// `Ready(())`.
+    pub fn poll_task<F>(&self, future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<()>
+    where
+        F: Future<Output = T>,
+    {
         todo!(
-            "stage 3, exercise 2: poll the inner future inside catch_unwind and complete \
-             the cell with its output or its panic — see chapter 3.3"
+            "stage 3, exercise 2: poll the future inside catch_unwind and complete the \
+             cell with its output or its panic — see chapter 3.3"
         )
     }
 }
@@ -26,9 +28,10 @@ impl<F: Future> Future for Joined<F> {
 impl<T> JoinCell<T> {
     /// Stores the task's result and wakes whoever awaits the handle.
     ///
-    /// If the handle is already gone, nobody will ever read the result: a panic goes to
-    /// the exception handler ("exception was never retrieved"), an output is dropped.
-    /// The joiner is woken, and the output dropped, with no borrow of the cell held.
+    /// If the handle is already gone (the state is `Detached`), nobody will ever read
+    /// the result: a panic goes to the exception handler ("exception was never
+    /// retrieved"), an output is dropped. The joiner is woken, and the output dropped,
+    /// with no borrow of the cell held.
     pub fn complete(&self, result: Result<T, JoinError>) {
         todo!(
             "stage 3, exercise 2: store the result and wake the joiner, or report an \
