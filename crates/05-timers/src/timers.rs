@@ -57,6 +57,8 @@ pub struct Timers {
 ///
 /// The handle that fires a timer gives its cancel flag back to `spare_flags`: that
 /// handle is running, nothing reads its flag again, and the next due sleep reuses it.
+/// At most [`ReadyQueue::KEPT_CAPACITY`] spares are kept, as the ready queue keeps its
+/// room.
 #[derive(Default)]
 struct DueWakes {
     entries: RefCell<VecDeque<Rc<TimerEntry>>>,
@@ -74,7 +76,11 @@ impl DueWakes {
                 continue;
             }
             if let Some(flag) = entry.fire() {
-                self.spare_flags.borrow_mut().push(flag);
+                let mut spare = self.spare_flags.borrow_mut();
+                // A burst of due sleeps leaves no more spares than a steady loop uses.
+                if spare.len() < ReadyQueue::KEPT_CAPACITY {
+                    spare.push(flag);
+                }
             }
             return;
         }
