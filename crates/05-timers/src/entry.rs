@@ -5,8 +5,9 @@
 //! the loop's `_timer_cancelled_count`. oneloop splits it in two: the shared
 //! [`TimerEntry`] (callback, deadline, flags) and the caller's [`TimerHandle`].
 //!
-//! Every field is a `Cell`: no borrow can be held across user code, so a cancel from
-//! anywhere on the loop's thread (a `Drop` included) can never meet a borrowed entry.
+//! Every field that changes is a `Cell`: no borrow can be held across user code, so a
+//! cancel from anywhere on the loop's thread (a `Drop` included) never meets a borrowed
+//! entry.
 
 use std::cell::Cell;
 use std::fmt;
