@@ -4,10 +4,13 @@
 //! `cancel()` sets its `_cancelled` flag and, while it is still in `_scheduled`, bumps
 //! the loop's `_timer_cancelled_count`. oneloop splits it in two: the shared
 //! [`TimerEntry`] (callback, deadline, flags) and the caller's [`TimerHandle`].
+//!
+//! Every field that changes is a `Cell`: no borrow can be held across user code, so a
+//! cancel from anywhere on the loop's thread (a `Drop` included) never meets a borrowed
+//! entry.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::fmt;
-use std::mem;
 use std::rc::Rc;
 use std::task::Waker;
 use std::time::Duration;
@@ -27,6 +30,7 @@ impl fmt::Display for TimerId {
 
 // ANCHOR: action
 /// What a timer does when its handle runs.
+#[derive(Default)]
 pub(crate) enum TimerAction {
     /// Call a callback (`call_later`, `call_at`).
     Call(Box<dyn FnOnce()>),
@@ -34,6 +38,7 @@ pub(crate) enum TimerAction {
     /// the task's own, and the entry is the sleep's whole shared state.
     Wake(Waker),
     /// Nothing left to do: the timer ran, was cancelled, or the loop closed.
+    #[default]
     Gone,
 }
 // ANCHOR_END: action
@@ -44,16 +49,21 @@ pub struct TimerEntry {
     pub(crate) id: TimerId,
     pub(crate) when: Duration,
     pub(crate) label: Label,
-    /// Shared with the handle pushed on the ready queue, so a cancel after the timer
-    /// came due still stops it (asyncio checks `_cancelled` before running a handle).
-    pub(crate) cancel: CancelFlag,
+    /// Set by [`TimerHandle::cancel`] (asyncio's `_cancelled`): the timer will not run.
+    pub(crate) cancelled: Cell<bool>,
     /// In the heap (asyncio's `TimerHandle._scheduled`): only then does a cancel count.
     pub(crate) scheduled: Cell<bool>,
-    /// The heap's count of cancelled timers (asyncio's `_timer_cancelled_count`).
-    pub(crate) cancelled_count: Rc<Cell<usize>>,
-    pub(crate) action: RefCell<TimerAction>,
     /// Set when the handle of a `Wake` timer ran: the sleep is over.
     pub(crate) fired: Cell<bool>,
+    /// Whether the action is a `Wake` (read without taking the action out).
+    pub(crate) waking: bool,
+    /// The cancel flag of the handle that runs this timer, from the time it came due
+    /// until that handle ran: a cancel in between sets it too, and the handle is
+    /// skipped (asyncio checks `_cancelled` before running a handle).
+    pub(crate) queued: Cell<Option<CancelFlag>>,
+    /// The heap's count of cancelled timers (asyncio's `_timer_cancelled_count`).
+    pub(crate) cancelled_count: Rc<Cell<usize>>,
+    pub(crate) action: Cell<TimerAction>,
 }
 // ANCHOR_END: entry
 
@@ -61,16 +71,19 @@ impl TimerEntry {
     /// Takes the action out, leaving [`TimerAction::Gone`]. The caller drops or runs
     /// it with no borrow held.
     pub(crate) fn take_action(&self) -> TimerAction {
-        mem::replace(&mut *self.action.borrow_mut(), TimerAction::Gone)
+        self.action.take()
     }
 
     /// The handle of a `Wake` timer runs: marks it fired and wakes its task (the waker
-    /// taken out first, so no borrow is held while the wake runs).
-    pub(crate) fn fire(&self) {
+    /// taken out first, so the entry holds nothing while the wake runs). Gives back
+    /// the cancel flag of that handle: it has been checked, and is never read again.
+    pub(crate) fn fire(&self) -> Option<CancelFlag> {
         self.fired.set(true);
+        let flag = self.queued.take();
         if let TimerAction::Wake(waker) = self.take_action() {
             waker.wake();
         }
+        flag
     }
 }
 
@@ -80,7 +93,7 @@ impl fmt::Debug for TimerEntry {
             .field("id", &self.id)
             .field("when", &self.when)
             .field("label", &self.label)
-            .field("cancelled", &self.cancel.is_cancelled())
+            .field("cancelled", &self.cancelled.get())
             .field("scheduled", &self.scheduled.get())
             .finish_non_exhaustive()
     }
@@ -104,10 +117,13 @@ impl TimerHandle {
     /// thread, a `Drop` included. The callback is dropped here, after every flag is set.
     pub fn cancel(&self) {
         let entry = &self.entry;
-        if entry.cancel.is_cancelled() {
+        if entry.cancelled.replace(true) {
             return;
         }
-        entry.cancel.cancel();
+        // Came due, its handle not run yet: that handle is skipped.
+        if let Some(flag) = entry.queued.take() {
+            flag.cancel();
+        }
         if entry.scheduled.get() {
             entry.cancelled_count.set(entry.cancelled_count.get() + 1);
         }
@@ -120,7 +136,7 @@ impl TimerHandle {
 impl TimerHandle {
     /// Whether [`cancel`](Self::cancel) was called.
     pub fn is_cancelled(&self) -> bool {
-        self.entry.cancel.is_cancelled()
+        self.entry.cancelled.get()
     }
 
     /// The deadline, on the loop's clock (asyncio's `TimerHandle.when()`).
@@ -150,16 +166,15 @@ impl TimerHandle {
     ///
     /// [`Timers::wake_at_named`]: crate::Timers::wake_at_named
     pub fn register(&self, waker: &Waker) {
-        let old = {
-            let mut action = self.entry.action.borrow_mut();
-            match &mut *action {
-                TimerAction::Wake(old) if !old.will_wake(waker) => {
-                    Some(mem::replace(old, waker.clone()))
-                }
-                _ => None,
+        let action = self.entry.take_action();
+        let (action, old) = match action {
+            TimerAction::Wake(old) if !old.will_wake(waker) => {
+                (TimerAction::Wake(waker.clone()), Some(old))
             }
+            action => (action, None),
         };
-        // The old waker is dropped with the entry released.
+        self.entry.action.set(action);
+        // The old waker is dropped with its replacement in place.
         drop(old);
     }
 

@@ -6,10 +6,13 @@
 //! so two timers with the same deadline fire in the order they were scheduled.
 //! `BinaryHeap` is a *max*-heap, so the order is reversed (see the `Ord` impl).
 //!
+//! The key sits in the heap's slot itself, the deadline as whole nanoseconds: ordering
+//! the heap never follows a pointer, and a slot is 24 bytes.
+//!
 //! A cancelled timer is not removed (finding it would cost a linear scan); it is
 //! flagged and counted, and the sweep at the start of each turn decides what to do.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::fmt;
@@ -19,7 +22,6 @@ use std::task::Waker;
 use std::time::Duration;
 
 use oneloop_core::Label;
-use oneloop_core::hooks::CancelFlag;
 
 use crate::{TimerAction, TimerEntry, TimerHandle, TimerId};
 
@@ -37,16 +39,23 @@ pub const MIN_CANCELLED_TIMER_HANDLES_FRACTION: f64 = 0.5;
 /// One heap entry: the timer's key `(when, seq)` and its shared state.
 #[derive(Debug)]
 pub struct Scheduled {
-    pub(crate) when: Duration,
+    /// The deadline in nanoseconds on the loop's clock (see [`deadline_nanos`]).
+    pub(crate) when: u64,
     pub(crate) seq: u64,
     pub(crate) entry: Rc<TimerEntry>,
 }
 // ANCHOR_END: scheduled
 
+/// A deadline as the heap's key: whole nanoseconds, enough for 584 years of a loop's
+/// clock. A later deadline is kept as the last nanosecond (ties then go by `seq`).
+pub(crate) fn deadline_nanos(when: Duration) -> u64 {
+    u64::try_from(when.as_nanos()).unwrap_or(u64::MAX)
+}
+
 impl Scheduled {
     /// The deadline.
     pub fn when(&self) -> Duration {
-        self.when
+        self.entry.when
     }
 
     /// The sequence number: the order in which timers were scheduled.
@@ -61,7 +70,7 @@ impl Scheduled {
 
     /// Whether the timer was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.entry.cancel.is_cancelled()
+        self.entry.cancelled.get()
     }
 
     /// Marks the timer as no longer in the heap (a later cancel is not counted).
@@ -124,18 +133,21 @@ impl TimerHeap {
     fn push_action(&mut self, when: Duration, label: Label, action: TimerAction) -> TimerHandle {
         let seq = self.next_seq;
         self.next_seq += 1;
+        let waking = matches!(action, TimerAction::Wake(_));
         let entry = Rc::new(TimerEntry {
             id: TimerId(seq),
             when,
             label,
-            cancel: CancelFlag::new(),
+            cancelled: Cell::new(false),
             scheduled: Cell::new(true),
-            cancelled_count: Rc::clone(&self.cancelled),
-            action: RefCell::new(action),
             fired: Cell::new(false),
+            waking,
+            queued: Cell::new(None),
+            cancelled_count: Rc::clone(&self.cancelled),
+            action: Cell::new(action),
         });
         self.entries.push(Scheduled {
-            when,
+            when: deadline_nanos(when),
             seq,
             entry: Rc::clone(&entry),
         });
@@ -201,17 +213,17 @@ impl TimerHeap {
     pub(crate) fn refused(&mut self, when: Duration, label: Label) -> TimerHandle {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let cancel = CancelFlag::new();
-        cancel.cancel();
         let entry = Rc::new(TimerEntry {
             id: TimerId(seq),
             when,
             label,
-            cancel,
+            cancelled: Cell::new(true),
             scheduled: Cell::new(false),
-            cancelled_count: Rc::clone(&self.cancelled),
-            action: RefCell::new(TimerAction::Gone),
             fired: Cell::new(false),
+            waking: false,
+            queued: Cell::new(None),
+            cancelled_count: Rc::clone(&self.cancelled),
+            action: Cell::new(TimerAction::Gone),
         });
         TimerHandle { entry }
     }

@@ -8,8 +8,8 @@
 //! task's waker instead of a callback, and when its handle runs in the run phase it
 //! marks itself fired and wakes the task, as the callback that sets the future's
 //! result would. A `Drop` cancels the timer — Rust's cancellation is dropping the
-//! future, so the `finally` becomes `Drop`. One sleep allocates the timer's entry and
-//! its cancel flag, and nothing else.
+//! future, so the `finally` becomes `Drop`. One sleep allocates the timer's entry, and
+//! nothing else: the cancel flag its handle carries is one the layer keeps for reuse.
 //!
 //! `sleep(Duration::ZERO)` registers no timer: like asyncio's `sleep(0)`, it is a bare
 //! yield that puts the task at the back of the ready queue.

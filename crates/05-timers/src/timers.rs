@@ -14,10 +14,11 @@ use std::rc::Rc;
 use std::task::Waker;
 use std::time::Duration;
 
-use oneloop_core::hooks::{Handle, ReadyQueue, with_current};
+use oneloop_core::hooks::{CancelFlag, Handle, ReadyQueue, with_current};
 use oneloop_core::{Core, Label};
 
 use crate::debug::debug_from_env;
+use crate::heap::deadline_nanos;
 use crate::{
     Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerAction, TimerEntry, TimerHandle,
     TimerHeap,
@@ -48,14 +49,20 @@ pub struct Timers {
 /// The waking timers moved to the ready queue and not yet fired, oldest first.
 ///
 /// Each due waking timer queues one handle: the shared `fire_due` callback, under the
-/// timer's label and with the timer's cancel flag. The handles run in the order they
+/// timer's label and with a cancel flag of its own. The handles run in the order they
 /// were queued and `due` is first in, first out, so the handle that runs fires the
 /// oldest entry — once the entries before it whose handles were skipped are dropped.
 /// A handle is skipped exactly when its timer was cancelled, and a cancel is for good,
 /// so those entries are the cancelled ones at the front.
+///
+/// The handle that fires a timer gives its cancel flag back to `spare_flags`: that
+/// handle is running, nothing reads its flag again, and the next due sleep reuses it.
+/// At most [`ReadyQueue::KEPT_CAPACITY`] spares are kept, as the ready queue keeps its
+/// room.
 #[derive(Default)]
 struct DueWakes {
     entries: RefCell<VecDeque<Rc<TimerEntry>>>,
+    spare_flags: RefCell<Vec<CancelFlag>>,
 }
 
 impl DueWakes {
@@ -64,13 +71,24 @@ impl DueWakes {
         loop {
             let next = self.entries.borrow_mut().pop_front();
             let Some(entry) = next else { return };
-            if entry.cancel.is_cancelled() {
+            if entry.cancelled.get() {
                 // Its handle was skipped; dropped here, with the queue released.
                 continue;
             }
-            entry.fire();
+            if let Some(flag) = entry.fire() {
+                let mut spare = self.spare_flags.borrow_mut();
+                // A burst of due sleeps leaves no more spares than a steady loop uses.
+                if spare.len() < ReadyQueue::KEPT_CAPACITY {
+                    spare.push(flag);
+                }
+            }
             return;
         }
+    }
+
+    /// A cancel flag that is not set, for the handle of a waking timer coming due.
+    fn flag(&self) -> CancelFlag {
+        self.spare_flags.borrow_mut().pop().unwrap_or_default()
     }
 }
 // ANCHOR_END: due_wakes
@@ -171,7 +189,7 @@ impl Timers {
     /// handle (kind `TimerHandle`, label `label`) runs in the run phase, marks it fired
     /// ([`TimerHandle::has_fired`]) and wakes the waker it holds then
     /// ([`TimerHandle::register`] replaces it). Nothing is boxed: it allocates its entry
-    /// and its cancel flag.
+    /// alone.
     pub fn wake_at_named(
         &self,
         when: Duration,
@@ -259,6 +277,7 @@ impl Timers {
         // Due waking timers whose handles were dropped with the ready queue.
         let due = std::mem::take(&mut *self.due.entries.borrow_mut());
         drop(due);
+        drop(std::mem::take(&mut *self.due.spare_flags.borrow_mut()));
         for timer in gone {
             let action = timer.entry.take_action();
             match &core {
@@ -306,37 +325,35 @@ impl Timers {
         if self.heap.borrow().is_empty() {
             return 0;
         }
-        let end = self.clock.now() + self.clock.resolution();
+        let end = deadline_nanos(self.clock.now() + self.clock.resolution());
         let mut moved = 0;
         let mut skipped = Vec::new();
-        loop {
-            let head = {
-                let mut heap = self.heap.borrow_mut();
-                match heap.peek() {
-                    Some(head) if head.when() < end => heap.pop(),
-                    _ => None,
-                }
-            };
-            let Some(head) = head else { break };
+        // One borrow for the whole batch: nothing below runs user code or drops a
+        // callback (the skipped timers are dropped after it).
+        let mut heap = self.heap.borrow_mut();
+        while heap.peek().is_some_and(|head| head.when < end) {
+            let Some(head) = heap.pop() else { break };
             if head.is_cancelled() {
                 // Its callback or waker is already gone: dropped below.
                 skipped.push(head);
                 continue;
             }
-            let label = head.label().clone();
-            let cancel = head.entry.cancel.clone();
-            let waking = matches!(&*head.entry.action.borrow(), TimerAction::Wake(_));
-            let handle = if waking {
+            let entry = &head.entry;
+            let label = entry.label.clone();
+            let handle = if entry.waking {
                 // The waker stays in the entry (a poll before the handle runs may
                 // replace it); the handle is the shared callback that fires it.
-                self.due
-                    .entries
-                    .borrow_mut()
-                    .push_back(Rc::clone(&head.entry));
+                let cancel = self.due.flag();
+                entry.queued.set(Some(cancel.clone()));
+                self.due.entries.borrow_mut().push_back(Rc::clone(entry));
                 Handle::shared(label, Rc::clone(&self.fire_due), cancel)
             } else {
-                match head.entry.take_action() {
-                    TimerAction::Call(callback) => Handle::once(label, callback, cancel),
+                match entry.take_action() {
+                    TimerAction::Call(callback) => {
+                        let cancel = CancelFlag::new();
+                        entry.queued.set(Some(cancel.clone()));
+                        Handle::once(label, callback, cancel)
+                    }
                     TimerAction::Wake(_) | TimerAction::Gone => {
                         skipped.push(head);
                         continue;
@@ -346,6 +363,7 @@ impl Timers {
             ready.push(handle.with_kind("TimerHandle"));
             moved += 1;
         }
+        drop(heap);
         drop(skipped);
         moved
     }

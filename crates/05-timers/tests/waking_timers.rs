@@ -2,6 +2,9 @@
 //! first-out list of due timers. A timer cancelled after it came due (its handle is
 //! already queued, and will be skipped) must not shift the list: every later sleep due
 //! in the same turn still wakes its own task, in its own turn.
+//!
+//! The cancel flag a due sleep's handle carries is reused by a later sleep once that
+//! handle has fired it, so a cancel of the fired timer must not reach the flag.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
@@ -64,6 +67,35 @@ fn a_sleep_cancelled_after_it_came_due_leaves_the_later_sleeps_of_its_turn_on_ti
         [("second", started + one), ("third", started + one)],
         "each later sleep woke its own task, at its deadline"
     );
+}
+
+#[test]
+fn cancelling_a_fired_sleeps_timer_does_not_cancel_the_sleep_that_reuses_its_flag() {
+    let (woke_at, fired) = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        let timers = event_loop.core().timers();
+        event_loop
+            .run_until_complete(async move {
+                let ten = Duration::from_millis(10);
+                let mut first = Box::pin(sleep(ten));
+                // One poll registers the timer, so its handle can be kept.
+                poll_fn(|cx| {
+                    let _ = first.as_mut().poll(cx);
+                    Poll::Ready(())
+                })
+                .await;
+                let stale = first.timer().expect("the first poll registered it").clone();
+                first.as_mut().await;
+                let fired = stale.has_fired();
+                // While the next sleep waits, the fired timer is cancelled.
+                timers.call_later(Duration::from_millis(5), move || stale.cancel());
+                sleep(ten).await;
+                (time(), fired)
+            })
+            .expect("the second sleep wakes its task")
+    });
+    assert!(fired, "the first sleep's timer fired");
+    assert_eq!(woke_at, Duration::from_millis(20));
 }
 
 fn time_of(timers: &oneloop_timers::Timers) -> Duration {
