@@ -131,11 +131,12 @@ impl<T, E> Shared<T, E> {
 /// (nearly every future) would pay that allocation on every first `Pending`; here the
 /// first entry lives in the map itself, and the tree is used only beside it. An id is
 /// in at most one of the two places. Iteration (for waking) is in id order, as the
-/// tree's alone would be.
+/// tree's alone would be. The tree itself is made only for a second waiter: dropping
+/// a `BTreeMap`, even an empty one, is a call, and the usual future would pay it twice.
 #[derive(Debug, Default)]
 pub(crate) struct Waiters {
     first: Option<(WaiterId, Waker)>,
-    rest: BTreeMap<WaiterId, Waker>,
+    rest: Option<BTreeMap<WaiterId, Waker>>,
 }
 
 // `get_mut` and `insert` are called by `register` (oneshot_poll.rs), which the
@@ -146,7 +147,7 @@ impl Waiters {
     pub(crate) fn get_mut(&mut self, id: &WaiterId) -> Option<&mut Waker> {
         match &mut self.first {
             Some((first, waker)) if first == id => Some(waker),
-            _ => self.rest.get_mut(id),
+            _ => self.rest.as_mut()?.get_mut(id),
         }
     }
 
@@ -157,7 +158,7 @@ impl Waiters {
         } else if self.first.is_none() {
             self.first = Some((id, waker));
         } else {
-            self.rest.insert(id, waker);
+            self.rest.get_or_insert_default().insert(id, waker);
         }
     }
 
@@ -166,25 +167,28 @@ impl Waiters {
         match &self.first {
             Some((first, _)) if first == id => self.first = None,
             _ => {
-                self.rest.remove(id);
+                if let Some(rest) = &mut self.rest {
+                    rest.remove(id);
+                }
             }
         }
     }
 
     /// Whether a waker is stored for `id`.
     pub(crate) fn contains_key(&self, id: &WaiterId) -> bool {
-        matches!(&self.first, Some((first, _)) if first == id) || self.rest.contains_key(id)
+        matches!(&self.first, Some((first, _)) if first == id)
+            || self.rest.as_ref().is_some_and(|rest| rest.contains_key(id))
     }
 
     /// How many wakers are stored.
     pub(crate) fn len(&self) -> usize {
-        usize::from(self.first.is_some()) + self.rest.len()
+        usize::from(self.first.is_some()) + self.rest.as_ref().map_or(0, BTreeMap::len)
     }
 
     /// Wakes every stored waker, in id order. The usual case, one waker and an empty
     /// tree, wakes it without walking the tree.
     pub(crate) fn wake_all(self) {
-        if self.rest.is_empty() {
+        if self.rest.as_ref().is_none_or(BTreeMap::is_empty) {
             if let Some((_, waker)) = self.first {
                 waker.wake();
             }
@@ -196,7 +200,7 @@ impl Waiters {
     /// Every stored waker, in id order (the order the waiters were made).
     pub(crate) fn into_values(self) -> impl Iterator<Item = Waker> {
         let mut first = self.first;
-        let mut rest = self.rest.into_iter().peekable();
+        let mut rest = self.rest.into_iter().flatten().peekable();
         iter::from_fn(move || {
             let first_is_next = match (&first, rest.peek()) {
                 (Some((id, _)), Some((next, _))) => id < next,
@@ -350,7 +354,12 @@ impl<T: Clone, E: Clone> IntoFuture for OneShot<T, E> {
     type IntoFuture = Wait<T, E>;
 
     fn into_future(self) -> Wait<T, E> {
-        self.wait()
+        // The handle is given up: its reference becomes the waiter's, with no count
+        // changed.
+        Wait {
+            id: self.shared.next_id(),
+            shared: self.shared,
+        }
     }
 }
 
