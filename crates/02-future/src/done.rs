@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::task::{Wake, Waker};
 
 use crate::OneShot;
-use crate::oneshot::{Inner, State, WaiterId, lock};
+use crate::oneshot::{Shared, State, lock};
 
 /// The callback itself, taken out when it runs.
 type Callback<T, E> = Box<dyn FnOnce(&OneShot<T, E>) + Send>;
@@ -23,7 +23,7 @@ type Callback<T, E> = Box<dyn FnOnce(&OneShot<T, E>) + Send>;
 /// A done callback, waiting in the waiter list as a waker.
 struct DoneCallback<T, E> {
     /// The future, weakly: the future holds this waker, and must not keep itself alive.
-    shared: Weak<Mutex<Inner<T, E>>>,
+    shared: Weak<Shared<T, E>>,
     callback: Mutex<Option<Callback<T, E>>>,
 }
 
@@ -66,8 +66,7 @@ impl<T: Send + 'static, E: Send + 'static> OneShot<T, E> {
             callback(self);
             return;
         }
-        let id = WaiterId(inner.next_waiter);
-        inner.next_waiter += 1;
+        let id = self.shared.next_id();
         let waker = Waker::from(Arc::new(DoneCallback {
             shared: Arc::downgrade(&self.shared),
             callback: Mutex::new(Some(Box::new(callback))),

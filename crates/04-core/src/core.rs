@@ -224,6 +224,7 @@ impl Core {
     }
 
     /// Whether [`stop`](Self::stop) was called and the loop has not stopped yet.
+    #[inline]
     pub fn is_stopping(&self) -> bool {
         self.stopping.get()
     }
@@ -238,6 +239,7 @@ impl Core {
     }
 
     /// Whether the loop was closed.
+    #[inline]
     pub fn is_closed(&self) -> bool {
         self.closed.get()
     }
@@ -295,6 +297,9 @@ impl Core {
         LoopError::Stalled
     }
 
+    // Called three times a turn from the generic loop, which is compiled in the
+    // crate that names the driver: `#[inline]` lets it inline there.
+    #[inline]
     pub(crate) fn take_foreign_wake(&self) -> Result<(), LoopError> {
         self.scheduler.take_foreign_wake()
     }

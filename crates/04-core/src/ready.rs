@@ -30,6 +30,7 @@ impl ReadyQueue {
     /// its blocks while it empties: 100,000 tasks spawned at once do not leave
     /// 100,000 handles' worth of memory behind. A queue that stays below that size
     /// keeps its room, so a steady loop never allocates.
+    #[inline]
     pub fn pop(&self) -> Option<Handle> {
         let mut handles = self.handles.borrow_mut();
         let handle = handles.pop_front();
@@ -40,6 +41,7 @@ impl ReadyQueue {
     }
 
     /// How many handles are queued.
+    #[inline]
     pub fn len(&self) -> usize {
         self.handles.borrow().len()
     }
@@ -61,6 +63,7 @@ impl ReadyQueue {
     }
 
     /// Whether no handle is queued.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.handles.borrow().is_empty()
     }

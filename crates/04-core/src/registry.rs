@@ -172,6 +172,7 @@ impl LoopScheduler {
 
     /// Reports (once) a wake that came from another thread. Called by the loop on its
     /// own thread before and after every park.
+    #[inline]
     pub(crate) fn take_foreign_wake(&self) -> Result<(), LoopError> {
         // A plain load first: the flag is almost never set, and a load is cheaper
         // than the swap that clears it. A store that happened before this park's end

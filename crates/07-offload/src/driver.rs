@@ -68,8 +68,9 @@ impl<D: Driver> Driver for OffloadDriver<D> {
     }
 
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
-        let Some(offload) = self.offload.clone() else {
-            return self.inner.park(timeout, ready);
+        let Self { inner, offload } = self;
+        let Some(offload) = offload.as_deref() else {
+            return inner.park(timeout, ready);
         };
         // Both checks read the count beside the inbox's lock: an empty inbox costs
         // a load, not a lock.
@@ -78,7 +79,7 @@ impl<D: Driver> Driver for OffloadDriver<D> {
         } else {
             timeout
         };
-        let report = self.inner.park(timeout, ready);
+        let report = inner.park(timeout, ready);
         if offload.pending() > 0
             && let Some(core) = with_current(Rc::clone)
         {

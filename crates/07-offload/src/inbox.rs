@@ -172,6 +172,7 @@ impl Remote {
 
     /// How many items wait in the inbox (zero once closed): the count beside the
     /// lock, read without taking it.
+    #[inline]
     pub(crate) fn pending(&self) -> usize {
         self.queued.load(Ordering::Acquire)
     }

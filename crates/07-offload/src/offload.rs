@@ -99,6 +99,7 @@ impl Offload {
     }
 
     /// Items waiting in the inbox.
+    #[inline]
     pub fn pending(&self) -> usize {
         self.remote.pending()
     }

@@ -7,8 +7,9 @@
 //!
 //! # The shared state, and who may touch it
 //!
-//! Every handle and every waiter share one `Arc<Mutex<Inner>>`, so a value can be set
-//! from another thread while a waiter is polled on this one.
+//! Every handle and every waiter share one `Arc<Shared>`: the `Mutex<Inner>` below, and
+//! two atomics beside it. So a value can be set from another thread while a waiter is
+//! polled on this one.
 //!
 //! - `state` moves once, from `Pending` to `Done`, `Failed` or `Cancelled`, and never
 //!   back. Only the settling calls on [`OneShot`] write it.
@@ -22,6 +23,11 @@
 //!   producer finds the waker).
 //! - Wakers are called after the lock is released, because a wake may poll the waiter
 //!   at once on this thread, and that poll takes the lock again.
+//! - Beside the lock, `settled` says the state has left `Pending`. It is set under the
+//!   lock, in the same critical section as the state, and never cleared. A waiter
+//!   dropped after that has no entry left to remove, so its `Drop` reads the flag and
+//!   skips the lock. The next waiter id is an atomic counter too, so
+//!   [`wait`](OneShot::wait) takes no lock either.
 //!
 //! asyncio keeps a list of done callbacks (`add_done_callback`) and schedules each one
 //! through the loop; a Rust future keeps wakers instead: waking says "poll me again",
@@ -35,6 +41,7 @@ use std::fmt;
 use std::future::IntoFuture;
 use std::iter;
 use std::mem;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 
@@ -88,7 +95,34 @@ pub(crate) struct Inner<T, E> {
     /// The waker of each waiter that is waiting, keyed by id: settling wakes them in the
     /// order the waiters were made by [`OneShot::wait`].
     pub(crate) waiters: Waiters,
-    pub(crate) next_waiter: u64,
+}
+
+/// What every handle and waiter of one future hold by `Arc`: the locked state, and two
+/// atomics read without the lock.
+#[derive(Debug)]
+pub(crate) struct Shared<T, E> {
+    inner: Mutex<Inner<T, E>>,
+    /// Set under the lock when the state leaves `Pending`, never cleared: once it reads
+    /// `true`, the waiter map was taken and no waiter can register again.
+    settled: AtomicBool,
+    /// The id the next waiter (or done callback) gets; ids only grow, so the wake order
+    /// is the order of the `fetch_add`s.
+    next_waiter: AtomicU64,
+}
+
+impl<T, E> Shared<T, E> {
+    /// A new waiter id, without the lock.
+    pub(crate) fn next_id(&self) -> WaiterId {
+        // Relaxed: an id is only compared with other ids of this future, and every use
+        // of it goes through the lock, which orders it.
+        WaiterId(self.next_waiter.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Whether the state has left `Pending`, without the lock.
+    pub(crate) fn is_settled(&self) -> bool {
+        // Acquire pairs with the Release store in `settle`.
+        self.settled.load(Ordering::Acquire)
+    }
 }
 
 /// The wakers of the waiting waiters, by id: a small map that keeps one entry inline.
@@ -97,11 +131,12 @@ pub(crate) struct Inner<T, E> {
 /// (nearly every future) would pay that allocation on every first `Pending`; here the
 /// first entry lives in the map itself, and the tree is used only beside it. An id is
 /// in at most one of the two places. Iteration (for waking) is in id order, as the
-/// tree's alone would be.
+/// tree's alone would be. The tree itself is made only for a second waiter: dropping
+/// a `BTreeMap`, even an empty one, is a call, and the usual future would pay it twice.
 #[derive(Debug, Default)]
 pub(crate) struct Waiters {
     first: Option<(WaiterId, Waker)>,
-    rest: BTreeMap<WaiterId, Waker>,
+    rest: Option<BTreeMap<WaiterId, Waker>>,
 }
 
 // `get_mut` and `insert` are called by `register` (oneshot_poll.rs), which the
@@ -112,7 +147,7 @@ impl Waiters {
     pub(crate) fn get_mut(&mut self, id: &WaiterId) -> Option<&mut Waker> {
         match &mut self.first {
             Some((first, waker)) if first == id => Some(waker),
-            _ => self.rest.get_mut(id),
+            _ => self.rest.as_mut()?.get_mut(id),
         }
     }
 
@@ -123,7 +158,7 @@ impl Waiters {
         } else if self.first.is_none() {
             self.first = Some((id, waker));
         } else {
-            self.rest.insert(id, waker);
+            self.rest.get_or_insert_default().insert(id, waker);
         }
     }
 
@@ -132,25 +167,40 @@ impl Waiters {
         match &self.first {
             Some((first, _)) if first == id => self.first = None,
             _ => {
-                self.rest.remove(id);
+                if let Some(rest) = &mut self.rest {
+                    rest.remove(id);
+                }
             }
         }
     }
 
     /// Whether a waker is stored for `id`.
     pub(crate) fn contains_key(&self, id: &WaiterId) -> bool {
-        matches!(&self.first, Some((first, _)) if first == id) || self.rest.contains_key(id)
+        matches!(&self.first, Some((first, _)) if first == id)
+            || self.rest.as_ref().is_some_and(|rest| rest.contains_key(id))
     }
 
     /// How many wakers are stored.
     pub(crate) fn len(&self) -> usize {
-        usize::from(self.first.is_some()) + self.rest.len()
+        usize::from(self.first.is_some()) + self.rest.as_ref().map_or(0, BTreeMap::len)
+    }
+
+    /// Wakes every stored waker, in id order. The usual case, one waker and an empty
+    /// tree, wakes it without walking the tree.
+    pub(crate) fn wake_all(self) {
+        if self.rest.as_ref().is_none_or(BTreeMap::is_empty) {
+            if let Some((_, waker)) = self.first {
+                waker.wake();
+            }
+            return;
+        }
+        self.into_values().for_each(Waker::wake);
     }
 
     /// Every stored waker, in id order (the order the waiters were made).
     pub(crate) fn into_values(self) -> impl Iterator<Item = Waker> {
         let mut first = self.first;
-        let mut rest = self.rest.into_iter().peekable();
+        let mut rest = self.rest.into_iter().flatten().peekable();
         iter::from_fn(move || {
             let first_is_next = match (&first, rest.peek()) {
                 (Some((id, _)), Some((next, _))) => id < next,
@@ -172,8 +222,8 @@ impl Waiters {
 /// while it is held (a waiter's panicking poll, an unfinished exercise) cannot leave the
 /// state half-changed. Ignoring the poison also keeps `Wait`'s `Drop` from panicking
 /// while a test is already unwinding, which would abort the whole test binary.
-pub(crate) fn lock<T, E>(shared: &Mutex<Inner<T, E>>) -> MutexGuard<'_, Inner<T, E>> {
-    shared.lock().unwrap_or_else(PoisonError::into_inner)
+pub(crate) fn lock<T, E>(shared: &Shared<T, E>) -> MutexGuard<'_, Inner<T, E>> {
+    shared.inner.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The producer's (and anyone's) handle to a one-shot future: `asyncio.Future`.
@@ -182,7 +232,7 @@ pub(crate) fn lock<T, E>(shared: &Mutex<Inner<T, E>>) -> MutexGuard<'_, Inner<T,
 /// a producer may fail with; awaiting requires both to be `Clone`, since every waiter
 /// gets the outcome.
 pub struct OneShot<T, E> {
-    pub(crate) shared: Arc<Mutex<Inner<T, E>>>,
+    pub(crate) shared: Arc<Shared<T, E>>,
 }
 
 impl<T, E> Clone for OneShot<T, E> {
@@ -213,24 +263,25 @@ impl<T, E> OneShot<T, E> {
     /// A pending future (asyncio's `loop.create_future()`).
     pub fn new() -> Self {
         Self {
-            shared: Arc::new(Mutex::new(Inner {
-                state: State::Pending,
-                waiters: Waiters::default(),
-                next_waiter: 0,
-            })),
+            shared: Arc::new(Shared {
+                inner: Mutex::new(Inner {
+                    state: State::Pending,
+                    waiters: Waiters::default(),
+                }),
+                settled: AtomicBool::new(false),
+                next_waiter: AtomicU64::new(0),
+            }),
         }
     }
 
     /// A new waiter: a future that resolves when this one is settled (`await fut`).
     ///
     /// Each waiter registers its own waker, so any number of tasks may wait at once.
+    /// Making one takes no lock: its id comes from an atomic counter.
     pub fn wait(&self) -> Wait<T, E> {
-        let mut inner = lock(&self.shared);
-        let id = WaiterId(inner.next_waiter);
-        inner.next_waiter += 1;
         Wait {
+            id: self.shared.next_id(),
             shared: Arc::clone(&self.shared),
-            id,
         }
     }
 
@@ -263,7 +314,7 @@ impl<T, E> OneShot<T, E> {
 
     /// Whether the future is settled, in any of its three ways (asyncio's `done`).
     pub fn done(&self) -> bool {
-        !matches!(lock(&self.shared).state, State::Pending)
+        self.shared.is_settled()
     }
 
     /// Whether the future was cancelled (asyncio's `cancelled`).
@@ -303,7 +354,12 @@ impl<T: Clone, E: Clone> IntoFuture for OneShot<T, E> {
     type IntoFuture = Wait<T, E>;
 
     fn into_future(self) -> Wait<T, E> {
-        self.wait()
+        // The handle is given up: its reference becomes the waiter's, with no count
+        // changed.
+        Wait {
+            id: self.shared.next_id(),
+            shared: self.shared,
+        }
     }
 }
 
@@ -312,14 +368,18 @@ impl<T: Clone, E: Clone> IntoFuture for OneShot<T, E> {
 /// Made by [`OneShot::wait`]. Polling it after it resolved gives the outcome again.
 /// Dropping it removes its waker from the future, so an abandoned waiter (a timed-out
 /// `select`, a dropped task) does not keep a waker alive until the future settles.
+/// Once the future is settled there is nothing to remove, and the drop takes no lock.
 pub struct Wait<T, E> {
-    pub(crate) shared: Arc<Mutex<Inner<T, E>>>,
+    pub(crate) shared: Arc<Shared<T, E>>,
     pub(crate) id: WaiterId,
 }
 
 impl<T, E> Drop for Wait<T, E> {
     fn drop(&mut self) {
-        lock(&self.shared).waiters.remove(&self.id);
+        // Settling took every entry out, and no waiter registers after it.
+        if !self.shared.is_settled() {
+            lock(&self.shared).waiters.remove(&self.id);
+        }
     }
 }
 
