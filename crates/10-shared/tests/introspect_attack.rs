@@ -452,3 +452,34 @@ fn an_accept_out_of_fds_backs_off_and_accepts_again() {
         );
     });
 }
+
+/// A loop that refuses a client (busy, or not its owner) writes its error line and
+/// closes at once, perhaps before the client's request has reached it. A Unix socket
+/// closed with unread bytes resets its peer: the client then reads the line, and after
+/// it a reset instead of the end of the stream. `query_path` must give the line. A
+/// listener made here plays the refusing loop, and closes only once the request sits
+/// unread in its socket, so the reset happens every time.
+#[test]
+fn a_refusal_that_resets_the_client_after_its_line_still_gives_the_line() {
+    watchdog(LIMIT, || {
+        let dir = TestDir::private("reset");
+        let listener = UnixListener::bind(dir.socket()).expect("a listener");
+        let refuser = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().expect("the client connects");
+            stream
+                .write_all(b"error: busy, try again\n")
+                .expect("the line");
+            // Wait until the request has arrived, and leave it unread.
+            let mut byte = [0u8; 1];
+            rustix::net::recv(&stream, &mut byte, rustix::net::RecvFlags::PEEK)
+                .expect("the request arrives");
+            drop(stream);
+        });
+        let answer = query_path(&dir.socket(), "ps");
+        refuser.join().expect("the refuser ran");
+        assert_eq!(
+            answer.expect("the refusal's line, not the reset after it"),
+            "error: busy, try again\n"
+        );
+    });
+}
