@@ -10,7 +10,8 @@ use std::cell::RefCell;
 use std::future::poll_fn;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::task::Poll;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use oneloop_core::spawn;
@@ -100,4 +101,113 @@ fn cancelling_a_fired_sleeps_timer_does_not_cancel_the_sleep_that_reuses_its_fla
 
 fn time_of(timers: &oneloop_timers::Timers) -> Duration {
     timers.time()
+}
+
+/// Two sleeps that come due in one turn after many fired in the turn before: the flags
+/// of the first burst, given back, are handed out again. A cancel of one queued sleep
+/// skips that sleep's handle only: each flag was given back once, so no two handles
+/// share one.
+#[test]
+fn a_cancel_while_queued_reaches_only_its_own_handle_after_a_burst_of_reused_flags() {
+    let woken = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        let timers = event_loop.core().timers();
+        event_loop
+            .run_until_complete(async move {
+                let ten = Duration::from_millis(10);
+                // A burst: eight sleeps due in one turn, each gives its flag back.
+                let burst: Vec<_> = (0..8).map(|_| spawn(sleep(ten))).collect();
+                for task in burst {
+                    task.await.expect("no panic");
+                }
+                // Then three due together at 20 ms: a callback first in order drops the
+                // middle sleep while its handle is queued.
+                let doomed: Rc<RefCell<Option<Pin<Box<Sleep>>>>> =
+                    Rc::new(RefCell::new(Some(Box::pin(sleep(ten)))));
+                let dropper = Rc::clone(&doomed);
+                timers.call_later(ten, move || drop(dropper.borrow_mut().take()));
+                let first = spawn(async move {
+                    sleep(ten).await;
+                    time()
+                });
+                let _doomed_task = spawn(async move {
+                    poll_fn(|cx| match doomed.borrow_mut().as_mut() {
+                        Some(sleep) => sleep.as_mut().poll(cx),
+                        None => Poll::Ready(()),
+                    })
+                    .await;
+                    unreachable!("nothing wakes a task whose sleep was dropped");
+                });
+                let last = spawn(async move {
+                    sleep(ten).await;
+                    time()
+                });
+                (
+                    first.await.expect("no panic"),
+                    last.await.expect("no panic"),
+                )
+            })
+            .expect("the sleeps around the cancelled one wake their tasks")
+    });
+    let twenty = Duration::from_millis(20);
+    assert_eq!(woken, (twenty, twenty));
+}
+
+thread_local! {
+    /// A sleep that its own wake drops (a waker cannot hold a `!Send` sleep itself).
+    static DROPPED_BY_ITS_WAKE: RefCell<Option<Pin<Box<Sleep>>>> = const { RefCell::new(None) };
+}
+
+/// A waker that drops the thread's doomed sleep, then wakes the task it stands for.
+struct DropsTheSleep {
+    task: Waker,
+}
+
+impl Wake for DropsTheSleep {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        let sleep = DROPPED_BY_ITS_WAKE.with(|slot| slot.borrow_mut().take());
+        drop(sleep);
+        self.task.wake_by_ref();
+    }
+}
+
+#[test]
+fn a_sleep_dropped_by_its_own_timers_wake_leaves_its_flag_clean_for_the_next_sleep() {
+    let (woke_at, cancelled, next_at) = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        let timers = event_loop.core().timers();
+        event_loop
+            .run_until_complete(async move {
+                let ten = Duration::from_millis(10);
+                DROPPED_BY_ITS_WAKE.with(|slot| *slot.borrow_mut() = Some(Box::pin(sleep(ten))));
+                // Polled with a waker that drops the sleep when the timer fires it.
+                poll_fn(|cx| {
+                    let waker = Waker::from(Arc::new(DropsTheSleep {
+                        task: cx.waker().clone(),
+                    }));
+                    let gone = DROPPED_BY_ITS_WAKE.with(|slot| match slot.borrow_mut().as_mut() {
+                        Some(sleep) => {
+                            let _ = sleep.as_mut().poll(&mut Context::from_waker(&waker));
+                            false
+                        }
+                        None => true,
+                    });
+                    if gone { Poll::Ready(()) } else { Poll::Pending }
+                })
+                .await;
+                let woke_at = time();
+                // Dropped after it fired: its cancel counts nothing, reaches no flag.
+                let cancelled = timers.cancelled();
+                // The next sleep's handle carries the flag the fired one gave back.
+                sleep(ten).await;
+                (woke_at, cancelled, time())
+            })
+            .expect("both sleeps wake their task")
+    });
+    assert_eq!(woke_at, Duration::from_millis(10));
+    assert_eq!(cancelled, 0, "a fired timer's cancel is not counted");
+    assert_eq!(next_at, Duration::from_millis(20));
 }

@@ -256,3 +256,59 @@ fn ex2_a_task_can_await_another_tasks_handle() {
         assert_eq!(main.try_take(), Some(Ok(11)));
     });
 }
+
+#[test]
+fn ex2_a_handle_polled_by_a_new_waker_wakes_the_new_one() {
+    watchdog_default(|| {
+        // A joiner may move between tasks: the last waker the handle was polled with
+        // is the one woken.
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let sink = ExceptionSink::new();
+        let (id, handle) = spawn_into(
+            &tasks,
+            &sink,
+            async {
+                yield_once().await;
+                3
+            },
+            None,
+        );
+        let (old, new) = (CountingWaker::new(), CountingWaker::new());
+        let mut handle = pin!(handle);
+        assert_eq!(
+            old.with_context(|cx| handle.as_mut().poll(cx)),
+            Poll::Pending
+        );
+        assert_eq!(
+            new.with_context(|cx| handle.as_mut().poll(cx)),
+            Poll::Pending
+        );
+        assert_eq!(old.live_wakers(), 0, "the old waker is let go");
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!((old.wakes(), new.wakes()), (0, 1));
+    });
+}
+
+#[test]
+fn ex2_a_handle_polled_after_it_returned_its_result_panics() {
+    watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let sink = ExceptionSink::new();
+        let (id, handle) = spawn_into(&tasks, &sink, async { 1 }, None);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        let counter = CountingWaker::new();
+        let mut handle = pin!(handle);
+        assert_eq!(
+            counter.with_context(|cx| handle.as_mut().poll(cx)),
+            Poll::Ready(Ok(1))
+        );
+        let again = panic::catch_unwind(AssertUnwindSafe(|| {
+            counter.with_context(|cx| handle.as_mut().poll(cx))
+        }));
+        assert!(
+            again.is_err(),
+            "the result was moved out: a second poll panics"
+        );
+    });
+}
