@@ -103,6 +103,9 @@ fn a_future_that_drops_its_own_handle_inside_its_poll_is_dropped_once() {
     }
 }
 
+/// The task spawned from inside another task's poll, kept for the test to inspect.
+type Newcomer = Rc<RefCell<Option<(TaskId, JoinHandle<()>)>>>;
+
 #[test]
 fn a_future_that_drains_and_spawns_into_the_same_slot_leaves_the_new_task_alone() {
     for finish in [false, true] {
@@ -111,8 +114,7 @@ fn a_future_that_drains_and_spawns_into_the_same_slot_leaves_the_new_task_alone(
             let (sink, _reports) = sink();
             let old_drops = DropFlag::new();
             let new_drops = DropFlag::new();
-            let newcomer: Rc<RefCell<Option<(TaskId, JoinHandle<()>)>>> =
-                Rc::new(RefCell::new(None));
+            let newcomer: Newcomer = Rc::new(RefCell::new(None));
             let (slab_in, sink_in, made, new_guard) = (
                 Rc::clone(&tasks),
                 Rc::clone(&sink),
