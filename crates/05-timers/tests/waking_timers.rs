@@ -211,3 +211,61 @@ fn a_sleep_dropped_by_its_own_timers_wake_leaves_its_flag_clean_for_the_next_sle
     assert_eq!(cancelled, 0, "a fired timer's cancel is not counted");
     assert_eq!(next_at, Duration::from_millis(20));
 }
+
+#[test]
+fn a_waking_timer_cancelled_while_queued_is_let_go_though_no_sleep_fires_after_it() {
+    // The due list keeps a cancelled entry until something drops it. Here no waking
+    // timer fires afterwards: only callback timers run. The entry must go all the same;
+    // its label's `Rc` tells whether it is alive (the test holds the other count).
+    let alive_later = watchdog_default(|| {
+        let name: Rc<str> = Rc::from("doomed");
+        let label = oneloop_core::Label::Shared(Rc::clone(&name));
+        let weak = Rc::downgrade(&name);
+        let mut event_loop = virtual_time_loop();
+        let timers = event_loop.core().timers();
+        let ten = Duration::from_millis(10);
+        // First in order at 10 ms: cancels the waking timer behind it, whose handle is
+        // then queued in the same turn, and lets go of its handle.
+        let doomed = Rc::new(RefCell::new(None::<oneloop_timers::TimerHandle>));
+        let canceller = Rc::clone(&doomed);
+        timers.call_later(ten, move || {
+            let timer = canceller.borrow_mut().take().expect("registered");
+            timer.cancel();
+        });
+        let waker = Waker::from(Arc::new(Nothing));
+        *doomed.borrow_mut() = Some(timers.wake_later_named(ten, label, &waker));
+        drop(waker);
+        // Two turns later, with no sleep in between: is the entry still alive?
+        let seen = Rc::new(RefCell::new(None));
+        let (record, main_waker) = (Rc::clone(&seen), Rc::new(RefCell::new(None::<Waker>)));
+        let wake_main = Rc::clone(&main_waker);
+        timers.call_later(ten * 3, move || {
+            *record.borrow_mut() = Some(weak.strong_count());
+            if let Some(waker) = wake_main.borrow_mut().take() {
+                waker.wake();
+            }
+        });
+        let alive = event_loop
+            .run_until_complete(poll_fn(move |cx| match *seen.borrow() {
+                Some(alive) => Poll::Ready(alive),
+                None => {
+                    *main_waker.borrow_mut() = Some(cx.waker().clone());
+                    Poll::Pending
+                }
+            }))
+            .expect("main finishes");
+        drop(name);
+        alive
+    });
+    assert_eq!(
+        alive_later, 1,
+        "only the test holds the label: the cancelled entry was dropped"
+    );
+}
+
+/// A waker that does nothing.
+struct Nothing;
+
+impl Wake for Nothing {
+    fn wake(self: Arc<Self>) {}
+}
