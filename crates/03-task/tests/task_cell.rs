@@ -318,3 +318,51 @@ fn the_task_cell_is_freed_once_its_slot_and_its_handle_are_gone() {
         assert_eq!(tasks.borrow().wakers_held_elsewhere(), 0);
     });
 }
+
+/// Writes its name into a shared log when dropped.
+struct Logs(&'static str, Rc<RefCell<Vec<&'static str>>>);
+
+impl Drop for Logs {
+    fn drop(&mut self) {
+        self.1.borrow_mut().push(self.0);
+    }
+}
+
+/// Ready at once with its output; holds `_held` until the future is dropped.
+struct Arrives {
+    output: Option<Logs>,
+    _held: Logs,
+}
+
+impl Future for Arrives {
+    type Output = Logs;
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Logs> {
+        Poll::Ready(self.output.take().expect("polled once"))
+    }
+}
+
+#[test]
+fn an_output_that_arrives_after_its_handle_was_dropped_is_dropped_at_once() {
+    watchdog_default(|| {
+        let tasks = slab();
+        let sink = ExceptionSink::new();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let (output, held) = (
+            Logs("output", Rc::clone(&log)),
+            Logs("future", Rc::clone(&log)),
+        );
+        // `held` is a field of the future: dropped with it, not when it returns.
+        let future = Arrives {
+            output: Some(output),
+            _held: held,
+        };
+        let (id, handle) = spawn_into(&tasks, &sink, future, None);
+        drop(handle);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!(
+            *log.borrow(),
+            ["output", "future"],
+            "the output is dropped when it arrives, before the step drops the future"
+        );
+    });
+}

@@ -86,6 +86,18 @@ impl DueWakes {
         }
     }
 
+    /// Takes out the cancelled entries at the front, for the caller to drop. Their
+    /// handles are skipped, so only a handle that fires a later timer would drop them:
+    /// without a later sleep, they would stay until the loop closes.
+    fn take_cancelled_front(&self) -> Vec<Rc<TimerEntry>> {
+        let mut entries = self.entries.borrow_mut();
+        let mut gone = Vec::new();
+        while entries.front().is_some_and(|entry| entry.cancelled.get()) {
+            gone.extend(entries.pop_front());
+        }
+        gone
+    }
+
     /// A cancel flag that is not set, for the handle of a waking timer coming due.
     fn flag(&self) -> CancelFlag {
         self.spare_flags.borrow_mut().pop().unwrap_or_default()
@@ -321,6 +333,9 @@ impl Timers {
     /// Step 5 of a turn: moves every timer due before `now + resolution` to the back
     /// of the ready queue, in heap order, and says how many.
     pub(crate) fn move_due(&self, ready: &ReadyQueue) -> usize {
+        // Entries cancelled while their handles were queued, in an earlier turn: their
+        // handles were skipped. Dropped here, with the due list released.
+        drop(self.due.take_cancelled_front());
         // No timer, nothing due: the clock need not be read.
         if self.heap.borrow().is_empty() {
             return 0;

@@ -10,7 +10,8 @@ use std::cell::RefCell;
 use std::future::poll_fn;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::task::Poll;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use oneloop_core::spawn;
@@ -100,4 +101,171 @@ fn cancelling_a_fired_sleeps_timer_does_not_cancel_the_sleep_that_reuses_its_fla
 
 fn time_of(timers: &oneloop_timers::Timers) -> Duration {
     timers.time()
+}
+
+/// Two sleeps that come due in one turn after many fired in the turn before: the flags
+/// of the first burst, given back, are handed out again. A cancel of one queued sleep
+/// skips that sleep's handle only: each flag was given back once, so no two handles
+/// share one.
+#[test]
+fn a_cancel_while_queued_reaches_only_its_own_handle_after_a_burst_of_reused_flags() {
+    let woken = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        let timers = event_loop.core().timers();
+        event_loop
+            .run_until_complete(async move {
+                let ten = Duration::from_millis(10);
+                // A burst: eight sleeps due in one turn, each gives its flag back.
+                let burst: Vec<_> = (0..8).map(|_| spawn(sleep(ten))).collect();
+                for task in burst {
+                    task.await.expect("no panic");
+                }
+                // Then three due together at 20 ms: a callback first in order drops the
+                // middle sleep while its handle is queued.
+                let doomed: Rc<RefCell<Option<Pin<Box<Sleep>>>>> =
+                    Rc::new(RefCell::new(Some(Box::pin(sleep(ten)))));
+                let dropper = Rc::clone(&doomed);
+                timers.call_later(ten, move || drop(dropper.borrow_mut().take()));
+                let first = spawn(async move {
+                    sleep(ten).await;
+                    time()
+                });
+                let _doomed_task = spawn(async move {
+                    poll_fn(|cx| match doomed.borrow_mut().as_mut() {
+                        Some(sleep) => sleep.as_mut().poll(cx),
+                        None => Poll::Ready(()),
+                    })
+                    .await;
+                    unreachable!("nothing wakes a task whose sleep was dropped");
+                });
+                let last = spawn(async move {
+                    sleep(ten).await;
+                    time()
+                });
+                (
+                    first.await.expect("no panic"),
+                    last.await.expect("no panic"),
+                )
+            })
+            .expect("the sleeps around the cancelled one wake their tasks")
+    });
+    let twenty = Duration::from_millis(20);
+    assert_eq!(woken, (twenty, twenty));
+}
+
+thread_local! {
+    /// A sleep that its own wake drops (a waker cannot hold a `!Send` sleep itself).
+    static DROPPED_BY_ITS_WAKE: RefCell<Option<Pin<Box<Sleep>>>> = const { RefCell::new(None) };
+}
+
+/// A waker that drops the thread's doomed sleep, then wakes the task it stands for.
+struct DropsTheSleep {
+    task: Waker,
+}
+
+impl Wake for DropsTheSleep {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        let sleep = DROPPED_BY_ITS_WAKE.with(|slot| slot.borrow_mut().take());
+        drop(sleep);
+        self.task.wake_by_ref();
+    }
+}
+
+#[test]
+fn a_sleep_dropped_by_its_own_timers_wake_leaves_its_flag_clean_for_the_next_sleep() {
+    let (woke_at, cancelled, next_at) = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        let timers = event_loop.core().timers();
+        event_loop
+            .run_until_complete(async move {
+                let ten = Duration::from_millis(10);
+                DROPPED_BY_ITS_WAKE.with(|slot| *slot.borrow_mut() = Some(Box::pin(sleep(ten))));
+                // Polled with a waker that drops the sleep when the timer fires it.
+                poll_fn(|cx| {
+                    let waker = Waker::from(Arc::new(DropsTheSleep {
+                        task: cx.waker().clone(),
+                    }));
+                    let gone = DROPPED_BY_ITS_WAKE.with(|slot| match slot.borrow_mut().as_mut() {
+                        Some(sleep) => {
+                            let _ = sleep.as_mut().poll(&mut Context::from_waker(&waker));
+                            false
+                        }
+                        None => true,
+                    });
+                    if gone { Poll::Ready(()) } else { Poll::Pending }
+                })
+                .await;
+                let woke_at = time();
+                // Dropped after it fired: its cancel counts nothing, reaches no flag.
+                let cancelled = timers.cancelled();
+                // The next sleep's handle carries the flag the fired one gave back.
+                sleep(ten).await;
+                (woke_at, cancelled, time())
+            })
+            .expect("both sleeps wake their task")
+    });
+    assert_eq!(woke_at, Duration::from_millis(10));
+    assert_eq!(cancelled, 0, "a fired timer's cancel is not counted");
+    assert_eq!(next_at, Duration::from_millis(20));
+}
+
+#[test]
+fn a_waking_timer_cancelled_while_queued_is_let_go_though_no_sleep_fires_after_it() {
+    // The due list keeps a cancelled entry until something drops it. Here no waking
+    // timer fires afterwards: only callback timers run. The entry must go all the same;
+    // its label's `Rc` tells whether it is alive (the test holds the other count).
+    let alive_later = watchdog_default(|| {
+        let name: Rc<str> = Rc::from("doomed");
+        let label = oneloop_core::Label::Shared(Rc::clone(&name));
+        let weak = Rc::downgrade(&name);
+        let mut event_loop = virtual_time_loop();
+        let timers = event_loop.core().timers();
+        let ten = Duration::from_millis(10);
+        // First in order at 10 ms: cancels the waking timer behind it, whose handle is
+        // then queued in the same turn, and lets go of its handle.
+        let doomed = Rc::new(RefCell::new(None::<oneloop_timers::TimerHandle>));
+        let canceller = Rc::clone(&doomed);
+        timers.call_later(ten, move || {
+            let timer = canceller.borrow_mut().take().expect("registered");
+            timer.cancel();
+        });
+        let waker = Waker::from(Arc::new(Nothing));
+        *doomed.borrow_mut() = Some(timers.wake_later_named(ten, label, &waker));
+        drop(waker);
+        // Two turns later, with no sleep in between: is the entry still alive?
+        let seen = Rc::new(RefCell::new(None));
+        let (record, main_waker) = (Rc::clone(&seen), Rc::new(RefCell::new(None::<Waker>)));
+        let wake_main = Rc::clone(&main_waker);
+        timers.call_later(ten * 3, move || {
+            *record.borrow_mut() = Some(weak.strong_count());
+            if let Some(waker) = wake_main.borrow_mut().take() {
+                waker.wake();
+            }
+        });
+        let alive = event_loop
+            .run_until_complete(poll_fn(move |cx| match *seen.borrow() {
+                Some(alive) => Poll::Ready(alive),
+                None => {
+                    *main_waker.borrow_mut() = Some(cx.waker().clone());
+                    Poll::Pending
+                }
+            }))
+            .expect("main finishes");
+        drop(name);
+        alive
+    });
+    assert_eq!(
+        alive_later, 1,
+        "only the test holds the label: the cancelled entry was dropped"
+    );
+}
+
+/// A waker that does nothing.
+struct Nothing;
+
+impl Wake for Nothing {
+    fn wake(self: Arc<Self>) {}
 }

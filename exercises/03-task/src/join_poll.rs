@@ -45,6 +45,7 @@ impl<T> Future for JoinHandle<T> {
 
     /// `Ready` with the result once the task finished; otherwise remembers the waker
     /// (replacing an old one unless it would wake the same task) and returns `Pending`.
+    /// A replaced waker is dropped with the cell released: its drop is user code.
     ///
     /// # Panics
     ///

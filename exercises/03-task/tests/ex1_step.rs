@@ -231,3 +231,43 @@ fn ex1_wakers_are_send_and_sync_though_futures_need_not_be() {
         assert_eq!(shared.get(), 7);
     });
 }
+
+#[test]
+fn ex1_a_task_emptied_from_its_slot_while_it_runs_is_dropped_by_the_step() {
+    watchdog_default(|| {
+        // The future empties the whole slab from inside its own poll, as a shutdown
+        // from inside a task would, and stays pending: its slot is gone, so the step
+        // that polled it must drop it (the handle then says the task was cancelled).
+        let tasks = Rc::new(RefCell::new(Tasks::new(Recorder::new())));
+        let sink = ex03_task::hooks::ExceptionSink::new();
+        let name: Rc<str> = Rc::from("drained");
+        let drops = Rc::new(Cell::new(0));
+        let counted = DropCounter(Rc::clone(&drops));
+        let slab = Rc::clone(&tasks);
+        let future = std::future::poll_fn(move |_cx| {
+            let _ = &counted;
+            let drained = slab.borrow_mut().drain();
+            drop(drained);
+            Poll::<()>::Pending
+        });
+        let label = Label::Shared(Rc::clone(&name));
+        let (id, handle) = ex03_task::hooks::spawn_into(&tasks, &sink, future, Some(label));
+        assert_eq!(step(&tasks, id), StepOutcome::Finished, "its slot is gone");
+        assert_eq!(drops.get(), 1, "the step dropped the future, once");
+        assert_eq!(
+            handle.try_take(),
+            Some(Err(ex03_task::JoinError::Cancelled))
+        );
+        drop(handle);
+        assert_eq!(Rc::strong_count(&name), 1, "and let go of the task");
+    });
+}
+
+/// Counts its drops.
+struct DropCounter(Rc<Cell<usize>>);
+
+impl Drop for DropCounter {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() + 1);
+    }
+}

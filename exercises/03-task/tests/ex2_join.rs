@@ -256,3 +256,123 @@ fn ex2_a_task_can_await_another_tasks_handle() {
         assert_eq!(main.try_take(), Some(Ok(11)));
     });
 }
+
+#[test]
+fn ex2_a_handle_polled_by_a_new_waker_wakes_the_new_one() {
+    watchdog_default(|| {
+        // A joiner may move between tasks: the last waker the handle was polled with
+        // is the one woken.
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let sink = ExceptionSink::new();
+        let (id, handle) = spawn_into(
+            &tasks,
+            &sink,
+            async {
+                yield_once().await;
+                3
+            },
+            None,
+        );
+        let (old, new) = (CountingWaker::new(), CountingWaker::new());
+        let mut handle = pin!(handle);
+        assert_eq!(
+            old.with_context(|cx| handle.as_mut().poll(cx)),
+            Poll::Pending
+        );
+        assert_eq!(
+            new.with_context(|cx| handle.as_mut().poll(cx)),
+            Poll::Pending
+        );
+        assert_eq!(old.live_wakers(), 0, "the old waker is let go");
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!((old.wakes(), new.wakes()), (0, 1));
+    });
+}
+
+#[test]
+fn ex2_a_handle_polled_after_it_returned_its_result_panics() {
+    watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let sink = ExceptionSink::new();
+        let (id, handle) = spawn_into(&tasks, &sink, async { 1 }, None);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        let counter = CountingWaker::new();
+        let mut handle = pin!(handle);
+        assert_eq!(
+            counter.with_context(|cx| handle.as_mut().poll(cx)),
+            Poll::Ready(Ok(1))
+        );
+        let again = panic::catch_unwind(AssertUnwindSafe(|| {
+            counter.with_context(|cx| handle.as_mut().poll(cx))
+        }));
+        assert!(
+            again.is_err(),
+            "the result was moved out: a second poll panics"
+        );
+    });
+}
+
+thread_local! {
+    /// What a [`DropProbe`] waker does when its last clone is dropped.
+    static ON_DROP: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+}
+
+/// A waker that wakes nothing and runs [`ON_DROP`] when it is dropped.
+struct DropProbe;
+
+impl Wake for DropProbe {
+    fn wake(self: Arc<Self>) {}
+}
+
+impl Drop for DropProbe {
+    fn drop(&mut self) {
+        let then = ON_DROP.with(|slot| slot.borrow_mut().take());
+        if let Some(then) = then {
+            then();
+        }
+    }
+}
+
+#[test]
+fn ex2_a_replaced_joiner_waker_is_dropped_with_the_cell_released() {
+    watchdog_default(|| {
+        // A waker's drop is user code. The old joiner's waker here finishes the task
+        // when it is dropped, which writes the result to the cell: that must not find
+        // the cell borrowed by the `poll` that replaced the waker.
+        let tasks = Rc::new(RefCell::new(Tasks::new(Recorder::new())));
+        let sink = ExceptionSink::new();
+        let (id, handle) = spawn_into(
+            &tasks,
+            &sink,
+            async {
+                yield_once().await;
+                2
+            },
+            None,
+        );
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        let finished = Rc::new(Cell::new(None));
+        let (slab, seen) = (Rc::clone(&tasks), Rc::clone(&finished));
+        ON_DROP.with(|slot| {
+            *slot.borrow_mut() = Some(Box::new(move || {
+                let stepped = panic::catch_unwind(AssertUnwindSafe(|| step(&slab, id)));
+                seen.set(Some(stepped.ok()));
+            }));
+        });
+        let mut handle = pin!(handle);
+        let old = Waker::from(Arc::new(DropProbe));
+        let polled = handle.as_mut().poll(&mut Context::from_waker(&old));
+        assert!(polled.is_pending());
+        drop(old);
+        let new = CountingWaker::new();
+        let _ = new.with_context(|cx| handle.as_mut().poll(cx));
+        assert_eq!(
+            finished.take(),
+            Some(Some(StepOutcome::Finished)),
+            "the old waker's drop could finish the task"
+        );
+        assert_eq!(new.wakes(), 1, "and the result woke the new joiner");
+        assert!(handle.is_finished());
+    });
+}
