@@ -28,7 +28,25 @@ pub struct Client {
     /// The channels it is subscribed to; while there are any, it is in subscribed
     /// mode and only a few commands are allowed.
     pub channels: BTreeSet<Vec<u8>>,
+    /// The list the arguments of a request are moved into: kept from one request to
+    /// the next, so taking a request apart allocates nothing.
+    args: Vec<Vec<u8>>,
 }
+
+impl Client {
+    /// A client with no channels, whose replies go to `outbox`.
+    pub fn new(id: u64, outbox: Rc<Outbox>) -> Client {
+        Client {
+            id,
+            outbox,
+            channels: BTreeSet::new(),
+            args: Vec::new(),
+        }
+    }
+}
+
+/// The most arguments whose list a client keeps between requests.
+const ARGS_KEPT: usize = 16;
 
 /// The commands this server knows, for `COMMAND COUNT`.
 pub const COMMANDS: &[&str] = &[
@@ -53,19 +71,20 @@ pub const COMMANDS: &[&str] = &[
 
 const NOT_AN_INTEGER: &str = "ERR value is not an integer or out of range";
 
-/// The arguments of a request: an array of bulk strings, or `None` for anything
-/// else. The bulk strings keep the buffers the parser made: nothing is copied.
-fn arguments(frame: Frame) -> Option<Vec<Vec<u8>>> {
+/// Moves the arguments of a request into `args`: `false` unless the request is an
+/// array of bulk strings. The bulk strings keep the buffers the parser made: nothing
+/// is copied.
+fn arguments(frame: Frame, args: &mut Vec<Vec<u8>>) -> bool {
     let Frame::Array(Some(items)) = frame else {
-        return None;
+        return false;
     };
-    items
-        .into_iter()
-        .map(|item| match item {
-            Frame::Bulk(Some(bytes)) => Some(bytes),
-            _ => None,
-        })
-        .collect()
+    for item in items {
+        match item {
+            Frame::Bulk(Some(bytes)) => args.push(bytes),
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// The longest command name this server knows, in bytes (`UNSUBSCRIBE`).
@@ -112,12 +131,24 @@ fn integer(arg: &[u8]) -> Option<i64> {
 // ANCHOR: execute
 /// Runs one request for `client`, pushing its replies to the client's outbox.
 pub fn execute(server: &Server, client: &mut Client, frame: Frame) -> After {
-    let Some(mut args) = arguments(frame) else {
+    let mut args = std::mem::take(&mut client.args);
+    let after = if arguments(frame, &mut args) {
+        run(server, client, &mut args)
+    } else {
         client.outbox.push(&Frame::error(
             "ERR Protocol error: a request must be an array of bulk strings",
         ));
-        return After::Malformed;
+        After::Malformed
     };
+    args.clear();
+    if args.capacity() <= ARGS_KEPT {
+        client.args = args;
+    }
+    after
+}
+
+/// Runs the command whose name and arguments are `args`.
+fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
     let Some((name, rest)) = args.split_first_mut() else {
         // An empty array asks for nothing; Redis ignores it too.
         return After::Continue;

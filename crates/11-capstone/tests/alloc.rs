@@ -3,9 +3,9 @@
 //! The binary's global allocator is the test kit's `CountingAllocator`, which counts
 //! only on the thread that asks. The frames are built before counting: what the parser
 //! allocates for a request (its array and its bulk strings) is not counted here, only
-//! what running the command and queuing its reply add: the list of its arguments (the
-//! parser's bulk strings moved into it, not copied), what the store copies, and
-//! nothing for the reply.
+//! what running the command and queuing its reply add: what the store copies, and
+//! nothing else (the parser's bulk strings are moved into a list the client keeps,
+//! and the reply is encoded into a buffer the outbox keeps).
 
 use std::io::Read;
 use std::net::TcpStream;
@@ -64,37 +64,30 @@ fn allocations_of(
 }
 
 #[test]
-fn set_get_and_ping_allocate_their_arguments_and_what_the_store_copies_no_more() {
+fn set_get_and_ping_allocate_only_what_the_store_copies() {
     watchdog_default(|| {
         run(async {
             let (stream, mut peer) = pair().await;
             let server = Server::new(Config::default());
-            let mut client = Client {
-                id: 1,
-                outbox: Outbox::new(Rc::clone(&stream), 1024 * 1024),
-                channels: Default::default(),
-            };
-            // SET of a key that exists: the argument list, and the store's copy of the
-            // key (its map owns its keys). The value is the request's own buffer,
-            // moved in; `+OK` is queued as it is.
+            let mut client = Client::new(1, Outbox::new(Rc::clone(&stream), 1024 * 1024));
+            // SET of a key that exists: the store's copy of the key (its map owns its
+            // keys). The value is the request's own buffer, moved in; the argument
+            // list is the client's, kept; `+OK` is queued as it is.
             let set = allocations_of(&server, &mut client, &mut peer, &["SET", "key", "value"]);
             assert!(
-                set <= 2 * REQUESTS,
-                "{set} allocations for {REQUESTS} SETs: more than two each"
+                set <= REQUESTS,
+                "{set} allocations for {REQUESTS} SETs: more than one each"
             );
-            // GET: the argument list, and the copy of the value the store hands back;
-            // the reply is encoded into a buffer the outbox keeps.
+            // GET: the copy of the value the store hands back; the reply is encoded
+            // into a buffer the outbox keeps.
             let get = allocations_of(&server, &mut client, &mut peer, &["GET", "key"]);
             assert!(
-                get <= 2 * REQUESTS,
-                "{get} allocations for {REQUESTS} GETs: more than two each"
+                get <= REQUESTS,
+                "{get} allocations for {REQUESTS} GETs: more than one each"
             );
-            // PING: the argument list; `+PONG` is queued as it is.
+            // PING: nothing; `+PONG` is queued as it is.
             let ping = allocations_of(&server, &mut client, &mut peer, &["PING"]);
-            assert!(
-                ping <= REQUESTS,
-                "{ping} allocations for {REQUESTS} PINGs: more than one each"
-            );
+            assert_eq!(ping, 0, "{ping} allocations for {REQUESTS} PINGs");
         })
         .expect("the loop runs");
     });
