@@ -2,8 +2,8 @@
 //! measured with the real `redis-benchmark`, and a C10K run.
 //!
 //! ```text
-//! cargo run --release --bin redis-bench                  # the redis-benchmark table, 3 rounds
-//! cargo run --release --bin redis-bench -- --rounds 5    # more rounds
+//! cargo run --release --bin redis-bench                  # the redis-benchmark table, 5 rounds
+//! cargo run --release --bin redis-bench -- --rounds 9    # more rounds
 //! cargo run --release --bin redis-bench -- c10k          # 10,000 paced connections
 //! ```
 //!
@@ -40,8 +40,8 @@ fn main() {
             c10k::run(conns, seconds as u64);
         }
         rest => {
-            let rounds = flag(rest, "--rounds").unwrap_or(3);
-            let requests = flag(rest, "--requests").unwrap_or(100_000);
+            let rounds = flag(rest, "--rounds").unwrap_or(5);
+            let requests = flag(rest, "--requests").unwrap_or(200_000);
             rows::run(rounds, requests);
         }
     }

@@ -58,9 +58,13 @@ struct Sample {
     rps: f64,
     p50_ms: f64,
     p99_ms: f64,
-    /// The server's CPU time per request, in µs: less sensitive to a busy machine
-    /// than requests/s.
+    /// The server's CPU time per request, in µs, user and system together: less
+    /// sensitive to a busy machine than requests/s.
     cpu_us: f64,
+    /// Of that, in the server's own code.
+    user_us: f64,
+    /// Of that, in the kernel on the server's behalf.
+    sys_us: f64,
 }
 
 impl Row {
@@ -69,10 +73,16 @@ impl Row {
     }
 }
 
+/// How many requests one run of `row` sends: pipelined runs send 4 times more, so
+/// that oneloop's and Redis's last about as long as their `-P 1` runs.
+fn count(row: &Row, requests: usize) -> usize {
+    requests * row.pipeline.min(4)
+}
+
 /// One run of `row` against a fresh `server`, with `requests` requests from 50 clients.
 fn measure(row: &Row, server: &str, requests: usize) -> Sample {
     let running = start(server);
-    let count = requests * row.pipeline.min(8);
+    let count = count(row, requests);
     let n = count.to_string();
     let cpu_before = running.cpu();
     let output = Command::new("redis-benchmark")
@@ -101,30 +111,75 @@ fn measure(row: &Row, server: &str, requests: usize) -> Sample {
         .skip(1)
         .map(|f| f.trim_matches('"').parse().expect("a number"))
         .collect();
+    let per_request = |time: std::time::Duration| time.as_secs_f64() * 1e6 / count as f64;
     let sample = Sample {
         rps: fields[0],
         p50_ms: fields[3],
         p99_ms: fields[5],
-        cpu_us: cpu.as_secs_f64() * 1e6 / count as f64,
+        cpu_us: per_request(cpu.user + cpu.sys),
+        user_us: per_request(cpu.user),
+        sys_us: per_request(cpu.sys),
     };
     println!(
-        "RESULT workload=redis-{} server={server} rps={:.0} p50_ms={:.3} p99_ms={:.3} cpu_us={:.2}",
+        "RESULT workload=redis-{} server={server} rps={:.0} p50_ms={:.3} p99_ms={:.3} cpu_us={:.2} user_us={:.2} sys_us={:.2}",
         row.id(),
         sample.rps,
         sample.p50_ms,
         sample.p99_ms,
-        sample.cpu_us
+        sample.cpu_us,
+        sample.user_us,
+        sample.sys_us
     );
     sample
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
+/// The median, smallest and largest of some runs' figures.
+#[derive(Debug, Clone, Copy)]
+struct Spread {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Spread {
+    fn of(runs: &[Sample], figure: impl Fn(&Sample) -> f64) -> Spread {
+        let mut values: Vec<f64> = runs.iter().map(figure).collect();
+        values.sort_by(f64::total_cmp);
+        let n = values.len();
+        let median = if n % 2 == 1 {
+            values[n / 2]
+        } else {
+            (values[n / 2 - 1] + values[n / 2]) / 2.0
+        };
+        Spread {
+            median,
+            min: values[0],
+            max: values[n - 1],
+        }
+    }
+
+    /// `median (min–max)`, with `digits` decimals.
+    fn show(&self, digits: usize) -> String {
+        format!(
+            "{:.digits$} ({:.digits$}–{:.digits$})",
+            self.median, self.min, self.max
+        )
+    }
+}
+
+/// The verdict on one figure of a shared row, from the runs alone: one server is
+/// ahead only when every one of its runs beat every run of the other (their
+/// min–max ranges do not overlap); otherwise the gap is inside the run-to-run spread.
+fn verdict(ours: Spread, theirs: Spread, higher_is_better: bool) -> &'static str {
+    let (ours_ahead, theirs_ahead) = if higher_is_better {
+        (ours.min > theirs.max, theirs.min > ours.max)
     } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
+        (ours.max < theirs.min, theirs.max < ours.min)
+    };
+    match (ours_ahead, theirs_ahead) {
+        (true, _) => "oneloop ahead",
+        (_, true) => "peer ahead",
+        _ => "within spread",
     }
 }
 
@@ -148,39 +203,54 @@ pub fn run(rounds: usize, requests: usize) {
     println!();
     println!(
         "{rounds} rounds, interleaved; redis-benchmark -c 50, {requests} requests per run \
-         (x8 pipelined); load average before: {load_before}, after: {load_after}"
+         (x4 pipelined); load average before: {load_before}, after: {load_after}"
+    );
+    println!(
+        "Figures: median (min–max) over the {rounds} runs of each server. Ratios are of \
+         medians; above 1 is worse for oneloop."
+    );
+    println!(
+        "Verdicts: a row is shared when oneloop and the peer both run it. \"oneloop ahead\" \
+         or \"peer ahead\" only when the two servers' min–max ranges do not overlap (every \
+         run of one beat every run of the other); otherwise \"within spread\": the gap is \
+         smaller than the run-to-run spread and says nothing either way. At -P 1, \
+         redis-benchmark runs on the same cores as the server, so requests/s measure the \
+         client too; the server's CPU per request (user + sys, from /proc) is the server's \
+         alone."
     );
     println!();
     println!(
-        "| workload | server | requests/s | ratio (peer ÷ oneloop) | p50 ms | p99 ms | server CPU µs/request | CPU ratio (oneloop ÷ peer) |"
+        "| workload | server | requests/s | ratio (peer ÷ oneloop) | verdict (requests/s) | p50 ms | p99 ms | server CPU µs/request | user | sys | CPU ratio (oneloop ÷ peer) | verdict (CPU) |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|");
     for row in ROWS {
         let ours_runs = &samples[&(row.id(), "oneloop")];
-        let ours = median(&mut rps_of(ours_runs));
-        let ours_cpu = median(&mut ours_runs.iter().map(|s| s.cpu_us).collect::<Vec<_>>());
+        let ours_rps = Spread::of(ours_runs, |s| s.rps);
+        let ours_cpu = Spread::of(ours_runs, |s| s.cpu_us);
         for server in row.servers {
             let runs = &samples[&(row.id(), *server)];
-            let rps = median(&mut rps_of(runs));
-            let p50 = median(&mut runs.iter().map(|s| s.p50_ms).collect::<Vec<_>>());
-            let p99 = median(&mut runs.iter().map(|s| s.p99_ms).collect::<Vec<_>>());
-            let cpu = median(&mut runs.iter().map(|s| s.cpu_us).collect::<Vec<_>>());
-            let (ratio, cpu_ratio) = if *server == "oneloop" {
-                ("—".to_string(), "—".to_string())
+            let rps = Spread::of(runs, |s| s.rps);
+            let p50 = Spread::of(runs, |s| s.p50_ms).median;
+            let p99 = Spread::of(runs, |s| s.p99_ms).median;
+            let cpu = Spread::of(runs, |s| s.cpu_us);
+            let user = Spread::of(runs, |s| s.user_us).median;
+            let sys = Spread::of(runs, |s| s.sys_us).median;
+            let (ratio, rps_verdict, cpu_ratio, cpu_verdict) = if *server == "oneloop" {
+                ("—".to_string(), "—", "—".to_string(), "—")
             } else {
                 (
-                    format!("{:.2}", rps / ours),
-                    format!("{:.2}", ours_cpu / cpu),
+                    format!("{:.2}", rps.median / ours_rps.median),
+                    verdict(ours_rps, rps, true),
+                    format!("{:.2}", ours_cpu.median / cpu.median),
+                    verdict(ours_cpu, cpu, false),
                 )
             };
             println!(
-                "| {} | {server} | {rps:.0} | {ratio} | {p50:.3} | {p99:.3} | {cpu:.2} | {cpu_ratio} |",
-                row.id()
+                "| {} | {server} | {} | {ratio} | {rps_verdict} | {p50:.3} | {p99:.3} | {} | {user:.2} | {sys:.2} | {cpu_ratio} | {cpu_verdict} |",
+                row.id(),
+                rps.show(0),
+                cpu.show(2),
             );
         }
     }
-}
-
-fn rps_of(runs: &[Sample]) -> Vec<f64> {
-    runs.iter().map(|s| s.rps).collect()
 }

@@ -58,7 +58,7 @@ impl Running {
     }
 
     /// The CPU time its process used so far, user and system, every thread counted.
-    pub fn cpu(&self) -> Duration {
+    pub fn cpu(&self) -> Cpu {
         let stat =
             std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).expect("the server runs");
         // Fields after the command name (which is in parentheses): utime is the
@@ -72,7 +72,30 @@ impl Running {
             .collect();
         // SAFETY: sysconf only reads a configuration value.
         let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
-        Duration::from_micros((fields[0] + fields[1]) * 1_000_000 / ticks)
+        let time = |t: u64| Duration::from_micros(t * 1_000_000 / ticks);
+        Cpu {
+            user: time(fields[0]),
+            sys: time(fields[1]),
+        }
+    }
+}
+
+/// A process's CPU time, in user space and in the kernel.
+#[derive(Debug, Clone, Copy)]
+pub struct Cpu {
+    /// Time in the process's own code (the server, its runtime, its allocator).
+    pub user: Duration,
+    /// Time in the kernel on its behalf (syscalls: the TCP stack, epoll).
+    pub sys: Duration,
+}
+
+impl std::ops::Sub for Cpu {
+    type Output = Cpu;
+    fn sub(self, earlier: Cpu) -> Cpu {
+        Cpu {
+            user: self.user - earlier.user,
+            sys: self.sys - earlier.sys,
+        }
     }
 }
 

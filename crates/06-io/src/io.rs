@@ -41,6 +41,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::mem;
 use std::os::fd::RawFd;
@@ -123,11 +124,38 @@ pub(crate) struct Fired {
 }
 // ANCHOR_END: fired
 
+/// The hasher of the table's fd index. Every wait, event and short read looks an fd
+/// up. An fd is a small number the kernel hands out, not a key a peer chooses, so
+/// the default hasher's defence against chosen keys (SipHash, tens of cycles) buys
+/// nothing here: one multiply by an odd constant spreads the numbers over the map's
+/// buckets.
+#[derive(Default)]
+pub(crate) struct FdHasher(u64);
+
+impl Hasher for FdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(SPREAD);
+        }
+    }
+
+    fn write_i32(&mut self, fd: i32) {
+        self.0 = u64::from(fd as u32).wrapping_mul(SPREAD);
+    }
+}
+
+/// 2^64 divided by the golden ratio, made odd: consecutive numbers land far apart.
+const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
+
 #[derive(Default)]
 pub(crate) struct Table {
     slots: Vec<Option<Registration>>,
     free: Vec<usize>,
-    pub(crate) by_fd: HashMap<RawFd, usize>,
+    pub(crate) by_fd: HashMap<RawFd, usize, BuildHasherDefault<FdHasher>>,
     /// How many entries are active (a callback or a future is registered): the
     /// loop's stall check and the driver read this at every park, so it is counted,
     /// not walked.

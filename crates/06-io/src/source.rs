@@ -26,11 +26,13 @@
 //! `io.rs`: the entry is stale, never fires, and is replaced when the number is
 //! registered again.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::{Rc, Weak};
+
+use oneloop_core::hooks::{LoopId, with_current};
 
 use crate::{Direction, Io};
 
@@ -41,36 +43,56 @@ pub(crate) struct Owned<S: AsRawFd> {
     /// The tables that may hold an entry for this fd: the loop it was made in, or the
     /// first it waited in.
     tables: RefCell<Vec<Weak<Io>>>,
+    /// The loop whose table is the first of `tables`.
+    home: Cell<Option<LoopId>>,
 }
 
 impl<S: AsRawFd> Owned<S> {
     /// Takes ownership of `inner`, noting the I/O table of the loop running now.
     pub(crate) fn new(inner: S) -> Self {
-        let tables = Io::current().ok().map(|io| Rc::downgrade(&io));
+        let current =
+            with_current(|core| Io::of(core).map(|io| (core.id(), Rc::downgrade(&io)))).flatten();
         Self {
             inner,
-            tables: RefCell::new(tables.into_iter().collect()),
+            home: Cell::new(current.as_ref().map(|(id, _)| *id)),
+            tables: RefCell::new(current.map(|(_, io)| io).into_iter().collect()),
         }
     }
 
     /// The socket's syscall found it empty in `direction` (`WouldBlock`, or a short
     /// read): tells the running loop's table, which then keeps the fd registered
     /// between waits. Only a table this socket releases when dropped is told.
+    ///
+    /// Most reads end here. When the running loop is the socket's own, its table is
+    /// the one the socket keeps: found by the loop's id, with no search of the loop's
+    /// extensions.
     pub(crate) fn note_drained(&self, direction: Direction) {
-        let Ok(io) = Io::current() else {
+        let Some(now) = with_current(|core| core.id()) else {
             return;
         };
-        {
-            let mut tables = self.tables.borrow_mut();
-            if tables.is_empty() {
-                tables.push(Rc::downgrade(&io));
-            } else if !tables
-                .iter()
-                .any(|table| std::ptr::eq(table.as_ptr(), Rc::as_ptr(&io)))
-            {
-                return;
+        let home = (self.home.get() == Some(now))
+            .then(|| self.tables.borrow().first().and_then(Weak::upgrade))
+            .flatten();
+        let io = match home {
+            Some(io) => io,
+            None => {
+                let Ok(io) = Io::current() else {
+                    return;
+                };
+                let mut tables = self.tables.borrow_mut();
+                if tables.is_empty() {
+                    tables.push(Rc::downgrade(&io));
+                    self.home.set(Some(now));
+                } else if !tables
+                    .iter()
+                    .any(|table| std::ptr::eq(table.as_ptr(), Rc::as_ptr(&io)))
+                {
+                    return;
+                }
+                drop(tables);
+                io
             }
-        }
+        };
         io.note_drained(self.inner.as_raw_fd(), direction);
     }
 }

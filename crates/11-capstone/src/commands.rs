@@ -28,7 +28,25 @@ pub struct Client {
     /// The channels it is subscribed to; while there are any, it is in subscribed
     /// mode and only a few commands are allowed.
     pub channels: BTreeSet<Vec<u8>>,
+    /// The list the arguments of a request are moved into: kept from one request to
+    /// the next, so taking a request apart allocates nothing.
+    args: Vec<Vec<u8>>,
 }
+
+impl Client {
+    /// A client with no channels, whose replies go to `outbox`.
+    pub fn new(id: u64, outbox: Rc<Outbox>) -> Client {
+        Client {
+            id,
+            outbox,
+            channels: BTreeSet::new(),
+            args: Vec::new(),
+        }
+    }
+}
+
+/// The most arguments whose list a client keeps between requests.
+const ARGS_KEPT: usize = 16;
 
 /// The commands this server knows, for `COMMAND COUNT`.
 pub const COMMANDS: &[&str] = &[
@@ -53,20 +71,51 @@ pub const COMMANDS: &[&str] = &[
 
 const NOT_AN_INTEGER: &str = "ERR value is not an integer or out of range";
 
-/// The arguments of a request: an array of bulk strings, or `None` for anything
-/// else.
-fn arguments(frame: Frame) -> Option<Vec<Vec<u8>>> {
+/// Moves the arguments of a request into `args`: `false` unless the request is an
+/// array of bulk strings. The bulk strings keep the buffers the parser made: nothing
+/// is copied.
+fn arguments(frame: Frame, args: &mut Vec<Vec<u8>>) -> bool {
     let Frame::Array(Some(items)) = frame else {
-        return None;
+        return false;
     };
-    items
-        .into_iter()
-        .map(|item| match item {
-            Frame::Bulk(Some(bytes)) => Some(bytes),
-            _ => None,
-        })
-        .collect()
+    for item in items {
+        match item {
+            Frame::Bulk(Some(bytes)) => args.push(bytes),
+            _ => return false,
+        }
+    }
+    true
 }
+
+/// The longest command name this server knows, in bytes (`UNSUBSCRIBE`).
+const LONGEST_NAME: usize = 11;
+
+/// A command's name in capitals, written into `buffer`: no allocation for a request.
+/// A name too long to be one of [`COMMANDS`] is only needed for the error message,
+/// and is made then.
+fn upper_name<'b>(name: &[u8], buffer: &'b mut [u8; LONGEST_NAME]) -> Option<&'b str> {
+    let buffer = buffer.get_mut(..name.len())?;
+    buffer.copy_from_slice(name);
+    buffer.make_ascii_uppercase();
+    std::str::from_utf8(buffer).ok()
+}
+
+/// A reply: a frame, or bytes that never change (`+OK`), queued with no encoding.
+enum Reply {
+    Frame(Frame),
+    Fixed(&'static [u8]),
+}
+
+impl From<Frame> for Reply {
+    fn from(frame: Frame) -> Reply {
+        Reply::Frame(frame)
+    }
+}
+
+/// `+OK`, already encoded.
+const OK: &[u8] = b"+OK\r\n";
+/// The null bulk string, already encoded.
+const NULL: &[u8] = b"$-1\r\n";
 
 fn wrong_arity(name: &str) -> Frame {
     Frame::error(format!(
@@ -82,46 +131,66 @@ fn integer(arg: &[u8]) -> Option<i64> {
 // ANCHOR: execute
 /// Runs one request for `client`, pushing its replies to the client's outbox.
 pub fn execute(server: &Server, client: &mut Client, frame: Frame) -> After {
-    let Some(args) = arguments(frame) else {
+    let mut args = std::mem::take(&mut client.args);
+    let after = if arguments(frame, &mut args) {
+        run(server, client, &mut args)
+    } else {
         client.outbox.push(&Frame::error(
             "ERR Protocol error: a request must be an array of bulk strings",
         ));
-        return After::Malformed;
+        After::Malformed
     };
-    let Some((name, rest)) = args.split_first() else {
+    args.clear();
+    if args.capacity() <= ARGS_KEPT {
+        client.args = args;
+    }
+    after
+}
+
+/// Runs the command whose name and arguments are `args`.
+fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
+    let Some((name, rest)) = args.split_first_mut() else {
         // An empty array asks for nothing; Redis ignores it too.
         return After::Continue;
     };
-    let name = String::from_utf8_lossy(name).to_ascii_uppercase();
-    if !client.channels.is_empty()
-        && !matches!(name.as_str(), "SUBSCRIBE" | "UNSUBSCRIBE" | "PING" | "QUIT")
+    let mut buffer = [0; LONGEST_NAME];
+    let Some(name) = upper_name(name, &mut buffer) else {
+        let name = String::from_utf8_lossy(name).to_ascii_uppercase();
+        let reply = if client.channels.is_empty() {
+            unknown(&name, rest)
+        } else {
+            not_subscribed(&name)
+        };
+        client.outbox.push(&reply);
+        return After::Continue;
+    };
+    if !client.channels.is_empty() && !matches!(name, "SUBSCRIBE" | "UNSUBSCRIBE" | "PING" | "QUIT")
     {
-        client.outbox.push(&Frame::error(format!(
-            "ERR Can't execute '{}': only SUBSCRIBE / UNSUBSCRIBE / PING / QUIT are allowed in this context",
-            name.to_ascii_lowercase()
-        )));
+        client.outbox.push(&not_subscribed(name));
         return After::Continue;
     }
-    let reply = match (name.as_str(), rest) {
-        ("PING", []) if !client.channels.is_empty() => pong(b""),
-        ("PING", [message]) if !client.channels.is_empty() => pong(message),
-        ("PING", []) => Frame::Simple("PONG".to_owned()),
-        ("PING", [message]) | ("ECHO", [message]) => Frame::bulk(message.clone()),
-        ("GET", [key]) => Frame::Bulk(store::get(&server.db, key)),
-        ("SET", [key, value, options @ ..]) => set(server, key, value, options),
-        ("DEL", keys) if !keys.is_empty() => count(keys, |key| store::del(&server.db, key)),
-        ("EXISTS", keys) if !keys.is_empty() => count(keys, |key| store::exists(&server.db, key)),
-        ("INCR", [key]) => incr(server, key, 1),
-        ("DECR", [key]) => incr(server, key, -1),
-        ("EXPIRE", [key, ttl]) => expire(server, key, ttl, Duration::from_secs),
-        ("PEXPIRE", [key, ttl]) => expire(server, key, ttl, Duration::from_millis),
-        ("TTL", [key]) => ttl(server, key, |left| (left.as_millis() as i64 + 500) / 1000),
-        ("PTTL", [key]) => ttl(server, key, |left| left.as_millis() as i64),
+    let reply: Reply = match (name, rest) {
+        ("PING", []) if !client.channels.is_empty() => pong(b"").into(),
+        ("PING", [message]) if !client.channels.is_empty() => pong(message).into(),
+        ("PING", []) => Reply::Fixed(b"+PONG\r\n"),
+        ("PING", [message]) | ("ECHO", [message]) => Frame::bulk(std::mem::take(message)).into(),
+        ("GET", [key]) => Frame::Bulk(store::get(&server.db, key)).into(),
+        ("SET", [key, value, options @ ..]) => set(server, key, std::mem::take(value), options),
+        ("DEL", keys) if !keys.is_empty() => count(keys, |key| store::del(&server.db, key)).into(),
+        ("EXISTS", keys) if !keys.is_empty() => {
+            count(keys, |key| store::exists(&server.db, key)).into()
+        }
+        ("INCR", [key]) => incr(server, key, 1).into(),
+        ("DECR", [key]) => incr(server, key, -1).into(),
+        ("EXPIRE", [key, ttl]) => expire(server, key, ttl, Duration::from_secs).into(),
+        ("PEXPIRE", [key, ttl]) => expire(server, key, ttl, Duration::from_millis).into(),
+        ("TTL", [key]) => ttl(server, key, |left| (left.as_millis() as i64 + 500) / 1000).into(),
+        ("PTTL", [key]) => ttl(server, key, |left| left.as_millis() as i64).into(),
         ("PUBLISH", [channel, message]) => {
-            Frame::Integer(server.pubsub.publish(channel, message) as i64)
+            Frame::Integer(server.pubsub.publish(channel, message) as i64).into()
         }
         ("SUBSCRIBE", channels) if !channels.is_empty() => {
-            for channel in channels {
+            for channel in channels.iter() {
                 server.pubsub.subscribe(channel, client.id, &client.outbox);
                 client.channels.insert(channel.clone());
                 client
@@ -135,17 +204,27 @@ pub fn execute(server: &Server, client: &mut Client, frame: Frame) -> After {
             return After::Continue;
         }
         ("QUIT", []) => {
-            client.outbox.push(&Frame::ok());
+            client.outbox.push_bytes(OK);
             return After::Close;
         }
-        ("COMMAND", []) | ("COMMAND", [_, ..]) => command(rest),
-        (known, _) if COMMANDS.contains(&known) => wrong_arity(known),
-        (_, rest) => unknown(&name, rest),
+        ("COMMAND", all) => command(all).into(),
+        (known, _) if COMMANDS.contains(&known) => wrong_arity(known).into(),
+        (_, rest) => unknown(name, rest).into(),
     };
-    client.outbox.push(&reply);
+    match reply {
+        Reply::Frame(frame) => client.outbox.push(&frame),
+        Reply::Fixed(bytes) => client.outbox.push_bytes(bytes),
+    };
     After::Continue
 }
 // ANCHOR_END: execute
+
+fn not_subscribed(name: &str) -> Frame {
+    Frame::error(format!(
+        "ERR Can't execute '{}': only SUBSCRIBE / UNSUBSCRIBE / PING / QUIT are allowed in this context",
+        name.to_ascii_lowercase()
+    ))
+}
 
 fn pong(message: &[u8]) -> Frame {
     Frame::Array(Some(vec![Frame::bulk("pong"), Frame::bulk(message)]))
@@ -169,7 +248,7 @@ fn count(keys: &[Vec<u8>], mut hit: impl FnMut(&[u8]) -> bool) -> Frame {
 
 // ANCHOR: set_options
 /// `SET key value [NX | XX] [EX seconds | PX milliseconds]`.
-fn set(server: &Server, key: &[u8], value: &[u8], options: &[Vec<u8>]) -> Frame {
+fn set(server: &Server, key: &[u8], value: Vec<u8>, options: &[Vec<u8>]) -> Reply {
     let mut condition = Condition::Always;
     let mut ttl = None;
     let mut options = options.iter();
@@ -180,13 +259,13 @@ fn set(server: &Server, key: &[u8], value: &[u8], options: &[Vec<u8>]) -> Frame 
             "XX" if condition == Condition::Always => condition = Condition::IfExists,
             "EX" | "PX" if ttl.is_none() => {
                 let Some(amount) = options.next() else {
-                    return Frame::error("ERR syntax error");
+                    return Frame::error("ERR syntax error").into();
                 };
                 let Some(amount) = integer(amount) else {
-                    return Frame::error(NOT_AN_INTEGER);
+                    return Frame::error(NOT_AN_INTEGER).into();
                 };
                 if amount <= 0 {
-                    return Frame::error("ERR invalid expire time in 'set' command");
+                    return Frame::error("ERR invalid expire time in 'set' command").into();
                 }
                 let amount = amount as u64;
                 ttl = Some(if option == "EX" {
@@ -195,13 +274,13 @@ fn set(server: &Server, key: &[u8], value: &[u8], options: &[Vec<u8>]) -> Frame 
                     Duration::from_millis(amount)
                 });
             }
-            _ => return Frame::error("ERR syntax error"),
+            _ => return Frame::error("ERR syntax error").into(),
         }
     }
-    if store::set(&server.db, key, value.to_vec(), ttl, condition) {
-        Frame::ok()
+    if store::set(&server.db, key, value, ttl, condition) {
+        Reply::Fixed(OK)
     } else {
-        Frame::Bulk(None)
+        Reply::Fixed(NULL)
     }
 }
 // ANCHOR_END: set_options

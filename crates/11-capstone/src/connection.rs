@@ -50,11 +50,7 @@ pub async fn connection(server: Rc<Server>, stream: TcpStream) -> Ending {
     let id = server.register(&stream);
     let outbox = Outbox::new(Rc::clone(&stream), server.config.max_output);
     let writer = spawn(Rc::clone(&outbox).write_loop());
-    let mut client = Client {
-        id,
-        outbox,
-        channels: Default::default(),
-    };
+    let mut client = Client::new(id, outbox);
     let ending = serve_requests(&server, &mut client, &stream).await;
     for channel in std::mem::take(&mut client.channels) {
         server.pubsub.unsubscribe(&channel, id);

@@ -51,16 +51,16 @@ impl Frame {
         match self {
             Frame::Simple(line) => line_of(out, b'+', line.as_bytes()),
             Frame::Error(line) => line_of(out, b'-', line.as_bytes()),
-            Frame::Integer(n) => line_of(out, b':', n.to_string().as_bytes()),
+            Frame::Integer(n) => number_line(out, b':', *n < 0, n.unsigned_abs()),
             Frame::Bulk(None) => out.extend_from_slice(b"$-1\r\n"),
             Frame::Bulk(Some(bytes)) => {
-                line_of(out, b'$', bytes.len().to_string().as_bytes());
+                number_line(out, b'$', false, bytes.len() as u64);
                 out.extend_from_slice(bytes);
                 out.extend_from_slice(b"\r\n");
             }
             Frame::Array(None) => out.extend_from_slice(b"*-1\r\n"),
             Frame::Array(Some(items)) => {
-                line_of(out, b'*', items.len().to_string().as_bytes());
+                number_line(out, b'*', false, items.len() as u64);
                 for item in items {
                     item.encode(out);
                 }
@@ -85,5 +85,28 @@ fn line_of(out: &mut Vec<u8>, kind: u8, text: &[u8]) {
         text.iter()
             .map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }),
     );
+    out.extend_from_slice(b"\r\n");
+}
+
+/// `kind`, a number in decimal (`-` first if `negative`), and the line's end. The
+/// digits are made on the stack: writing a length or an integer allocates nothing.
+fn number_line(out: &mut Vec<u8>, kind: u8, negative: bool, magnitude: u64) {
+    // u64::MAX has 20 digits.
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = magnitude;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.push(kind);
+    if negative {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&digits[at..]);
     out.extend_from_slice(b"\r\n");
 }

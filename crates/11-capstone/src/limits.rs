@@ -55,9 +55,24 @@ pub(crate) type Step<T> = Result<Option<T>, ParseError>;
 // ANCHOR: line
 /// The header line starting at `from`, without its `\r\n`; `None` if the `\r\n` has
 /// not arrived yet.
+///
+/// It looks at no more than the longest line allowed and its `\r\n`: past that, the
+/// line is too long whatever follows.
 pub(crate) fn line<'b>(buf: &'b [u8], from: usize, limits: &Limits) -> Step<&'b [u8]> {
     let rest = buf.get(from..).unwrap_or_default();
-    match rest.windows(2).position(|pair| pair == b"\r\n") {
+    let window = &rest[..rest.len().min(limits.max_line.saturating_add(2))];
+    let mut end = None;
+    let mut at = 0;
+    // Each `\r` found is the line's end if a `\n` follows it.
+    while let Some(offset) = window[at..].iter().position(|&b| b == b'\r') {
+        let cr = at + offset;
+        if window.get(cr + 1) == Some(&b'\n') {
+            end = Some(cr);
+            break;
+        }
+        at = cr + 1;
+    }
+    match end {
         Some(end) if end > limits.max_line => Err(protocol("header line too long")),
         Some(end) => Ok(Some(&rest[..end])),
         // No end yet: fine while the line could still fit.
@@ -74,11 +89,30 @@ pub(crate) fn text(line: &[u8]) -> Result<String, ParseError> {
 
 /// An integer line: optional `-`, then digits (no `+`, as Redis reads it).
 pub(crate) fn integer(line: &[u8]) -> Result<i64, ParseError> {
-    std::str::from_utf8(line)
-        .ok()
-        .filter(|s| !s.starts_with('+'))
-        .and_then(|s| s.parse::<i64>().ok())
-        .ok_or_else(|| protocol("invalid integer"))
+    let invalid = || protocol("invalid integer");
+    let (negative, digits) = match line.split_first() {
+        Some((b'-', digits)) => (true, digits),
+        _ => (false, line),
+    };
+    if digits.is_empty() {
+        return Err(invalid());
+    }
+    // Accumulated as a negative number, which reaches i64::MIN as well as i64::MAX.
+    let mut value: i64 = 0;
+    for &byte in digits {
+        if !byte.is_ascii_digit() {
+            return Err(invalid());
+        }
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_sub(i64::from(byte - b'0')))
+            .ok_or_else(invalid)?;
+    }
+    if negative {
+        Ok(value)
+    } else {
+        value.checked_neg().ok_or_else(invalid)
+    }
 }
 
 /// A length header: `None` for -1 (null), else a length of at most `max`.

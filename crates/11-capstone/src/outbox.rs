@@ -27,6 +27,9 @@ use oneloop_io::TcpStream;
 
 use crate::Frame;
 
+/// The most room [`Outbox::push`] keeps for encoding between pushes, in bytes.
+const SCRATCH_KEPT: usize = 4096;
+
 /// Why a client's output stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Closed {
@@ -52,6 +55,9 @@ pub struct Outbox {
     /// Set while the client's reader runs a batch of requests: it writes their
     /// replies itself at the end, so a push need not wake the writer.
     batching: Cell<bool>,
+    /// Where [`push`](Self::push) encodes a frame before queuing its bytes: kept
+    /// between pushes, so a reply costs no allocation.
+    scratch: RefCell<Vec<u8>>,
 }
 
 impl Outbox {
@@ -66,6 +72,7 @@ impl Outbox {
             writer: RefCell::new(None),
             reader: RefCell::new(None),
             batching: Cell::new(false),
+            scratch: RefCell::new(Vec::new()),
         })
     }
 
@@ -89,9 +96,15 @@ impl Outbox {
     /// when the frame would take the buffer past its bound; `false` too once the
     /// output is closed.
     pub fn push(&self, frame: &Frame) -> bool {
-        let mut bytes = Vec::new();
+        let mut bytes = self.scratch.take();
+        bytes.clear();
         frame.encode(&mut bytes);
-        self.push_bytes(&bytes)
+        let queued = self.push_bytes(&bytes);
+        // A big reply's room is not kept: a quiet client holds a small buffer.
+        if bytes.capacity() <= SCRATCH_KEPT {
+            self.scratch.replace(bytes);
+        }
+        queued
     }
     // ANCHOR_END: push
 
