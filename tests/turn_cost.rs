@@ -10,34 +10,13 @@ use std::time::Duration;
 use oneloop_core::{EventLoop, Observer, ParkReport, ThreadParker, spawn, yield_now};
 use oneloop_io::TcpListener;
 use oneloop_testkit::{CountingAllocator, watchdog_default};
-use oneloop_timers::{Clock, RealClock, TimerDriver};
+use oneloop_timers::{CountingClock, RealClock, TimerDriver};
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::new();
 
 const WARM_UP: usize = 100;
 const TURNS: usize = 1_000;
-
-/// The real clock, counting how often it is read.
-struct CountingClock {
-    inner: RealClock,
-    reads: Rc<Cell<usize>>,
-}
-
-impl Clock for CountingClock {
-    fn now(&self) -> Duration {
-        self.reads.set(self.reads.get() + 1);
-        self.inner.now()
-    }
-
-    fn resolution(&self) -> Duration {
-        self.inner.resolution()
-    }
-
-    fn block_for(&self, duration: Duration) {
-        self.inner.block_for(duration);
-    }
-}
 
 /// Two tasks that yield to each other for `turns` turns and more.
 fn ping_pong<D: oneloop_core::Driver>(event_loop: &mut EventLoop<D>, turns: usize) {
@@ -51,14 +30,13 @@ fn ping_pong<D: oneloop_core::Driver>(event_loop: &mut EventLoop<D>, turns: usiz
 }
 
 /// A loop on the real clock, counting its reads, and the count.
-fn counted_clock_loop() -> (EventLoop<TimerDriver>, Rc<Cell<usize>>) {
-    let reads = Rc::new(Cell::new(0));
-    let clock = CountingClock {
-        inner: RealClock::new(),
-        reads: Rc::clone(&reads),
-    };
-    let event_loop = EventLoop::with_driver(TimerDriver::with_clock(ThreadParker, Rc::new(clock)));
-    (event_loop, reads)
+fn counted_clock_loop() -> (EventLoop<TimerDriver>, Rc<CountingClock>) {
+    let clock = Rc::new(CountingClock::new(RealClock::new()));
+    let event_loop = EventLoop::with_driver(TimerDriver::with_clock(
+        ThreadParker,
+        Rc::clone(&clock) as Rc<dyn oneloop_timers::Clock>,
+    ));
+    (event_loop, clock)
 }
 
 /// Starts `ping_pong`, runs `WARM_UP` turns, then `TURNS` more, and returns how much
@@ -81,8 +59,8 @@ fn count_over_busy_turns<D: oneloop_core::Driver>(
 #[test]
 fn a_busy_turn_with_no_timer_reads_no_clock() {
     watchdog_default(|| {
-        let (mut event_loop, reads) = counted_clock_loop();
-        let counted = count_over_busy_turns(&mut event_loop, || reads.get());
+        let (mut event_loop, clock) = counted_clock_loop();
+        let counted = count_over_busy_turns(&mut event_loop, || clock.reads());
         assert_eq!(
             counted, 0,
             "{TURNS} turns with tasks ready and an empty heap read the clock"
@@ -93,11 +71,11 @@ fn a_busy_turn_with_no_timer_reads_no_clock() {
 #[test]
 fn a_busy_turn_with_a_timer_reads_the_clock_once() {
     watchdog_default(|| {
-        let (mut event_loop, reads) = counted_clock_loop();
+        let (mut event_loop, clock) = counted_clock_loop();
         // A far timer: each turn must still look whether it is due.
         let timer = oneloop_timers::LoopTimers::timers(&**event_loop.core())
             .call_later(Duration::from_secs(3600), || {});
-        let counted = count_over_busy_turns(&mut event_loop, || reads.get());
+        let counted = count_over_busy_turns(&mut event_loop, || clock.reads());
         assert_eq!(
             counted, TURNS,
             "a turn that does not sleep reads the clock once, to find the due timers"

@@ -127,3 +127,49 @@ impl fmt::Debug for VirtualClock {
             .finish()
     }
 }
+
+/// A clock that counts how often it is read, around another clock: how a test or an
+/// example shows that a turn reads the clock only when something needs the time.
+#[derive(Debug, Default)]
+pub struct CountingClock<C = RealClock> {
+    inner: C,
+    reads: Cell<usize>,
+}
+
+impl<C: Clock> CountingClock<C> {
+    /// Counts the reads of `inner`, from zero.
+    pub fn new(inner: C) -> Self {
+        Self {
+            inner,
+            reads: Cell::new(0),
+        }
+    }
+
+    /// How many times [`Clock::now`] was called so far.
+    pub fn reads(&self) -> usize {
+        self.reads.get()
+    }
+}
+
+impl<C: Clock> Clock for CountingClock<C> {
+    fn now(&self) -> Duration {
+        self.reads.set(self.reads.get() + 1);
+        self.inner.now()
+    }
+
+    fn resolution(&self) -> Duration {
+        self.inner.resolution()
+    }
+
+    fn block_for(&self, duration: Duration) {
+        self.inner.block_for(duration);
+    }
+
+    fn before_park(&self, timeout: Option<Duration>) -> Option<Duration> {
+        self.inner.before_park(timeout)
+    }
+
+    fn is_virtual(&self) -> bool {
+        self.inner.is_virtual()
+    }
+}

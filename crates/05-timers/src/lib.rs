@@ -75,7 +75,7 @@ mod sweep;
 mod timeout;
 mod timers;
 
-pub use clock::{Clock, RealClock, VirtualClock};
+pub use clock::{Clock, CountingClock, RealClock, VirtualClock};
 pub use debug::{DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, SLOW_CALLBACK};
 pub use driver::{TimerDriver, TimerLoop, real_time_loop, run, virtual_time_loop};
 pub(crate) use entry::TimerAction;

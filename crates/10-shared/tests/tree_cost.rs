@@ -8,7 +8,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use oneloop_cancel::{Error, cancellable, spawn_named};
 use oneloop_core::hooks::note_wait;
@@ -16,34 +15,13 @@ use oneloop_core::{EventLoop, Observer, ParkReport};
 use oneloop_io::IoDriver;
 use oneloop_shared::{enable_introspection_in, track};
 use oneloop_testkit::{CountingAllocator, watchdog_default};
-use oneloop_timers::{Clock, RealClock, TimerDriver};
+use oneloop_timers::{Clock, CountingClock, RealClock, TimerDriver};
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::new();
 
 const WARM_UP: usize = 100;
 const TURNS: usize = 1_000;
-
-/// The real clock, counting its reads.
-struct CountingClock {
-    inner: RealClock,
-    reads: Rc<Cell<usize>>,
-}
-
-impl Clock for CountingClock {
-    fn now(&self) -> Duration {
-        self.reads.set(self.reads.get() + 1);
-        self.inner.now()
-    }
-
-    fn resolution(&self) -> Duration {
-        self.inner.resolution()
-    }
-
-    fn block_for(&self, duration: Duration) {
-        self.inner.block_for(duration);
-    }
-}
 
 /// Adds up the `epoll_wait` calls the parks made.
 #[derive(Default)]
@@ -93,12 +71,11 @@ enum Tree {
 /// A loop of the whole stack on a counting clock, with a task that joins another
 /// whose leaf notes at every poll; counts `TURNS` busy turns after `WARM_UP`.
 fn busy_turns(tree: Tree) -> Cost {
-    let reads = Rc::new(Cell::new(0));
-    let clock = CountingClock {
-        inner: RealClock::new(),
-        reads: Rc::clone(&reads),
-    };
-    let driver = TimerDriver::with_clock(IoDriver::new().expect("epoll"), Rc::new(clock));
+    let clock = Rc::new(CountingClock::new(RealClock::new()));
+    let driver = TimerDriver::with_clock(
+        IoDriver::new().expect("epoll"),
+        Rc::clone(&clock) as Rc<dyn Clock>,
+    );
     let mut event_loop = EventLoop::with_driver(driver);
     let polls = Rc::new(Polls::default());
     event_loop.add_observer(Rc::clone(&polls) as Rc<dyn Observer>);
@@ -126,7 +103,7 @@ fn busy_turns(tree: Tree) -> Cost {
     for _ in 0..WARM_UP {
         event_loop.run_once().expect("a turn");
     }
-    let reads_before = reads.get();
+    let reads_before = clock.reads();
     let polls_before = polls.0.get();
     let described_before = described.get();
     let ((), allocations) = ALLOC.count(|| {
@@ -136,7 +113,7 @@ fn busy_turns(tree: Tree) -> Cost {
     });
     let cost = Cost {
         allocations,
-        clock_reads: reads.get() - reads_before,
+        clock_reads: clock.reads() - reads_before,
         polls: polls.0.get() - polls_before,
         notes_described: described.get() - described_before,
     };

@@ -38,7 +38,7 @@ use oneloop_core::{Driver, EventLoop, Observer, ParkReport, Runner, ThreadParker
 use oneloop_io::{IoDriver, TcpListener};
 use oneloop_offload::OffloadDriver;
 use oneloop_timers::prelude::TimerMethods;
-use oneloop_timers::{Clock, RealClock, TimerDriver};
+use oneloop_timers::{Clock, CountingClock, RealClock, TimerDriver};
 
 /// This thread's CPU time so far, in ns, if Linux tells it.
 ///
@@ -134,27 +134,6 @@ impl Layer {
     }
 }
 
-/// The real clock, counting how often it is read.
-struct CountingClock {
-    inner: RealClock,
-    reads: Rc<Cell<usize>>,
-}
-
-impl Clock for CountingClock {
-    fn now(&self) -> Duration {
-        self.reads.set(self.reads.get() + 1);
-        self.inner.now()
-    }
-
-    fn resolution(&self) -> Duration {
-        self.inner.resolution()
-    }
-
-    fn block_for(&self, duration: Duration) {
-        self.inner.block_for(duration);
-    }
-}
-
 /// Adds up the `epoll_wait` calls of every park.
 #[derive(Default)]
 struct Polls(Cell<usize>);
@@ -180,17 +159,14 @@ pub(crate) struct Figures {
 
 /// Counters of the counted pass: the clock's reads and the parks' polls.
 struct Counters {
-    reads: Rc<Cell<usize>>,
+    clock: Rc<CountingClock>,
     polls: Rc<Polls>,
 }
 
 /// The clock a layer's timers read: counted, or the plain real clock.
 fn clock(counters: Option<&Counters>) -> Rc<dyn Clock> {
     match counters {
-        Some(counters) => Rc::new(CountingClock {
-            inner: RealClock::new(),
-            reads: Rc::clone(&counters.reads),
-        }),
+        Some(counters) => Rc::clone(&counters.clock) as Rc<dyn Clock>,
         None => Rc::new(RealClock::new()),
     }
 }
@@ -220,7 +196,7 @@ fn yield_on<D: Driver>(
     Figures {
         turns,
         ns_per_turn: started.per(turns),
-        clock_reads: counters.map_or(0, |c| c.reads.get()),
+        clock_reads: counters.map_or(0, |c| c.clock.reads()),
         polls: counters.map_or(0, |c| c.polls.0.get()),
     }
 }
@@ -228,7 +204,7 @@ fn yield_on<D: Driver>(
 /// The yielding task on `layer`; counted if `counted`, timed either way.
 pub(crate) fn measure_layer(layer: Layer, yields: u64, counted: bool) -> Figures {
     let counters = counted.then(|| Counters {
-        reads: Rc::new(Cell::new(0)),
+        clock: Rc::new(CountingClock::new(RealClock::new())),
         polls: Rc::new(Polls::default()),
     });
     let counters = counters.as_ref();

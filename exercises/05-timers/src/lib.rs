@@ -72,7 +72,7 @@ mod sleep_poll;
 #[path = "../../../crates/05-timers/src/sleep_poll.rs"]
 mod sleep_poll;
 
-pub use clock::{Clock, RealClock, VirtualClock};
+pub use clock::{Clock, CountingClock, RealClock, VirtualClock};
 pub use debug::{DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, SLOW_CALLBACK};
 pub use driver::{TimerDriver, TimerLoop, real_time_loop, run, virtual_time_loop};
 pub(crate) use entry::TimerAction;
