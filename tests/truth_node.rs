@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use external::Interpreter;
 
-use oneloop_node::hooks::{NodeOrder, PACED_ATTEMPTS, run_scenario, scenario, scenarios};
+use oneloop_node::hooks::{NodeOrder, kept_pace, run_scenario, scenario, scenarios};
 use oneloop_node::{
     Clock, Promise, RealClock, VirtualClock, console_log, next_tick, set_immediate,
 };
@@ -68,27 +68,6 @@ fn run_node(name: &str) -> Result<Vec<String>, String> {
     node_version()?;
     let script = scripts_dir().join(format!("{name}.js"));
     NODE.run(&[], &script, &["NODE_OPTIONS"], NODE_LIMIT)
-}
-
-/// Runs `real` up to [`PACED_ATTEMPTS`] times: every run must print `order` or one of
-/// `stalled` (a stall only ever delays), and one run must print `order`.
-fn kept_pace(
-    what: &str,
-    order: &[&str],
-    stalled: &[&[&str]],
-    mut real: impl FnMut() -> Vec<String>,
-) {
-    for _ in 0..PACED_ATTEMPTS {
-        let lines = real();
-        if lines == order {
-            return;
-        }
-        assert!(
-            stalled.iter().any(|late| lines == *late),
-            "{what} printed {lines:?}, neither {order:?} nor a stalled order {stalled:?}"
-        );
-    }
-    panic!("{what}: {PACED_ATTEMPTS} runs, none printed {order:?}");
 }
 
 /// Runs scenario `name` on Node and on both of oneloop's clocks, and compares.

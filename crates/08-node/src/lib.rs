@@ -94,6 +94,6 @@ pub use watch::{WatchId, close, once_ready, watch};
 /// each with the order real Node gives.
 pub mod hooks {
     pub use crate::scenario_list::{
-        NodeOrder, PACED_ATTEMPTS, Scenario, run_scenario, scenario, scenarios,
+        NodeOrder, PACED_ATTEMPTS, Scenario, kept_pace, run_scenario, scenario, scenarios,
     };
 }

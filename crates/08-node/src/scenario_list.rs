@@ -38,6 +38,29 @@ pub enum NodeOrder {
 /// mean the order itself is wrong.
 pub const PACED_ATTEMPTS: usize = 3;
 
+/// Checks a [`NodeOrder::Paced`] scenario on a real clock. Runs `real` up to
+/// [`PACED_ATTEMPTS`] times: every run must print `order` or one of `stalled` (a stall
+/// only ever delays), and one run must print `order`. Panics otherwise, naming `what`
+/// (which runtime, which scenario): a check for the truth suites.
+pub fn kept_pace(
+    what: &str,
+    order: &[&str],
+    stalled: &[&[&str]],
+    mut real: impl FnMut() -> Vec<String>,
+) {
+    for _ in 0..PACED_ATTEMPTS {
+        let lines = real();
+        if lines == order {
+            return;
+        }
+        assert!(
+            stalled.iter().any(|late| lines == *late),
+            "{what} printed {lines:?}, neither {order:?} nor a stalled order {stalled:?}"
+        );
+    }
+    panic!("{what}: {PACED_ATTEMPTS} runs, none printed {order:?}");
+}
+
 /// One scenario.
 #[derive(Debug, Clone, Copy)]
 pub struct Scenario {

@@ -4,34 +4,13 @@
 //! one of the listed orders; where it keeps a margin of time, the virtual clock gives
 //! the paced order and one of a few real runs does too.
 
-use oneloop_node::hooks::{NodeOrder, PACED_ATTEMPTS, Scenario, run_scenario, scenarios};
+use oneloop_node::hooks::{NodeOrder, Scenario, kept_pace, run_scenario, scenarios};
 use oneloop_node::{Clock, RealClock, VirtualClock};
 use oneloop_testkit::watchdog_default;
 
 fn on<C: Clock + Default>(scenario: &'static Scenario) -> Vec<String> {
     watchdog_default(move || run_scenario(scenario, C::default()))
         .unwrap_or_else(|e| panic!("{} failed: {e}", scenario.name))
-}
-
-/// Runs `real` up to [`PACED_ATTEMPTS`] times: every run must print `order` or one of
-/// `stalled`, and one must print `order`.
-fn kept_pace(
-    name: &str,
-    order: &[&str],
-    stalled: &[&[&str]],
-    mut real: impl FnMut() -> Vec<String>,
-) {
-    for _ in 0..PACED_ATTEMPTS {
-        let lines = real();
-        if lines == order {
-            return;
-        }
-        assert!(
-            stalled.iter().any(|late| lines == *late),
-            "{name}: the real clock printed {lines:?}"
-        );
-    }
-    panic!("{name}: {PACED_ATTEMPTS} runs on the real clock, none printed {order:?}");
 }
 
 #[test]
@@ -60,7 +39,12 @@ fn every_scenario_runs_on_both_clocks_and_they_agree_where_node_is_fixed() {
             }
             NodeOrder::Paced { order, stalled } => {
                 assert_eq!(on_virtual, order, "{}: the virtual clock", scenario.name);
-                kept_pace(scenario.name, order, stalled, || on::<RealClock>(scenario));
+                kept_pace(
+                    &format!("{}: the real clock", scenario.name),
+                    order,
+                    stalled,
+                    || on::<RealClock>(scenario),
+                );
             }
         }
     }

@@ -96,6 +96,6 @@ pub use watch::{WatchId, close, once_ready, watch};
 /// What this stage lends to the truth suite and the stepper (as in the reference crate).
 pub mod hooks {
     pub use crate::scenario_list::{
-        NodeOrder, PACED_ATTEMPTS, Scenario, run_scenario, scenario, scenarios,
+        NodeOrder, PACED_ATTEMPTS, Scenario, kept_pace, run_scenario, scenario, scenarios,
     };
 }
