@@ -188,6 +188,23 @@ pub fn render_svg(trace: &Trace, options: &SvgOptions) -> String {
         bottom_y,
         legend_y,
     };
+    let mut svg = open_figure(height, font, &options.title);
+    let _ = writeln!(
+        svg,
+        r##"<text x="4" y="36" font-size="12" fill="#333333">{}</text>"##,
+        escape(&fit(&options.subtitle, WIDTH - 8.0, 12.0))
+    );
+    for part in [columns, lane_names, parks, handles, axis, legend] {
+        part(&frame, &mut svg);
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The start of every figure: the `<svg>` element, the two hatchings (parked,
+/// blocked), the white background and the bold title. The caller writes the rest and
+/// closes the element.
+pub(crate) fn open_figure(height: f64, font: f64, title: &str) -> String {
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -212,17 +229,8 @@ pub fn render_svg(trace: &Trace, options: &SvgOptions) -> String {
     let _ = writeln!(
         svg,
         r#"<text x="4" y="18" font-size="14" font-weight="bold">{}</text>"#,
-        escape(&options.title)
+        escape(title)
     );
-    let _ = writeln!(
-        svg,
-        r##"<text x="4" y="36" font-size="12" fill="#333333">{}</text>"##,
-        escape(&fit(&options.subtitle, WIDTH - 8.0, 12.0))
-    );
-    for part in [columns, lane_names, parks, handles, axis, legend] {
-        part(&frame, &mut svg);
-    }
-    svg.push_str("</svg>\n");
     svg
 }
 // ANCHOR_END: render_svg

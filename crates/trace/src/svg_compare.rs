@@ -9,12 +9,11 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use crate::Trace;
 use crate::layout::{PLOT_LEFT, PLOT_RIGHT};
-use crate::svg::lane_colour;
+use crate::svg::{lane_colour, open_figure};
 use crate::svg_text::{escape, human, n, trim};
-use crate::{Trace, WIDTH};
 
-const FONT: &str = "DejaVu Sans, Verdana, Arial, sans-serif";
 const ROW_H: f64 = 22.0;
 const BAR_H: f64 = 14.0;
 const TOP: f64 = 52.0;
@@ -34,31 +33,7 @@ pub fn render_comparison(title: &str, subtitle: &str, runs: &[(&str, &Trace)]) -
     let panel_h = 2.0 * ROW_H + 30.0;
     let axis_y = TOP + panel_h * runs.len() as f64 + 4.0;
     let height = axis_y + 46.0;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{FONT}" font-size="12.0">"#,
-        w = n(WIDTH),
-        h = n(height)
-    );
-    svg.push_str(concat!(
-        "<defs>\n",
-        r##"<pattern id="parked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#E8E8E8"/><line x1="0" y1="0" x2="0" y2="6" stroke="#8C8C8C" stroke-width="2"/></pattern>"##,
-        "\n",
-        r##"<pattern id="blocked" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><line x1="0" y1="0" x2="0" y2="5" stroke="#000000" stroke-width="1.4"/></pattern>"##,
-        "\n</defs>\n",
-    ));
-    let _ = writeln!(
-        svg,
-        r##"<rect x="0" y="0" width="{}" height="{}" fill="#FFFFFF"/>"##,
-        n(WIDTH),
-        n(height)
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="4" y="18" font-size="14" font-weight="bold">{}</text>"#,
-        escape(title)
-    );
+    let mut svg = open_figure(height, 12.0, title);
     let _ = writeln!(
         svg,
         r##"<text x="4" y="36" font-size="12" fill="#333333">{}</text>"##,
