@@ -67,13 +67,17 @@ impl<F> PinCell<F> {
     /// panics. Does nothing (and skips `then`) if the future is gone already or is
     /// borrowed right now: whoever holds it drops it afterwards.
     fn drop_future(&self, then: impl FnOnce()) {
-        let Ok(mut slot) = self.future.try_borrow_mut() else {
+        let Ok(slot) = self.future.try_borrow_mut() else {
             return;
         };
         if slot.is_none() {
             return;
         }
+        // `then` runs once the borrow is released, also when the drop unwinds: locals
+        // are dropped in reverse order, and the borrow is moved into a binding made
+        // after the guard.
         let after = OnDrop(Some(then));
+        let mut slot = slot;
         // Dropped in place. A drop that re-enters this cell finds it borrowed.
         *slot = None;
         drop(slot);
