@@ -310,8 +310,14 @@ fn last_of_siblings(lines: &[TreeLine]) -> Vec<bool> {
     last
 }
 
+/// How many entries a table cell lists before it says how many more there are.
+pub const LISTED_IN_A_CELL: usize = 8;
+
 /// The tasks as a table, one row per task: id, name, state, who awaits it, and what
-/// it waits on (leaves, then awaited tasks).
+/// it waits on (leaves, then awaited tasks). A cell lists at most
+/// [`LISTED_IN_A_CELL`] entries, then `… N more`: a task awaited by ten thousand
+/// others would otherwise widen its column, and every row is padded to the widest
+/// cell, into text that grows with the square of the tasks.
 pub fn render_table(tasks: &[TaskInfo]) -> String {
     let mut rows = vec![[
         "ID".to_owned(),
@@ -337,8 +343,8 @@ pub fn render_table(tasks: &[TaskInfo]) -> String {
             task.id.to_string(),
             task.name.clone(),
             task.state.to_string(),
-            dash_if_empty(awaited_by.join(", ")),
-            dash_if_empty(waits_on.join(", ")),
+            listed(&awaited_by),
+            listed(&waits_on),
         ]);
     }
     let mut widths = [0; 5];
@@ -363,12 +369,18 @@ pub fn render_table(tasks: &[TaskInfo]) -> String {
     out
 }
 
-fn dash_if_empty(text: String) -> String {
-    if text.is_empty() {
-        "-".to_owned()
-    } else {
-        text
+/// A cell's entries, the first [`LISTED_IN_A_CELL`] of them; `-` if there are none.
+fn listed(entries: &[String]) -> String {
+    if entries.is_empty() {
+        return "-".to_owned();
     }
+    let shown = &entries[..entries.len().min(LISTED_IN_A_CELL)];
+    let mut cell = shown.join(", ");
+    let more = entries.len() - shown.len();
+    if more > 0 {
+        let _ = write!(cell, ", … {more} more");
+    }
+    cell
 }
 
 /// The running loop's tree as text (`pstree`).

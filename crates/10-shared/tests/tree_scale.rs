@@ -9,8 +9,8 @@ use std::future::pending;
 
 use oneloop_cancel::{Error, spawn_named, task_group, yield_now};
 use oneloop_shared::{
-    Awaited, DRAWN_DEPTH, TaskInfo, TaskState, render_table, render_tree, snapshot, table_text,
-    track, tree_text, walk,
+    Awaited, DRAWN_DEPTH, LISTED_IN_A_CELL, TaskInfo, TaskState, render_table, render_tree,
+    snapshot, table_text, track, tree_text, walk,
 };
 use oneloop_testkit::watchdog_default;
 
@@ -165,4 +165,40 @@ fn a_line_at_the_drawn_depth_and_below_says_its_depth_and_shallower_lines_do_not
         lines[DRAWN_DEPTH + 1].find("└──"),
         "lines past the drawn depth are drawn at the same column"
     );
+}
+
+/// Two thousand tasks awaiting one: a table that listed all of them in the awaited
+/// task's cell would pad every row to that cell, some 2,000 × 2,000 × 12 bytes.
+#[test]
+fn a_task_awaited_by_2000_others_is_tabled_in_rows_of_bounded_width() {
+    const AWAITING: u64 = 2_000;
+    let mut tasks = vec![TaskInfo {
+        id: 1,
+        name: "shared".to_owned(),
+        state: TaskState::Pending,
+        awaits: Vec::new(),
+        leaves: Vec::new(),
+    }];
+    tasks.extend((2..AWAITING + 2).map(|id| TaskInfo {
+        id,
+        name: format!("t{id}"),
+        state: TaskState::Pending,
+        awaits: vec![Awaited {
+            task: 1,
+            how: "join",
+        }],
+        leaves: Vec::new(),
+    }));
+    let table = render_table(&tasks);
+    assert_eq!(table.lines().count() as u64, 2 + AWAITING);
+    let widest = table.lines().map(|line| line.chars().count()).max();
+    assert!(
+        widest.is_some_and(|width| width <= 20 * LISTED_IN_A_CELL + 80),
+        "a row of {widest:?} columns"
+    );
+    let shared = table.lines().nth(1).expect("the awaited task's row");
+    assert!(shared.starts_with("1 "), "{shared}");
+    assert!(shared.contains("#2 (join), #3 (join)"), "{shared}");
+    // Eight listed (the figure chapter 10 gives), then the count of the rest.
+    assert!(shared.contains("#9 (join), … 1992 more"), "{shared}");
 }

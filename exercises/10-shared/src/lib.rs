@@ -106,6 +106,7 @@ pub use introspect::{
     socket_path,
 };
 pub use tree::{
-    Awaited, DRAWN_DEPTH, STALLED_TREE, TaskInfo, TaskState, TreeItem, TreeLine, all_tasks,
-    current_task, render_table, render_tree, snapshot, table_text, track, tree_text, walk,
+    Awaited, DRAWN_DEPTH, LISTED_IN_A_CELL, STALLED_TREE, TaskInfo, TaskState, TreeItem, TreeLine,
+    all_tasks, current_task, render_table, render_tree, snapshot, table_text, track, tree_text,
+    walk,
 };
