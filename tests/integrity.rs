@@ -722,6 +722,33 @@ fn every_stage_is_on_the_readmes_map() {
     report("the README's map", &problems);
 }
 
+/// The introduction's list of stages: one numbered item per row of the README's map,
+/// in order, each naming the stage's chapter title from `book/src/SUMMARY.md`.
+#[test]
+fn the_introduction_lists_every_stage_in_order() {
+    let root = root();
+    let readme = fs::read_to_string(root.join("README.md")).expect("README.md is readable");
+    let intro = fs::read_to_string(root.join("book/src/intro.md")).expect("intro.md");
+    let stages = readme
+        .lines()
+        .filter(|line| line.starts_with("| ") && line.contains("`crates/"))
+        .count();
+    let listed: Vec<usize> = intro
+        .lines()
+        .filter_map(|line| {
+            let (number, rest) = line.split_once(". **")?;
+            rest.contains("** — ").then_some(())?;
+            number.parse().ok()
+        })
+        .collect();
+    assert!(stages > 0, "the README's map has no stage rows");
+    assert_eq!(
+        listed,
+        (1..=stages).collect::<Vec<_>>(),
+        "book/src/intro.md lists stages {listed:?}; the README's map has {stages}"
+    );
+}
+
 // ---------------------------------------------------------------- challenges
 
 /// The condition under which a shim compiles a stage's challenge file.
