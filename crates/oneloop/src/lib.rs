@@ -28,6 +28,16 @@
 //!   queue of wakers woken first in, first out through the ready queue. [`TaskLocal`]
 //!   is a context variable: a task started with [`spawn_with_locals`] runs in a copy
 //!   of its spawner's values, taken at the spawn.
+//! - **Cancellation** (stage 9): [`cancel`] is asyncio's way of stopping work, for
+//!   tasks started with `cancel::spawn`. `Task::cancel` is a request, delivered at the
+//!   task's next cancellation point as `Err(cancel::Error::Cancelled(msg))`;
+//!   `cancel::timeout` is `asyncio.timeout`, which cancels its own task at the deadline
+//!   and tells that cancel from an outer one; `cancel::task_group` is 3.11's
+//!   `TaskGroup`; `cancel::run` is `asyncio.run`, main a task that can be cancelled.
+//!   Its names stay in their module: `spawn`, `sleep`, `timeout` and `run` there return
+//!   a `Result` that can say "cancelled", where the top-level ones do not. The
+//!   top-level [`timeout`] drops the future whose time is up (Rust's way), which is
+//!   what a server's idle timeout wants.
 //! - **Signals** (the signal layer): [`add_signal_handler`] runs a callback on the loop
 //!   when the process receives `SIGINT`, `SIGTERM` and the like. The OS handler only
 //!   writes a byte that wakes the selector; the callback runs as an ordinary handle.
@@ -74,6 +84,30 @@
 #![forbid(unsafe_code)]
 
 pub use oneloop_core::hooks::with_current;
+
+/// Stage 9: tasks that take asyncio's cancel requests, timeouts and task groups on top
+/// of them. A group's children are cancelled when one fails:
+///
+/// ```
+/// use std::time::Duration;
+/// use oneloop::cancel::{self, Error};
+///
+/// let outcome = cancel::run(async {
+///     cancel::task_group(|group| async move {
+///         group.spawn("sleeper", async {
+///             cancel::sleep(Duration::from_secs(3600)).await?;
+///             Ok(())
+///         })?;
+///         group.spawn("failer", async { Err::<(), _>(Error::Failed("no".into())) })?;
+///         Ok(())
+///     })
+///     .await
+/// })
+/// .expect("the loop runs");
+/// // The sleeper was cancelled; the group reports the failure, as an ExceptionGroup.
+/// assert_eq!(outcome, Err(Error::Group(vec![Error::Failed("no".into())])));
+/// ```
+pub use oneloop_cancel as cancel;
 
 mod send_facts;
 
