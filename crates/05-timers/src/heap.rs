@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use oneloop_core::Label;
 
+use crate::entry::{CANCELLED, SCHEDULED, WAKING};
 use crate::{TimerAction, TimerEntry, TimerHandle, TimerId};
 
 // ANCHOR: constants
@@ -55,7 +56,7 @@ pub(crate) fn deadline_nanos(when: Duration) -> u64 {
 impl Scheduled {
     /// The deadline.
     pub fn when(&self) -> Duration {
-        self.entry.when
+        Duration::from_nanos(self.when)
     }
 
     /// The sequence number: the order in which timers were scheduled.
@@ -64,18 +65,18 @@ impl Scheduled {
     }
 
     /// The timer's label.
-    pub fn label(&self) -> &Label {
-        &self.entry.label
+    pub fn label(&self) -> Label {
+        self.entry.label()
     }
 
     /// Whether the timer was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.entry.cancelled.get()
+        self.entry.is_cancelled()
     }
 
     /// Marks the timer as no longer in the heap (a later cancel is not counted).
     pub(crate) fn unschedule(&self) {
-        self.entry.scheduled.set(false);
+        self.entry.clear(SCHEDULED);
     }
 }
 
@@ -133,21 +134,21 @@ impl TimerHeap {
     fn push_action(&mut self, when: Duration, label: Label, action: TimerAction) -> TimerHandle {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let waking = matches!(action, TimerAction::Wake(_));
-        let entry = Rc::new(TimerEntry {
-            id: TimerId(seq),
+        let when = deadline_nanos(when);
+        let kind = match action {
+            TimerAction::Wake(_) => WAKING,
+            _ => 0,
+        };
+        let entry = Rc::new(TimerEntry::new(
+            TimerId(seq),
             when,
             label,
-            cancelled: Cell::new(false),
-            scheduled: Cell::new(true),
-            fired: Cell::new(false),
-            waking,
-            queued: Cell::new(None),
-            cancelled_count: Rc::clone(&self.cancelled),
-            action: Cell::new(action),
-        });
+            SCHEDULED | kind,
+            Rc::clone(&self.cancelled),
+            action,
+        ));
         self.entries.push(Scheduled {
-            when: deadline_nanos(when),
+            when,
             seq,
             entry: Rc::clone(&entry),
         });
@@ -213,18 +214,14 @@ impl TimerHeap {
     pub(crate) fn refused(&mut self, when: Duration, label: Label) -> TimerHandle {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let entry = Rc::new(TimerEntry {
-            id: TimerId(seq),
-            when,
+        let entry = Rc::new(TimerEntry::new(
+            TimerId(seq),
+            deadline_nanos(when),
             label,
-            cancelled: Cell::new(true),
-            scheduled: Cell::new(false),
-            fired: Cell::new(false),
-            waking: false,
-            queued: Cell::new(None),
-            cancelled_count: Rc::clone(&self.cancelled),
-            action: Cell::new(TimerAction::Gone),
-        });
+            CANCELLED,
+            Rc::clone(&self.cancelled),
+            TimerAction::Gone,
+        ));
         TimerHandle { entry }
     }
 
