@@ -46,6 +46,7 @@ pub(crate) enum TimerAction {
 // ANCHOR: entry
 /// The state of one timer, shared by the heap and the [`TimerHandle`].
 pub struct TimerEntry {
+    /// The sequence number, given in scheduling order: the heap's tie-breaker.
     pub(crate) id: TimerId,
     /// The deadline in nanoseconds on the loop's clock (the heap's key, see
     /// [`Scheduled`](crate::Scheduled)).
@@ -221,7 +222,8 @@ impl TimerHandle {
         self.entry.is_cancelled()
     }
 
-    /// The deadline, on the loop's clock (asyncio's `TimerHandle.when()`).
+    /// The deadline, on the loop's clock (asyncio's `TimerHandle.when()`), in whole
+    /// nanoseconds: a deadline past 584 years reads as the last nanosecond of that span.
     pub fn when(&self) -> Duration {
         self.entry.when()
     }
