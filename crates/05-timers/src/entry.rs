@@ -46,17 +46,13 @@ pub(crate) enum TimerAction {
 // ANCHOR: entry
 /// The state of one timer, shared by the heap and the [`TimerHandle`].
 pub struct TimerEntry {
+    /// The sequence number, given in scheduling order: the heap's tie-breaker.
     pub(crate) id: TimerId,
-    pub(crate) when: Duration,
-    pub(crate) label: Label,
-    /// Set by [`TimerHandle::cancel`] (asyncio's `_cancelled`): the timer will not run.
-    pub(crate) cancelled: Cell<bool>,
-    /// In the heap (asyncio's `TimerHandle._scheduled`): only then does a cancel count.
-    pub(crate) scheduled: Cell<bool>,
-    /// Set when the handle of a `Wake` timer ran: the sleep is over.
-    pub(crate) fired: Cell<bool>,
-    /// Whether the action is a `Wake` (read without taking the action out).
-    pub(crate) waking: bool,
+    /// The deadline in nanoseconds on the loop's clock (the heap's key, see
+    /// [`Scheduled`](crate::Scheduled)).
+    pub(crate) when: u64,
+    /// The label: a static name in place, any other label boxed.
+    pub(crate) label: LabelSlot,
     /// The cancel flag of the handle that runs this timer, from the time it came due
     /// until that handle ran: a cancel in between sets it too, and the handle is
     /// skipped (asyncio checks `_cancelled` before running a handle).
@@ -64,10 +60,97 @@ pub struct TimerEntry {
     /// The heap's count of cancelled timers (asyncio's `_timer_cancelled_count`).
     pub(crate) cancelled_count: Rc<Cell<usize>>,
     pub(crate) action: Cell<TimerAction>,
+    /// The four flags below, in one byte.
+    pub(crate) flags: Cell<u8>,
 }
+
+/// Set by [`TimerHandle::cancel`] (asyncio's `_cancelled`): the timer will not run.
+pub(crate) const CANCELLED: u8 = 1;
+/// In the heap (asyncio's `TimerHandle._scheduled`): only then does a cancel count.
+pub(crate) const SCHEDULED: u8 = 2;
+/// Set when the handle of a `Wake` timer ran: the sleep is over.
+pub(crate) const FIRED: u8 = 4;
+/// The action is a `Wake` (read without taking the action out).
+pub(crate) const WAKING: u8 = 8;
 // ANCHOR_END: entry
 
+/// Where an entry keeps its label: a static name (what every timer of oneloop's own
+/// layers is given) in two words, with no allocation; a label built at run time, or a
+/// task's, in a box.
+pub(crate) enum LabelSlot {
+    Static(&'static str),
+    Boxed(Box<Label>),
+}
+
+impl LabelSlot {
+    fn new(label: Label) -> Self {
+        match label {
+            Label::Static(name) => LabelSlot::Static(name),
+            label => LabelSlot::Boxed(Box::new(label)),
+        }
+    }
+
+    fn get(&self) -> Label {
+        match self {
+            LabelSlot::Static(name) => Label::Static(name),
+            LabelSlot::Boxed(label) => Label::clone(label),
+        }
+    }
+}
+
 impl TimerEntry {
+    /// A timer's state, its flags as given.
+    pub(crate) fn new(
+        id: TimerId,
+        when: u64,
+        label: Label,
+        flags: u8,
+        cancelled_count: Rc<Cell<usize>>,
+        action: TimerAction,
+    ) -> Self {
+        Self {
+            id,
+            when,
+            label: LabelSlot::new(label),
+            queued: Cell::new(None),
+            cancelled_count,
+            action: Cell::new(action),
+            flags: Cell::new(flags),
+        }
+    }
+
+    /// Whether all of `flag` is set.
+    pub(crate) fn is(&self, flag: u8) -> bool {
+        self.flags.get() & flag == flag
+    }
+
+    /// Sets `flag`, and says whether it was set already.
+    pub(crate) fn set(&self, flag: u8) -> bool {
+        let was = self.is(flag);
+        self.flags.set(self.flags.get() | flag);
+        was
+    }
+
+    /// Clears `flag`.
+    pub(crate) fn clear(&self, flag: u8) {
+        self.flags.set(self.flags.get() & !flag);
+    }
+
+    /// Whether [`TimerHandle::cancel`] was called.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.is(CANCELLED)
+    }
+
+    /// The label (a copy: cloning a label never allocates).
+    pub(crate) fn label(&self) -> Label {
+        self.label.get()
+    }
+
+    /// The deadline.
+    pub(crate) fn when(&self) -> Duration {
+        Duration::from_nanos(self.when)
+    }
+
     /// Takes the action out, leaving [`TimerAction::Gone`]. The caller drops or runs
     /// it with no borrow held.
     pub(crate) fn take_action(&self) -> TimerAction {
@@ -78,7 +161,7 @@ impl TimerEntry {
     /// taken out first, so the entry holds nothing while the wake runs). Gives back
     /// the cancel flag of that handle: it has been checked, and is never read again.
     pub(crate) fn fire(&self) -> Option<CancelFlag> {
-        self.fired.set(true);
+        self.set(FIRED);
         let flag = self.queued.take();
         if let TimerAction::Wake(waker) = self.take_action() {
             waker.wake();
@@ -91,10 +174,10 @@ impl fmt::Debug for TimerEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TimerEntry")
             .field("id", &self.id)
-            .field("when", &self.when)
-            .field("label", &self.label)
-            .field("cancelled", &self.cancelled.get())
-            .field("scheduled", &self.scheduled.get())
+            .field("when", &self.when())
+            .field("label", &self.label())
+            .field("cancelled", &self.is(CANCELLED))
+            .field("scheduled", &self.is(SCHEDULED))
             .finish_non_exhaustive()
     }
 }
@@ -117,14 +200,14 @@ impl TimerHandle {
     /// thread, a `Drop` included. The callback is dropped here, after every flag is set.
     pub fn cancel(&self) {
         let entry = &self.entry;
-        if entry.cancelled.replace(true) {
+        if entry.set(CANCELLED) {
             return;
         }
         // Came due, its handle not run yet: that handle is skipped.
         if let Some(flag) = entry.queued.take() {
             flag.cancel();
         }
-        if entry.scheduled.get() {
+        if entry.is(SCHEDULED) {
             entry.cancelled_count.set(entry.cancelled_count.get() + 1);
         }
         let action = entry.take_action();
@@ -136,12 +219,13 @@ impl TimerHandle {
 impl TimerHandle {
     /// Whether [`cancel`](Self::cancel) was called.
     pub fn is_cancelled(&self) -> bool {
-        self.entry.cancelled.get()
+        self.entry.is_cancelled()
     }
 
-    /// The deadline, on the loop's clock (asyncio's `TimerHandle.when()`).
+    /// The deadline, on the loop's clock (asyncio's `TimerHandle.when()`), in whole
+    /// nanoseconds: a deadline past 584 years reads as the last nanosecond of that span.
     pub fn when(&self) -> Duration {
-        self.entry.when
+        self.entry.when()
     }
 
     /// The timer's id.
@@ -150,14 +234,14 @@ impl TimerHandle {
     }
 
     /// The timer's label.
-    pub fn label(&self) -> &Label {
-        &self.entry.label
+    pub fn label(&self) -> Label {
+        self.entry.label()
     }
 
     /// Whether the handle of this timer ran a wake: true once a sleep's timer fired.
     /// (A callback timer is never marked: its callback says what it did.)
     pub fn has_fired(&self) -> bool {
-        self.entry.fired.get()
+        self.entry.is(FIRED)
     }
 
     /// Makes a waking timer (one made by [`Timers::wake_at_named`]) wake `waker`
@@ -181,6 +265,6 @@ impl TimerHandle {
     /// Whether the timer is still in the heap (not yet due, or cancelled and not yet
     /// swept).
     pub fn is_scheduled(&self) -> bool {
-        self.entry.scheduled.get()
+        self.entry.is(SCHEDULED)
     }
 }

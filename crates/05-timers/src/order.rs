@@ -10,7 +10,10 @@ impl Ord for Scheduled {
     /// entry, so the earliest deadline (and, on a tie, the lowest sequence number) must
     /// compare greatest.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.when, other.seq).cmp(&(self.when, self.seq))
+        other
+            .when
+            .cmp(&self.when)
+            .then_with(|| other.seq().cmp(&self.seq()))
     }
 }
 // ANCHOR_END: order

@@ -18,6 +18,7 @@ use oneloop_core::hooks::{CancelFlag, Handle, ReadyQueue, with_current};
 use oneloop_core::{Core, Label};
 
 use crate::debug::debug_from_env;
+use crate::entry::WAKING;
 use crate::heap::deadline_nanos;
 use crate::{
     Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerAction, TimerEntry, TimerHandle,
@@ -71,7 +72,7 @@ impl DueWakes {
         loop {
             let next = self.entries.borrow_mut().pop_front();
             let Some(entry) = next else { return };
-            if entry.cancelled.get() {
+            if entry.is_cancelled() {
                 // Its handle was skipped; dropped here, with the queue released.
                 continue;
             }
@@ -92,7 +93,7 @@ impl DueWakes {
     fn take_cancelled_front(&self) -> Vec<Rc<TimerEntry>> {
         let mut entries = self.entries.borrow_mut();
         let mut gone = Vec::new();
-        while entries.front().is_some_and(|entry| entry.cancelled.get()) {
+        while entries.front().is_some_and(|entry| entry.is_cancelled()) {
             gone.extend(entries.pop_front());
         }
         gone
@@ -293,7 +294,7 @@ impl Timers {
         for timer in gone {
             let action = timer.entry.take_action();
             match &core {
-                Some(core) => core.drop_caught(timer.label(), action),
+                Some(core) => core.drop_caught(&timer.label(), action),
                 None => drop(action),
             }
         }
@@ -350,17 +351,18 @@ impl Timers {
             let Some(head) = heap.pop() else { break };
             if head.is_cancelled() {
                 // Its callback or waker is already gone: dropped below.
-                skipped.push(head);
+                skipped.push(head.entry);
                 continue;
             }
-            let entry = &head.entry;
-            let label = entry.label.clone();
-            let handle = if entry.waking {
+            let entry = head.entry;
+            let label = entry.label();
+            let handle = if entry.is(WAKING) {
                 // The waker stays in the entry (a poll before the handle runs may
-                // replace it); the handle is the shared callback that fires it.
+                // replace it); the handle is the shared callback that fires it. The
+                // heap's `Rc` moves to the due list.
                 let cancel = self.due.flag();
                 entry.queued.set(Some(cancel.clone()));
-                self.due.entries.borrow_mut().push_back(Rc::clone(entry));
+                self.due.entries.borrow_mut().push_back(entry);
                 Handle::shared(label, Rc::clone(&self.fire_due), cancel)
             } else {
                 match entry.take_action() {
@@ -370,7 +372,7 @@ impl Timers {
                         Handle::once(label, callback, cancel)
                     }
                     TimerAction::Wake(_) | TimerAction::Gone => {
-                        skipped.push(head);
+                        skipped.push(entry);
                         continue;
                     }
                 }

@@ -4,11 +4,13 @@
 //! only on the thread that asks. The loop runs on the watchdog's thread, and every
 //! count below is read on that thread, before and after the awaits it covers.
 
+use std::rc::Rc;
 use std::time::Duration;
 
+use oneloop_core::Label;
 use oneloop_testkit::{CountingAllocator, watchdog_default};
 use oneloop_timers::hooks::TimerEntry;
-use oneloop_timers::{Scheduled, sleep, virtual_time_loop};
+use oneloop_timers::{Scheduled, Timers, VirtualClock, sleep, virtual_time_loop};
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::new();
@@ -50,12 +52,30 @@ fn a_sleep_allocates_its_timer_entry_and_nothing_else() {
 }
 
 #[test]
-fn a_timer_entry_takes_96_bytes_and_its_heap_slot_24() {
-    // The entry: id, deadline, label, the count it bumps, the action, its flags, and
-    // the cancel flag of its handle while that handle is queued.
+fn a_timer_entry_takes_80_bytes_and_its_heap_slot_16() {
+    // The entry: id, deadline in nanoseconds, the label (a static name in place), the
+    // cancel flag of its handle while that handle is queued, the count it bumps, the
+    // action, and its four flags in one byte.
     let entry = size_of::<TimerEntry>();
-    assert!(entry <= 96, "a timer entry takes {entry} bytes");
-    // The heap's slot: the key (deadline in nanoseconds, sequence) and the entry's `Rc`.
+    assert!(entry <= 80, "a timer entry takes {entry} bytes");
+    // The heap's slot: the deadline in nanoseconds and the entry's `Rc` (the sequence
+    // number that breaks a tie is the entry's id).
     let slot = size_of::<Scheduled>();
-    assert!(slot <= 24, "a heap slot takes {slot} bytes");
+    assert!(slot <= 16, "a heap slot takes {slot} bytes");
+}
+
+#[test]
+fn a_static_label_costs_no_allocation_and_a_built_one_a_box() {
+    let timers = Timers::new(Rc::new(VirtualClock::new()));
+    let later = Duration::from_secs(1);
+    // The first push gives the heap its room; the pushes counted below fit in it.
+    let _warm = timers.call_later(later, || {});
+    // A closure that captures nothing is boxed without an allocation: the entry alone.
+    let (plain, entry_only) = ALLOC.count(|| timers.call_later_named(later, "tick", || {}));
+    let name = Label::from(String::from("built"));
+    let (built, boxed) = ALLOC.count(|| timers.call_later_named(later, name, || {}));
+    assert_eq!(entry_only, 1, "a static label takes no allocation");
+    assert_eq!(boxed, 2, "a label built at run time is boxed");
+    assert_eq!(plain.label().to_string(), "tick");
+    assert_eq!(built.label().to_string(), "built");
 }
