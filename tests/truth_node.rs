@@ -145,6 +145,7 @@ const LISTED: &[&str] = &[
     "async_returns_promise",
     "async_quiz",
     "timers_by_deadline",
+    "late_loop_runs_lists",
 ];
 
 #[test]
@@ -248,6 +249,13 @@ fn async_quiz() {
 #[test]
 fn timers_by_deadline() {
     check("timers_by_deadline");
+}
+
+/// Fails if the timers phase runs every overdue timer strictly by deadline: the 12 ms
+/// timer would then come between the two 10 ms ones.
+#[test]
+fn late_loop_runs_lists() {
+    check("late_loop_runs_lists");
 }
 
 /// The preload check's two programs on oneloop: `setup` for `tests/node/preload/setup.js`

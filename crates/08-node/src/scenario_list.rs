@@ -4,7 +4,7 @@
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
     await_vs_then_chain, close_after_check, immediate_in_immediate, interval_cleared,
-    interval_slow_callback, io_timeout_vs_immediate, main_busy_then_race,
+    interval_slow_callback, io_timeout_vs_immediate, late_loop_runs_lists, main_busy_then_race,
     main_timeout_vs_immediate, main_timer_then_busy, microtasks_between_timers,
     tick_before_promise, tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate,
     timers_by_deadline,
@@ -217,5 +217,11 @@ const SCENARIOS: &[Scenario] = &[
         about: "timers run by deadline, not by the order they were set",
         node: NodeOrder::Fixed,
         script: timers_by_deadline,
+    },
+    Scenario {
+        name: "late_loop_runs_lists",
+        about: "a late loop runs one duration's overdue timers before the next duration's",
+        node: NodeOrder::Fixed,
+        script: late_loop_runs_lists,
     },
 ];

@@ -281,3 +281,13 @@ pub(crate) fn timers_by_deadline() {
     set_timeout(|| console_log("200 ms"), 200);
     set_timeout(|| console_log("0 ms"), 0);
 }
+
+// ANCHOR: late_loop_runs_lists
+pub(crate) fn late_loop_runs_lists() {
+    set_timeout(|| console_log("10 ms, first"), 10);
+    set_timeout(|| console_log("12 ms"), 12);
+    busy_wait(5);
+    set_timeout(|| console_log("10 ms, second"), 10);
+    busy_wait(50);
+}
+// ANCHOR_END: late_loop_runs_lists
