@@ -146,6 +146,8 @@ const LISTED: &[&str] = &[
     "async_quiz",
     "timers_by_deadline",
     "late_loop_runs_lists",
+    "unref_timer",
+    "refresh_timer",
 ];
 
 #[test]
@@ -256,6 +258,20 @@ fn timers_by_deadline() {
 #[test]
 fn late_loop_runs_lists() {
     check("late_loop_runs_lists");
+}
+
+/// Fails if an unref'd timer keeps the loop alive (the last one would run), or if
+/// `unref_timer` stops it from running while another timer keeps the loop alive.
+#[test]
+fn unref_timer() {
+    check("unref_timer");
+}
+
+/// Fails if `refresh_timer` leaves the timer due at its first deadline (it would run
+/// before the 250 ms timer), or re-arms it from a time other than now.
+#[test]
+fn refresh_timer() {
+    check("refresh_timer");
 }
 
 /// The preload check's two programs on oneloop: `setup` for `tests/node/preload/setup.js`

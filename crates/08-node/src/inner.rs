@@ -112,11 +112,11 @@ impl Inner {
 
     // ANCHOR: alive
     /// libuv's `uv__loop_alive`: is there anything that could still run a callback?
-    /// Armed timers, open watches, queued immediates (Node's idle handle), pending and
-    /// close callbacks. A pending promise is not on the list: nothing in the loop
+    /// Armed timers (but not unref'd ones), open watches, queued immediates (Node's
+    /// idle handle), pending and close callbacks. A pending promise is not on the list: nothing in the loop
     /// would ever settle it, and Node exits with it pending too.
     pub(crate) fn alive(&self) -> bool {
-        self.timers.borrow().len() > 0
+        self.timers.borrow().refed() > 0
             || self.io.borrow().len() > 0
             || !self.immediates.borrow().is_empty()
             || !self.pending.borrow().is_empty()

@@ -6,8 +6,8 @@ use crate::scenarios::{
     await_vs_then_chain, close_after_check, immediate_in_immediate, interval_cleared,
     interval_slow_callback, io_timeout_vs_immediate, late_loop_runs_lists, main_busy_then_race,
     main_timeout_vs_immediate, main_timer_then_busy, microtasks_between_timers,
-    tick_before_promise, tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate,
-    timers_by_deadline,
+    refresh_timer_scenario, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
+    timer_timeout_vs_immediate, timers_by_deadline, unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -223,5 +223,31 @@ const SCENARIOS: &[Scenario] = &[
         about: "a late loop runs one duration's overdue timers before the next duration's",
         node: NodeOrder::Fixed,
         script: late_loop_runs_lists,
+    },
+    Scenario {
+        name: "unref_timer",
+        about: "an unref'd timer runs only while something else keeps the loop alive",
+        node: NodeOrder::Fixed,
+        script: unref_timer_scenario,
+    },
+    Scenario {
+        name: "refresh_timer",
+        about: "refresh() re-arms a 200 ms timer from 100 ms: it runs at 300 ms",
+        node: NodeOrder::Paced {
+            order: &[
+                "100 ms: refresh",
+                "250 ms",
+                "refreshed 200 ms timer",
+                "350 ms",
+            ],
+            // A stall of the refreshing callback past 50 ms puts the timer after 350 ms.
+            stalled: &[&[
+                "100 ms: refresh",
+                "250 ms",
+                "350 ms",
+                "refreshed 200 ms timer",
+            ]],
+        },
+        script: refresh_timer_scenario,
     },
 ];

@@ -11,8 +11,8 @@ use std::io::Write;
 
 use crate::{
     Interest, Promise, busy_wait, clear_interval, close, console_log, next_tick, once_ready, pipe,
-    queue_microtask, set_immediate, set_interval, set_timeout, spawn_async, spawn_async_promise,
-    watch,
+    queue_microtask, ref_timer, refresh_timer, set_immediate, set_interval, set_timeout,
+    spawn_async, spawn_async_promise, timer_has_ref, unref_timer, watch,
 };
 
 // ANCHOR: tick_before_promise
@@ -291,3 +291,37 @@ pub(crate) fn late_loop_runs_lists() {
     busy_wait(50);
 }
 // ANCHOR_END: late_loop_runs_lists
+
+// ANCHOR: unref_timer
+pub(crate) fn unref_timer_scenario() {
+    let a = set_timeout(|| console_log("unref 10 ms"), 10);
+    unref_timer(a);
+    let b = set_timeout(|| console_log("unref then ref 20 ms"), 20);
+    unref_timer(b);
+    ref_timer(b);
+    console_log(format!("hasRef {} {}", timer_has_ref(a), timer_has_ref(b)));
+    set_timeout(
+        || {
+            console_log("ref 100 ms");
+            let last = set_timeout(|| console_log("never"), 5000);
+            unref_timer(last);
+        },
+        100,
+    );
+}
+// ANCHOR_END: unref_timer
+
+// ANCHOR: refresh_timer
+pub(crate) fn refresh_timer_scenario() {
+    let timer = set_timeout(|| console_log("refreshed 200 ms timer"), 200);
+    set_timeout(
+        move || {
+            console_log("100 ms: refresh");
+            refresh_timer(timer);
+        },
+        100,
+    );
+    set_timeout(|| console_log("250 ms"), 250);
+    set_timeout(|| console_log("350 ms"), 350);
+}
+// ANCHOR_END: refresh_timer

@@ -37,6 +37,8 @@ struct Entry {
     start: u64,
     /// Its place in its list.
     seq: u64,
+    /// Whether it keeps the loop alive (Node's `ref()` and `unref()`).
+    refed: bool,
     callback: Option<TimerCallback>,
 }
 
@@ -57,6 +59,8 @@ pub(crate) struct Timers {
     lists: HashMap<u64, List>,
     queue: BTreeMap<(u64, u64), u64>,
     entries: HashMap<TimerId, Entry>,
+    /// How many entries keep the loop alive (Node's `refCount`).
+    refed: usize,
     next_seq: u64,
     next_list_id: u64,
 }
@@ -66,6 +70,7 @@ impl fmt::Debug for Timers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Timers")
             .field("armed", &self.entries.len())
+            .field("refed", &self.refed)
             .field("lists", &self.lists.len())
             .field("next_deadline", &self.next_deadline())
             .finish()
@@ -91,13 +96,14 @@ impl Timers {
     pub(crate) fn insert(&mut self, now: u64, delay: u64, callback: TimerCallback) -> TimerId {
         let id = TimerId(self.next_seq);
         self.next_seq += 1;
-        self.arm(id, clamp_delay(delay), now, callback);
+        self.refed += 1;
+        self.arm(id, clamp_delay(delay), now, callback, true);
         id
     }
 
     /// Node's `insert`: append the timer to its duration's list, making the list (due
     /// at this timer's deadline) if there is none.
-    fn arm(&mut self, id: TimerId, ms: u64, start: u64, callback: TimerCallback) {
+    fn arm(&mut self, id: TimerId, ms: u64, start: u64, callback: TimerCallback, refed: bool) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let list = self.lists.entry(ms).or_insert_with(|| {
@@ -117,6 +123,7 @@ impl Timers {
                 ms,
                 start,
                 seq,
+                refed,
                 callback: Some(callback),
             },
         );
@@ -126,6 +133,9 @@ impl Timers {
     /// held (dropping it may run arbitrary code). A list left empty goes, as in Node.
     pub(crate) fn remove(&mut self, id: TimerId) -> Option<TimerCallback> {
         let entry = self.entries.remove(&id)?;
+        if entry.refed {
+            self.refed -= 1;
+        }
         if let Some(list) = self.lists.get_mut(&entry.ms) {
             list.timers.remove(&entry.seq);
             if list.timers.is_empty() {
@@ -141,9 +151,49 @@ impl Timers {
         self.queue.keys().next().map(|&(expiry, _)| expiry)
     }
 
-    /// How many timers are armed (each keeps the loop alive).
-    pub(crate) fn len(&self) -> usize {
-        self.entries.len()
+    /// How many armed timers keep the loop alive: the unref'd ones do not.
+    pub(crate) fn refed(&self) -> usize {
+        self.refed
+    }
+
+    /// Sets whether `id` keeps the loop alive. Does nothing to a timer not armed.
+    pub(crate) fn set_refed(&mut self, id: TimerId, refed: bool) {
+        if let Some(entry) = self.entries.get_mut(&id)
+            && entry.refed != refed
+        {
+            entry.refed = refed;
+            if refed {
+                self.refed += 1;
+            } else {
+                self.refed -= 1;
+            }
+        }
+    }
+
+    /// Moves `id` to the end of its list, due a whole duration after `now`. Does
+    /// nothing to a timer not armed, nor to an interval while its callback runs (it is
+    /// re-armed after it, from the time read before it, as Node's re-arm then wins).
+    pub(crate) fn refresh(&mut self, id: TimerId, now: u64) {
+        let Some(entry) = self.entries.get_mut(&id) else {
+            return;
+        };
+        if entry.callback.is_none() {
+            return;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let old = std::mem::replace(&mut entry.seq, seq);
+        entry.start = now;
+        // The list keeps its expiry: the phase moves it when it finds the list early.
+        if let Some(list) = self.lists.get_mut(&entry.ms) {
+            list.timers.remove(&old);
+            list.timers.insert(seq, id);
+        }
+    }
+
+    /// Whether `id` is armed and keeps the loop alive.
+    pub(crate) fn is_refed(&self, id: TimerId) -> bool {
+        self.entries.get(&id).is_some_and(|entry| entry.refed)
     }
 
     /// Takes the next timer due at `now`, in Node's order: the first list in the queue,
@@ -179,8 +229,11 @@ impl Timers {
             list.timers.remove(&seq);
             let entry = self.entries.get_mut(&id)?;
             let callback = entry.callback.take()?;
-            if matches!(callback, TimerCallback::Once(_)) {
-                self.entries.remove(&id);
+            if matches!(callback, TimerCallback::Once(_))
+                && let Some(ran) = self.entries.remove(&id)
+                && ran.refed
+            {
+                self.refed -= 1;
             }
             return Some((id, callback));
         }
@@ -195,14 +248,14 @@ impl Timers {
         now: u64,
         callback: TimerCallback,
     ) -> Option<TimerCallback> {
-        if !self.entries.contains_key(&id) {
+        let Some(refed) = self.entries.get(&id).map(|entry| entry.refed) else {
             return Some(callback);
-        }
+        };
         let every = match &callback {
             TimerCallback::Repeat { every, .. } => *every,
             TimerCallback::Once(_) => return Some(callback),
         };
-        self.arm(id, every, now, callback);
+        self.arm(id, every, now, callback, refed);
         None
     }
 }
@@ -267,6 +320,57 @@ pub fn clear_timeout(id: TimerId) {
 /// Outside [`NodeLoop::run`](crate::NodeLoop::run).
 pub fn clear_interval(id: TimerId) {
     clear_timeout(id);
+}
+
+/// Node's `timeout.unref()`: the timer no longer keeps the loop alive. It still runs
+/// when due, if something else keeps the loop going until then.
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn unref_timer(id: TimerId) {
+    current("unref_timer")
+        .timers
+        .borrow_mut()
+        .set_refed(id, false);
+}
+
+/// Node's `timeout.ref()`: undoes [`unref_timer`].
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn ref_timer(id: TimerId) {
+    current("ref_timer").timers.borrow_mut().set_refed(id, true);
+}
+
+/// Node's `timeout.hasRef()`: whether the timer keeps the loop alive. A timer that
+/// ran or was cleared keeps nothing alive, and this says `false`; Node's `Timeout`
+/// object keeps its flag, and its `hasRef()` stays `true` unless it was unref'd.
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn timer_has_ref(id: TimerId) -> bool {
+    current("timer_has_ref").timers.borrow().is_refed(id)
+}
+
+/// Node's `timeout.refresh()`: re-arms the timer from now, with its own duration, at
+/// the end of its duration's list, as if it had just been set. It keeps its id and
+/// whether it was unref'd.
+///
+/// A timer that ran, or was cleared, is not re-armed. (Node keeps a `setTimeout`
+/// timer's callback after it ran, and `refresh()` runs it once more; here the callback
+/// is an `FnOnce`, gone once it ran.)
+///
+/// # Panics
+///
+/// Outside [`NodeLoop::run`](crate::NodeLoop::run).
+pub fn refresh_timer(id: TimerId) {
+    let inner = current("refresh_timer");
+    inner.update_time();
+    let now = inner.now.get();
+    inner.timers.borrow_mut().refresh(id, now);
 }
 
 #[cfg(test)]
