@@ -326,6 +326,62 @@ fn run_with_a_preload_is_node_require_and_run_is_node() {
     }
 }
 
+/// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws
+/// from a nextTick, and Node prints the error and exits with code 1, running neither
+/// the next tick nor the immediate. A panic in a callback ends oneloop's run the same
+/// way: it unwinds out of `run`, and nothing queued after it runs.
+#[test]
+fn an_uncaught_throw_ends_node_and_a_panic_ends_the_run() {
+    node_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = scripts_dir().join("throw/tick_throws.js");
+    let output = std::process::Command::new(NODE.program)
+        .arg(&script)
+        .env_remove("NODE_OPTIONS")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("node could not be started: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "node's exit; stderr:\n{stderr}"
+    );
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        ["main"],
+        "node's stdout"
+    );
+    assert!(stderr.contains("Error: boom"), "node's stderr:\n{stderr}");
+
+    let (logged, panic) = watchdog(ONELOOP_LIMIT, || {
+        let logged = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = |line: &'static str| {
+            let logged = std::rc::Rc::clone(&logged);
+            move || logged.borrow_mut().push(line)
+        };
+        let (second, immediate, main) = (log("second tick"), log("immediate"), log("main"));
+        let mut node = oneloop_node::NodeLoop::with_virtual_clock()?;
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            node.run(|| {
+                next_tick(|| panic!("boom"));
+                next_tick(second);
+                set_immediate(immediate);
+                main();
+            })
+        }));
+        let panic = match run {
+            Ok(report) => format!("no panic: the run returned {report:?}"),
+            Err(payload) => payload.downcast_ref::<&str>().unwrap_or(&"?").to_string(),
+        };
+        let lines = logged.borrow().clone();
+        Ok::<_, oneloop_node::NodeError>((lines, panic))
+    })
+    .unwrap_or_else(|e| panic!("oneloop failed: {e}"));
+    assert_eq!(panic, "boom", "the run's panic");
+    assert_eq!(logged, ["main"], "what ran on oneloop");
+}
+
 /// Node's own source says why the drain runs between every two callbacks: each of its
 /// timers module's three loops (immediates; timer lists; the timers of one list) calls
 /// `runNextTicks()` before every callback but the first. `tests/node/source/
