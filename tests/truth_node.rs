@@ -148,6 +148,8 @@ const LISTED: &[&str] = &[
     "late_loop_runs_lists",
     "unref_timer",
     "refresh_timer",
+    "delays_clamped",
+    "timers_phase_reads_clock_once",
 ];
 
 #[test]
@@ -324,6 +326,19 @@ fn run_with_a_preload_is_node_require_and_run_is_node() {
     if let Err(diff) = external::side_by_side("node", &node_alone, &alone) {
         panic!("run and node disagree; {diff}");
     }
+}
+
+/// Fails if a delay of 0 ms or of 2^31 ms is kept as it is rather than read as 1 ms.
+#[test]
+fn delays_clamped() {
+    check("delays_clamped");
+}
+
+/// Fails if the timers phase reads the clock again between two timers: the 60 ms timer
+/// would then run in the same phase as the busy one, before the immediate.
+#[test]
+fn timers_phase_reads_clock_once() {
+    check("timers_phase_reads_clock_once");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

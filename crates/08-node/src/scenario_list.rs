@@ -3,11 +3,12 @@
 
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
-    await_vs_then_chain, close_after_check, immediate_in_immediate, interval_cleared,
-    interval_slow_callback, io_timeout_vs_immediate, late_loop_runs_lists, main_busy_then_race,
-    main_timeout_vs_immediate, main_timer_then_busy, microtasks_between_timers,
-    refresh_timer_scenario, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
-    timer_timeout_vs_immediate, timers_by_deadline, unref_timer_scenario,
+    await_vs_then_chain, close_after_check, delays_clamped, immediate_in_immediate,
+    interval_cleared, interval_slow_callback, io_timeout_vs_immediate, late_loop_runs_lists,
+    main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
+    microtasks_between_timers, refresh_timer_scenario, tick_before_promise, tick_inside_immediate,
+    tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
+    timers_phase_reads_clock_once, unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -249,5 +250,21 @@ const SCENARIOS: &[Scenario] = &[
             ]],
         },
         script: refresh_timer_scenario,
+    },
+    Scenario {
+        name: "delays_clamped",
+        about: "0 ms and 2^31 ms are read as 1 ms: they join the 1 ms list",
+        node: NodeOrder::Fixed,
+        script: delays_clamped,
+    },
+    Scenario {
+        name: "timers_phase_reads_clock_once",
+        about: "a timer overdue by the end of a busy timer waits for the next timers phase",
+        node: NodeOrder::Paced {
+            order: &["10 ms, busy 100 ms", "immediate", "60 ms"],
+            // A stall of 50 ms before the first timers phase puts both timers in it.
+            stalled: &[&["10 ms, busy 100 ms", "60 ms", "immediate"]],
+        },
+        script: timers_phase_reads_clock_once,
     },
 ];

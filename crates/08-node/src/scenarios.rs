@@ -325,3 +325,24 @@ pub(crate) fn refresh_timer_scenario() {
     set_timeout(|| console_log("350 ms"), 350);
 }
 // ANCHOR_END: refresh_timer
+
+pub(crate) fn delays_clamped() {
+    set_timeout(|| console_log("50 ms"), 50);
+    set_timeout(|| console_log("2^31 ms"), 1 << 31);
+    set_timeout(|| console_log("0 ms"), 0);
+    set_timeout(|| console_log("1 ms"), 1);
+}
+
+// ANCHOR: timers_phase_reads_clock_once
+pub(crate) fn timers_phase_reads_clock_once() {
+    set_timeout(
+        || {
+            console_log("10 ms, busy 100 ms");
+            set_immediate(|| console_log("immediate"));
+            busy_wait(100);
+        },
+        10,
+    );
+    set_timeout(|| console_log("60 ms"), 60);
+}
+// ANCHOR_END: timers_phase_reads_clock_once
