@@ -150,6 +150,7 @@ const LISTED: &[&str] = &[
     "refresh_timer",
     "delays_clamped",
     "timers_phase_reads_clock_once",
+    "same_deadline_lists",
 ];
 
 #[test]
@@ -339,6 +340,13 @@ fn delays_clamped() {
 #[test]
 fn timers_phase_reads_clock_once() {
     check("timers_phase_reads_clock_once");
+}
+
+/// Fails if a list keeps its id when its expiry moves: T2's list would then come
+/// before U's on the virtual clock, where the two deadlines are equal.
+#[test]
+fn same_deadline_lists() {
+    check("same_deadline_lists");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

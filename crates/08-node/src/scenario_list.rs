@@ -6,8 +6,8 @@ use crate::scenarios::{
     await_vs_then_chain, close_after_check, delays_clamped, immediate_in_immediate,
     interval_cleared, interval_slow_callback, io_timeout_vs_immediate, late_loop_runs_lists,
     main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
-    microtasks_between_timers, refresh_timer_scenario, tick_before_promise, tick_inside_immediate,
-    tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
+    microtasks_between_timers, refresh_timer_scenario, same_deadline_lists, tick_before_promise,
+    tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
     timers_phase_reads_clock_once, unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
@@ -266,5 +266,14 @@ const SCENARIOS: &[Scenario] = &[
             stalled: &[&["10 ms, busy 100 ms", "60 ms", "immediate"]],
         },
         script: timers_phase_reads_clock_once,
+    },
+    Scenario {
+        name: "same_deadline_lists",
+        about: "two lists due at the same time: the one whose expiry moved last runs last",
+        node: NodeOrder::Either(&[
+            &["T1 10 ms", "U 7 ms, set at 8", "T2 10 ms, set at 5"],
+            &["T1 10 ms", "T2 10 ms, set at 5", "U 7 ms, set at 8"],
+        ]),
+        script: same_deadline_lists,
     },
 ];

@@ -346,3 +346,19 @@ pub(crate) fn timers_phase_reads_clock_once() {
     set_timeout(|| console_log("60 ms"), 60);
 }
 // ANCHOR_END: timers_phase_reads_clock_once
+
+pub(crate) fn same_deadline_lists() {
+    set_timeout(|| console_log("T1 10 ms"), 10);
+    set_timeout(
+        || {
+            set_timeout(|| console_log("T2 10 ms, set at 5"), 10);
+        },
+        5,
+    );
+    set_timeout(
+        || {
+            set_timeout(|| console_log("U 7 ms, set at 8"), 7);
+        },
+        8,
+    );
+}
