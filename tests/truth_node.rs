@@ -151,6 +151,7 @@ const LISTED: &[&str] = &[
     "delays_clamped",
     "timers_phase_reads_clock_once",
     "same_deadline_lists",
+    "clear_due_timer",
 ];
 
 #[test]
@@ -347,6 +348,11 @@ fn timers_phase_reads_clock_once() {
 #[test]
 fn same_deadline_lists() {
     check("same_deadline_lists");
+}
+
+#[test]
+fn clear_due_timer() {
+    check("clear_due_timer");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

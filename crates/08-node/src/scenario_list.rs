@@ -3,9 +3,9 @@
 
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
-    await_vs_then_chain, close_after_check, delays_clamped, immediate_in_immediate,
-    interval_cleared, interval_slow_callback, io_timeout_vs_immediate, late_loop_runs_lists,
-    main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
+    await_vs_then_chain, clear_due_timer, close_after_check, delays_clamped,
+    immediate_in_immediate, interval_cleared, interval_slow_callback, io_timeout_vs_immediate,
+    late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
     microtasks_between_timers, refresh_timer_scenario, same_deadline_lists, tick_before_promise,
     tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
     timers_phase_reads_clock_once, unref_timer_scenario,
@@ -275,5 +275,11 @@ const SCENARIOS: &[Scenario] = &[
             &["T1 10 ms", "T2 10 ms, set at 5", "U 7 ms, set at 8"],
         ]),
         script: same_deadline_lists,
+    },
+    Scenario {
+        name: "clear_due_timer",
+        about: "a due timer cleared by an earlier one in the same phase does not run",
+        node: NodeOrder::Fixed,
+        script: clear_due_timer,
     },
 ];

@@ -10,9 +10,9 @@
 use std::io::Write;
 
 use crate::{
-    Interest, Promise, busy_wait, clear_interval, close, console_log, next_tick, once_ready, pipe,
-    queue_microtask, ref_timer, refresh_timer, set_immediate, set_interval, set_timeout,
-    spawn_async, spawn_async_promise, timer_has_ref, unref_timer, watch,
+    Interest, Promise, busy_wait, clear_interval, clear_timeout, close, console_log, next_tick,
+    once_ready, pipe, queue_microtask, ref_timer, refresh_timer, set_immediate, set_interval,
+    set_timeout, spawn_async, spawn_async_promise, timer_has_ref, unref_timer, watch,
 };
 
 // ANCHOR: tick_before_promise
@@ -361,4 +361,26 @@ pub(crate) fn same_deadline_lists() {
         },
         8,
     );
+}
+
+pub(crate) fn clear_due_timer() {
+    let timers = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let cleared = std::rc::Rc::clone(&timers);
+    let a = set_timeout(
+        move || {
+            console_log("A clears B");
+            clear_timeout(cleared.borrow()[1]);
+            next_tick(move || {
+                console_log("tick clears C");
+                clear_timeout(cleared.borrow()[2]);
+            });
+        },
+        0,
+    );
+    timers.borrow_mut().push(a);
+    let b = set_timeout(|| console_log("B"), 0);
+    timers.borrow_mut().push(b);
+    let c = set_timeout(|| console_log("C"), 0);
+    timers.borrow_mut().push(c);
+    set_timeout(|| console_log("50 ms"), 50);
 }
