@@ -411,6 +411,36 @@ fn an_uncaught_throw_ends_node_and_a_panic_ends_the_run() {
     assert_eq!(logged, ["main"], "what ran on oneloop");
 }
 
+/// What an `await` and a `return` cost on Node, counted against a then chain queued
+/// beside them (`tests/node/hops/await_costs.js`): one microtask to await a plain value
+/// or a native promise, two to await a thenable that settles in its `then`, three
+/// before a `then` on an async function that returned a promise. The chapter's note on
+/// await costs rests on these; oneloop's side of the promise cases is in the scenarios
+/// `await_vs_then_chain` and `async_returns_promise`.
+#[test]
+fn nodes_await_costs_are_the_chapters() {
+    node_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = scripts_dir().join("hops/await_costs.js");
+    let lines = NODE
+        .run(&[], &script, &["NODE_OPTIONS"], NODE_LIMIT)
+        .unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        lines,
+        [
+            "await a plain value",
+            "await a native promise",
+            "then on an async function that returns a value",
+            "link 1",
+            "await a thenable",
+            "link 2",
+            "then on an async function that returns a promise",
+            "link 3",
+            "link 4",
+        ],
+        "Node's await costs are no longer what chapter 8 says"
+    );
+}
+
 /// Node's own source says why the drain runs between every two callbacks: each of its
 /// timers module's three loops (immediates; timer lists; the timers of one list) calls
 /// `runNextTicks()` before every callback but the first. `tests/node/source/
