@@ -6,9 +6,10 @@ use crate::scenarios::{
     await_vs_then_chain, clear_due_timer, close_after_check, delays_clamped,
     immediate_in_immediate, interval_cleared, interval_slow_callback, io_timeout_vs_immediate,
     late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
-    microtasks_between_timers, refresh_timer_scenario, same_deadline_lists, tick_before_promise,
-    tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
-    timers_phase_reads_clock_once, unref_timer_scenario,
+    microtasks_between_timers, refresh_in_own_interval, refresh_timer_scenario,
+    same_deadline_lists, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
+    timer_timeout_vs_immediate, timers_by_deadline, timers_phase_reads_clock_once,
+    unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -281,5 +282,15 @@ const SCENARIOS: &[Scenario] = &[
         about: "a due timer cleared by an earlier one in the same phase does not run",
         node: NodeOrder::Fixed,
         script: clear_due_timer,
+    },
+    Scenario {
+        name: "refresh_in_own_interval",
+        about: "an interval refreshed from its own callback keeps its pace",
+        node: NodeOrder::Paced {
+            order: &["run 1", "run 2", "240 ms", "run 3"],
+            // A stall of 40 ms before the second run puts it after the timer.
+            stalled: &[&["run 1", "240 ms", "run 2", "run 3"]],
+        },
+        script: refresh_in_own_interval,
     },
 ];

@@ -384,3 +384,25 @@ pub(crate) fn clear_due_timer() {
     timers.borrow_mut().push(c);
     set_timeout(|| console_log("50 ms"), 50);
 }
+
+pub(crate) fn refresh_in_own_interval() {
+    let id = std::rc::Rc::new(std::cell::Cell::new(None));
+    let handle = std::rc::Rc::clone(&id);
+    let mut n = 0;
+    let interval = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("run {n}"));
+            busy_wait(50);
+            if let Some(interval) = handle.get() {
+                refresh_timer(interval);
+                if n == 3 {
+                    clear_interval(interval);
+                }
+            }
+        },
+        100,
+    );
+    id.set(Some(interval));
+    set_timeout(|| console_log("240 ms"), 240);
+}
