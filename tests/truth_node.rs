@@ -153,6 +153,7 @@ const LISTED: &[&str] = &[
     "same_deadline_lists",
     "clear_due_timer",
     "refresh_in_own_interval",
+    "close_order",
 ];
 
 #[test]
@@ -361,6 +362,13 @@ fn clear_due_timer() {
 #[test]
 fn refresh_in_own_interval() {
     check("refresh_in_own_interval");
+}
+
+/// Fails if the close phase runs its callbacks in the order of the closes: libuv's
+/// closing list runs the last one closed first.
+#[test]
+fn close_order() {
+    check("close_order");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

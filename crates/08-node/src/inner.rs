@@ -48,6 +48,7 @@ pub(crate) struct Inner {
     pub(crate) timers: RefCell<Timers>,
     pub(crate) pending: RefCell<VecDeque<Job>>,
     pub(crate) immediates: RefCell<VecDeque<Job>>,
+    /// Close callbacks, the last closed first (see [`Inner::queue_close`]).
     pub(crate) closing: RefCell<VecDeque<Job>>,
     pub(crate) io: RefCell<Io>,
     pub(crate) tasks: RefCell<Tasks>,
@@ -135,6 +136,14 @@ impl Inner {
             next_timer: self.timers.borrow().next_deadline(),
             now: self.now.get(),
         }
+    }
+
+    /// libuv's `uv_close`, for its callback: libuv keeps the handles being closed in a
+    /// singly linked list and puts each new one at its head, so the close phase runs
+    /// the callback of the last handle closed first. (A watch closed from inside its
+    /// own callback is queued when that callback returns.)
+    pub(crate) fn queue_close(&self, on_close: Job) {
+        self.closing.borrow_mut().push_front(on_close);
     }
 
     // ANCHOR: run_macrotask

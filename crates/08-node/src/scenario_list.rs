@@ -3,7 +3,7 @@
 
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
-    await_vs_then_chain, clear_due_timer, close_after_check, delays_clamped,
+    await_vs_then_chain, clear_due_timer, close_after_check, close_order, delays_clamped,
     immediate_in_immediate, interval_cleared, interval_slow_callback, io_timeout_vs_immediate,
     late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
     microtasks_between_timers, refresh_in_own_interval, refresh_timer_scenario,
@@ -292,5 +292,11 @@ const SCENARIOS: &[Scenario] = &[
             stalled: &[&["run 1", "240 ms", "run 2", "run 3"]],
         },
         script: refresh_in_own_interval,
+    },
+    Scenario {
+        name: "close_order",
+        about: "two handles closed in one callback: the close phase runs the last closed first",
+        node: NodeOrder::Fixed,
+        script: close_order,
     },
 ];

@@ -406,3 +406,26 @@ pub(crate) fn refresh_in_own_interval() {
     id.set(Some(interval));
     set_timeout(|| console_log("240 ms"), 240);
 }
+
+// ANCHOR: close_order
+pub(crate) fn close_order() {
+    let listener = crate::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a listener on 127.0.0.1");
+    let address = listener.local_addr().expect("the listener's address");
+    let a = crate::TcpStream::connect(address).expect("a connecting socket");
+    once_ready(a, Interest::WRITABLE, move |a| {
+        let a = watch(a, Interest::READABLE, |_| {}).expect("a registers");
+        let b = crate::TcpStream::connect(address).expect("a second connecting socket");
+        once_ready(b, Interest::WRITABLE, move |b| {
+            drop(listener);
+            console_log("both connected");
+            let b = watch(b, Interest::READABLE, |_| {}).expect("b registers");
+            close(a, || console_log("a closed")).expect("a deregisters");
+            close(b, || console_log("b closed")).expect("b deregisters");
+            set_immediate(|| console_log("immediate"));
+        })
+        .expect("b registers");
+    })
+    .expect("a registers");
+}
+// ANCHOR_END: close_order
