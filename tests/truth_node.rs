@@ -145,6 +145,15 @@ const LISTED: &[&str] = &[
     "async_returns_promise",
     "async_quiz",
     "timers_by_deadline",
+    "late_loop_runs_lists",
+    "unref_timer",
+    "refresh_timer",
+    "delays_clamped",
+    "timers_phase_reads_clock_once",
+    "same_deadline_lists",
+    "clear_due_timer",
+    "refresh_in_own_interval",
+    "close_order",
 ];
 
 #[test]
@@ -250,6 +259,27 @@ fn timers_by_deadline() {
     check("timers_by_deadline");
 }
 
+/// Fails if the timers phase runs every overdue timer strictly by deadline: the 12 ms
+/// timer would then come between the two 10 ms ones.
+#[test]
+fn late_loop_runs_lists() {
+    check("late_loop_runs_lists");
+}
+
+/// Fails if an unref'd timer keeps the loop alive (the last one would run), or if
+/// `unref_timer` stops it from running while another timer keeps the loop alive.
+#[test]
+fn unref_timer() {
+    check("unref_timer");
+}
+
+/// Fails if `refresh_timer` leaves the timer due at its first deadline (it would run
+/// before the 250 ms timer), or re-arms it from a time other than now.
+#[test]
+fn refresh_timer() {
+    check("refresh_timer");
+}
+
 /// The preload check's two programs on oneloop: `setup` for `tests/node/preload/setup.js`
 /// and `main` for `main.js`.
 fn preload_setup() {
@@ -300,6 +330,131 @@ fn run_with_a_preload_is_node_require_and_run_is_node() {
     if let Err(diff) = external::side_by_side("node", &node_alone, &alone) {
         panic!("run and node disagree; {diff}");
     }
+}
+
+/// Fails if a delay of 0 ms or of 2^31 ms is kept as it is rather than read as 1 ms.
+#[test]
+fn delays_clamped() {
+    check("delays_clamped");
+}
+
+/// Fails if the timers phase reads the clock again between two timers: the 60 ms timer
+/// would then run in the same phase as the busy one, before the immediate.
+#[test]
+fn timers_phase_reads_clock_once() {
+    check("timers_phase_reads_clock_once");
+}
+
+/// Fails if a list keeps its id when its expiry moves: T2's list would then come
+/// before U's on the virtual clock, where the two deadlines are equal.
+#[test]
+fn same_deadline_lists() {
+    check("same_deadline_lists");
+}
+
+#[test]
+fn clear_due_timer() {
+    check("clear_due_timer");
+}
+
+/// Fails if `refresh_timer` re-arms an interval from inside its own callback: the
+/// second run would then come 50 ms late, after the 240 ms timer.
+#[test]
+fn refresh_in_own_interval() {
+    check("refresh_in_own_interval");
+}
+
+/// Fails if the close phase runs its callbacks in the order of the closes: libuv's
+/// closing list runs the last one closed first.
+#[test]
+fn close_order() {
+    check("close_order");
+}
+
+/// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws
+/// from a nextTick, and Node prints the error and exits with code 1, running neither
+/// the next tick nor the immediate. A panic in a callback ends oneloop's run the same
+/// way: it unwinds out of `run`, and nothing queued after it runs.
+#[test]
+fn an_uncaught_throw_ends_node_and_a_panic_ends_the_run() {
+    node_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = scripts_dir().join("throw/tick_throws.js");
+    let output = std::process::Command::new(NODE.program)
+        .arg(&script)
+        .env_remove("NODE_OPTIONS")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("node could not be started: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "node's exit; stderr:\n{stderr}"
+    );
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        ["main"],
+        "node's stdout"
+    );
+    assert!(stderr.contains("Error: boom"), "node's stderr:\n{stderr}");
+
+    let (logged, panic) = watchdog(ONELOOP_LIMIT, || {
+        let logged = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = |line: &'static str| {
+            let logged = std::rc::Rc::clone(&logged);
+            move || logged.borrow_mut().push(line)
+        };
+        let (second, immediate, main) = (log("second tick"), log("immediate"), log("main"));
+        let mut node = oneloop_node::NodeLoop::with_virtual_clock()?;
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            node.run(|| {
+                next_tick(|| panic!("boom"));
+                next_tick(second);
+                set_immediate(immediate);
+                main();
+            })
+        }));
+        let panic = match run {
+            Ok(report) => format!("no panic: the run returned {report:?}"),
+            Err(payload) => payload.downcast_ref::<&str>().unwrap_or(&"?").to_string(),
+        };
+        let lines = logged.borrow().clone();
+        Ok::<_, oneloop_node::NodeError>((lines, panic))
+    })
+    .unwrap_or_else(|e| panic!("oneloop failed: {e}"));
+    assert_eq!(panic, "boom", "the run's panic");
+    assert_eq!(logged, ["main"], "what ran on oneloop");
+}
+
+/// What an `await` and a `return` cost on Node, counted against a then chain queued
+/// beside them (`tests/node/hops/await_costs.js`): one microtask to await a plain value
+/// or a native promise, two to await a thenable that settles in its `then`, three
+/// before a `then` on an async function that returned a promise. The chapter's note on
+/// await costs rests on these; oneloop's side of the promise cases is in the scenarios
+/// `await_vs_then_chain` and `async_returns_promise`.
+#[test]
+fn nodes_await_costs_are_the_chapters() {
+    node_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = scripts_dir().join("hops/await_costs.js");
+    let lines = NODE
+        .run(&[], &script, &["NODE_OPTIONS"], NODE_LIMIT)
+        .unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        lines,
+        [
+            "await a plain value",
+            "await a native promise",
+            "then on an async function that returns a value",
+            "link 1",
+            "await a thenable",
+            "link 2",
+            "then on an async function that returns a promise",
+            "link 3",
+            "link 4",
+        ],
+        "Node's await costs are no longer what chapter 8 says"
+    );
 }
 
 /// Node's own source says why the drain runs between every two callbacks: each of its

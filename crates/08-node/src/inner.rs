@@ -48,6 +48,7 @@ pub(crate) struct Inner {
     pub(crate) timers: RefCell<Timers>,
     pub(crate) pending: RefCell<VecDeque<Job>>,
     pub(crate) immediates: RefCell<VecDeque<Job>>,
+    /// Close callbacks, the last closed first (see [`Inner::queue_close`]).
     pub(crate) closing: RefCell<VecDeque<Job>>,
     pub(crate) io: RefCell<Io>,
     pub(crate) tasks: RefCell<Tasks>,
@@ -112,11 +113,11 @@ impl Inner {
 
     // ANCHOR: alive
     /// libuv's `uv__loop_alive`: is there anything that could still run a callback?
-    /// Armed timers, open watches, queued immediates (Node's idle handle), pending and
-    /// close callbacks. A pending promise is not on the list: nothing in the loop
+    /// Armed timers (but not unref'd ones), open watches, queued immediates (Node's
+    /// idle handle), pending and close callbacks. A pending promise is not on the list: nothing in the loop
     /// would ever settle it, and Node exits with it pending too.
     pub(crate) fn alive(&self) -> bool {
-        self.timers.borrow().len() > 0
+        self.timers.borrow().refed() > 0
             || self.io.borrow().len() > 0
             || !self.immediates.borrow().is_empty()
             || !self.pending.borrow().is_empty()
@@ -135,6 +136,14 @@ impl Inner {
             next_timer: self.timers.borrow().next_deadline(),
             now: self.now.get(),
         }
+    }
+
+    /// libuv's `uv_close`, for its callback: libuv keeps the handles being closed in a
+    /// singly linked list and puts each new one at its head, so the close phase runs
+    /// the callback of the last handle closed first. (A watch closed from inside its
+    /// own callback is queued when that callback returns.)
+    pub(crate) fn queue_close(&self, on_close: Job) {
+        self.closing.borrow_mut().push_front(on_close);
     }
 
     // ANCHOR: run_macrotask

@@ -87,7 +87,10 @@ pub use queues::{Job, Queues, next_tick, queue_microtask};
 pub use quiz::{async_quiz, phases_quiz, run_quiz};
 pub use task::{spawn_async, spawn_async_promise};
 pub use timeout::poll_timeout;
-pub use timers::{TimerId, clamp_delay, clear_interval, clear_timeout, set_interval, set_timeout};
+pub use timers::{
+    TimerId, clamp_delay, clear_interval, clear_timeout, ref_timer, refresh_timer, set_interval,
+    set_timeout, timer_has_ref, unref_timer,
+};
 pub use watch::{WatchId, close, once_ready, watch};
 
 /// What this stage lends to the truth suite and the stepper: named scenarios,

@@ -280,7 +280,7 @@ impl NodeLoop {
                         .borrow_mut()
                         .after_fire(token, watched, interest, keep)?;
                     if let Some(job) = closed.on_close {
-                        inner.closing.borrow_mut().push_back(job);
+                        inner.queue_close(job);
                     }
                     // The spent watch is dropped with no borrow held.
                     drop(closed.watched);

@@ -3,11 +3,13 @@
 
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
-    await_vs_then_chain, close_after_check, immediate_in_immediate, interval_cleared,
-    interval_slow_callback, io_timeout_vs_immediate, main_busy_then_race,
-    main_timeout_vs_immediate, main_timer_then_busy, microtasks_between_timers,
-    tick_before_promise, tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate,
-    timers_by_deadline,
+    await_vs_then_chain, clear_due_timer, close_after_check, close_order, delays_clamped,
+    immediate_in_immediate, interval_cleared, interval_slow_callback, io_timeout_vs_immediate,
+    late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
+    microtasks_between_timers, refresh_in_own_interval, refresh_timer_scenario,
+    same_deadline_lists, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
+    timer_timeout_vs_immediate, timers_by_deadline, timers_phase_reads_clock_once,
+    unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -217,5 +219,84 @@ const SCENARIOS: &[Scenario] = &[
         about: "timers run by deadline, not by the order they were set",
         node: NodeOrder::Fixed,
         script: timers_by_deadline,
+    },
+    Scenario {
+        name: "late_loop_runs_lists",
+        about: "a late loop runs one duration's overdue timers before the next duration's",
+        node: NodeOrder::Fixed,
+        script: late_loop_runs_lists,
+    },
+    Scenario {
+        name: "unref_timer",
+        about: "an unref'd timer runs only while something else keeps the loop alive",
+        node: NodeOrder::Fixed,
+        script: unref_timer_scenario,
+    },
+    Scenario {
+        name: "refresh_timer",
+        about: "refresh() re-arms a 200 ms timer from 100 ms: it runs at 300 ms",
+        node: NodeOrder::Paced {
+            order: &[
+                "100 ms: refresh",
+                "250 ms",
+                "refreshed 200 ms timer",
+                "350 ms",
+            ],
+            // A stall of the refreshing callback past 50 ms puts the timer after 350 ms.
+            stalled: &[&[
+                "100 ms: refresh",
+                "250 ms",
+                "350 ms",
+                "refreshed 200 ms timer",
+            ]],
+        },
+        script: refresh_timer_scenario,
+    },
+    Scenario {
+        name: "delays_clamped",
+        about: "0 ms and 2^31 ms are read as 1 ms: they join the 1 ms list",
+        node: NodeOrder::Fixed,
+        script: delays_clamped,
+    },
+    Scenario {
+        name: "timers_phase_reads_clock_once",
+        about: "a timer overdue by the end of a busy timer waits for the next timers phase",
+        node: NodeOrder::Paced {
+            order: &["10 ms, busy 100 ms", "immediate", "60 ms"],
+            // A stall of 50 ms before the first timers phase puts both timers in it.
+            stalled: &[&["10 ms, busy 100 ms", "60 ms", "immediate"]],
+        },
+        script: timers_phase_reads_clock_once,
+    },
+    Scenario {
+        name: "same_deadline_lists",
+        about: "two lists due at the same time: the one whose expiry moved last runs last",
+        node: NodeOrder::Either(&[
+            &["T1 10 ms", "U 7 ms, set at 8", "T2 10 ms, set at 5"],
+            &["T1 10 ms", "T2 10 ms, set at 5", "U 7 ms, set at 8"],
+        ]),
+        script: same_deadline_lists,
+    },
+    Scenario {
+        name: "clear_due_timer",
+        about: "a due timer cleared by an earlier one in the same phase does not run",
+        node: NodeOrder::Fixed,
+        script: clear_due_timer,
+    },
+    Scenario {
+        name: "refresh_in_own_interval",
+        about: "an interval refreshed from its own callback keeps its pace",
+        node: NodeOrder::Paced {
+            order: &["run 1", "run 2", "240 ms", "run 3"],
+            // A stall of 40 ms before the second run puts it after the timer.
+            stalled: &[&["run 1", "240 ms", "run 2", "run 3"]],
+        },
+        script: refresh_in_own_interval,
+    },
+    Scenario {
+        name: "close_order",
+        about: "two handles closed in one callback: the close phase runs the last closed first",
+        node: NodeOrder::Fixed,
+        script: close_order,
     },
 ];

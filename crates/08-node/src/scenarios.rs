@@ -10,9 +10,9 @@
 use std::io::Write;
 
 use crate::{
-    Interest, Promise, busy_wait, clear_interval, close, console_log, next_tick, once_ready, pipe,
-    queue_microtask, set_immediate, set_interval, set_timeout, spawn_async, spawn_async_promise,
-    watch,
+    Interest, Promise, busy_wait, clear_interval, clear_timeout, close, console_log, next_tick,
+    once_ready, pipe, queue_microtask, ref_timer, refresh_timer, set_immediate, set_interval,
+    set_timeout, spawn_async, spawn_async_promise, timer_has_ref, unref_timer, watch,
 };
 
 // ANCHOR: tick_before_promise
@@ -281,3 +281,151 @@ pub(crate) fn timers_by_deadline() {
     set_timeout(|| console_log("200 ms"), 200);
     set_timeout(|| console_log("0 ms"), 0);
 }
+
+// ANCHOR: late_loop_runs_lists
+pub(crate) fn late_loop_runs_lists() {
+    set_timeout(|| console_log("10 ms, first"), 10);
+    set_timeout(|| console_log("12 ms"), 12);
+    busy_wait(5);
+    set_timeout(|| console_log("10 ms, second"), 10);
+    busy_wait(50);
+}
+// ANCHOR_END: late_loop_runs_lists
+
+// ANCHOR: unref_timer
+pub(crate) fn unref_timer_scenario() {
+    let a = set_timeout(|| console_log("unref 10 ms"), 10);
+    unref_timer(a);
+    let b = set_timeout(|| console_log("unref then ref 20 ms"), 20);
+    unref_timer(b);
+    ref_timer(b);
+    console_log(format!("hasRef {} {}", timer_has_ref(a), timer_has_ref(b)));
+    set_timeout(
+        || {
+            console_log("ref 100 ms");
+            let last = set_timeout(|| console_log("never"), 5000);
+            unref_timer(last);
+        },
+        100,
+    );
+}
+// ANCHOR_END: unref_timer
+
+// ANCHOR: refresh_timer
+pub(crate) fn refresh_timer_scenario() {
+    let timer = set_timeout(|| console_log("refreshed 200 ms timer"), 200);
+    set_timeout(
+        move || {
+            console_log("100 ms: refresh");
+            refresh_timer(timer);
+        },
+        100,
+    );
+    set_timeout(|| console_log("250 ms"), 250);
+    set_timeout(|| console_log("350 ms"), 350);
+}
+// ANCHOR_END: refresh_timer
+
+pub(crate) fn delays_clamped() {
+    set_timeout(|| console_log("50 ms"), 50);
+    set_timeout(|| console_log("2^31 ms"), 1 << 31);
+    set_timeout(|| console_log("0 ms"), 0);
+    set_timeout(|| console_log("1 ms"), 1);
+}
+
+// ANCHOR: timers_phase_reads_clock_once
+pub(crate) fn timers_phase_reads_clock_once() {
+    set_timeout(
+        || {
+            console_log("10 ms, busy 100 ms");
+            set_immediate(|| console_log("immediate"));
+            busy_wait(100);
+        },
+        10,
+    );
+    set_timeout(|| console_log("60 ms"), 60);
+}
+// ANCHOR_END: timers_phase_reads_clock_once
+
+pub(crate) fn same_deadline_lists() {
+    set_timeout(|| console_log("T1 10 ms"), 10);
+    set_timeout(
+        || {
+            set_timeout(|| console_log("T2 10 ms, set at 5"), 10);
+        },
+        5,
+    );
+    set_timeout(
+        || {
+            set_timeout(|| console_log("U 7 ms, set at 8"), 7);
+        },
+        8,
+    );
+}
+
+pub(crate) fn clear_due_timer() {
+    let timers = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let cleared = std::rc::Rc::clone(&timers);
+    let a = set_timeout(
+        move || {
+            console_log("A clears B");
+            clear_timeout(cleared.borrow()[1]);
+            next_tick(move || {
+                console_log("tick clears C");
+                clear_timeout(cleared.borrow()[2]);
+            });
+        },
+        0,
+    );
+    timers.borrow_mut().push(a);
+    let b = set_timeout(|| console_log("B"), 0);
+    timers.borrow_mut().push(b);
+    let c = set_timeout(|| console_log("C"), 0);
+    timers.borrow_mut().push(c);
+    set_timeout(|| console_log("50 ms"), 50);
+}
+
+pub(crate) fn refresh_in_own_interval() {
+    let id = std::rc::Rc::new(std::cell::Cell::new(None));
+    let handle = std::rc::Rc::clone(&id);
+    let mut n = 0;
+    let interval = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("run {n}"));
+            busy_wait(50);
+            if let Some(interval) = handle.get() {
+                refresh_timer(interval);
+                if n == 3 {
+                    clear_interval(interval);
+                }
+            }
+        },
+        100,
+    );
+    id.set(Some(interval));
+    set_timeout(|| console_log("240 ms"), 240);
+}
+
+// ANCHOR: close_order
+pub(crate) fn close_order() {
+    let listener = crate::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a listener on 127.0.0.1");
+    let address = listener.local_addr().expect("the listener's address");
+    let a = crate::TcpStream::connect(address).expect("a connecting socket");
+    once_ready(a, Interest::WRITABLE, move |a| {
+        let a = watch(a, Interest::READABLE, |_| {}).expect("a registers");
+        let b = crate::TcpStream::connect(address).expect("a second connecting socket");
+        once_ready(b, Interest::WRITABLE, move |b| {
+            drop(listener);
+            console_log("both connected");
+            let b = watch(b, Interest::READABLE, |_| {}).expect("b registers");
+            close(a, || console_log("a closed")).expect("a deregisters");
+            close(b, || console_log("b closed")).expect("b deregisters");
+            set_immediate(|| console_log("immediate"));
+        })
+        .expect("b registers");
+    })
+    .expect("a registers");
+}
+// ANCHOR_END: close_order

@@ -135,7 +135,8 @@ pub fn watch<S: Source + 'static>(
 }
 
 /// libuv's `uv_close`: stops watching `id` and queues `on_close` for the next close
-/// phase. The source is dropped, which closes its file descriptor. Closing a request
+/// phase, ahead of the close callbacks already queued (libuv runs the last handle
+/// closed first). The source is dropped, which closes its file descriptor. Closing a request
 /// that already fired still runs `on_close`; a watch closed from inside its own
 /// callback is closed when that callback returns.
 ///
@@ -146,7 +147,7 @@ pub fn close(id: WatchId, on_close: impl FnOnce() + 'static) -> io::Result<()> {
     let inner = current("close");
     let closed = inner.io.borrow_mut().close(id, Box::new(on_close))?;
     if let Some(job) = closed.on_close {
-        inner.closing.borrow_mut().push_back(job);
+        inner.queue_close(job);
     }
     // The watch and any second close callback are dropped here, no borrow held.
     drop(closed.watched);

@@ -5,7 +5,8 @@ use std::io::{Read, Write};
 use std::rc::Rc;
 
 use oneloop_node::{
-    Interest, NodeLoop, Promise, WatchId, close, console_log, once_ready, pipe, spawn_async, watch,
+    Interest, NodeLoop, Promise, WatchId, clear_timeout, close, console_log, once_ready, pipe,
+    set_interval, set_timeout, spawn_async, timer_has_ref, unref_timer, watch,
 };
 use oneloop_testkit::watchdog_default;
 
@@ -94,5 +95,64 @@ fn a_once_ready_request_keeps_the_loop_alive_until_its_callback_runs() {
             .expect("the run ends");
         assert_eq!(report.output, ["ready"]);
         assert_eq!(report.iterations, 1);
+    });
+}
+
+/// An unref'd interval alone keeps nothing alive: the run ends after the main script,
+/// with zero iterations, and the interval never runs. Node 20 prints only `main` for
+/// `const t = setInterval(f, 10); t.unref(); console.log('main')` and exits.
+#[test]
+fn an_unrefd_interval_alone_does_not_keep_the_loop_alive() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::with_virtual_clock().expect("a poller");
+        let report = node
+            .run(|| {
+                let interval = set_interval(|| console_log("interval"), 10);
+                unref_timer(interval);
+                console_log("main");
+            })
+            .expect("the run ends");
+        assert_eq!(report.output, ["main"]);
+        assert_eq!(report.iterations, 0);
+    });
+}
+
+/// `timer_has_ref` asks whether a timer is armed and keeps the loop alive: `true` for
+/// a timer just set, `false` once it was unref'd, once it ran, or once it was cleared.
+/// (Node's `hasRef()` reads a flag of the `Timeout` object, which stays `true` after
+/// the timer ran or was cleared.)
+#[test]
+fn timer_has_ref_is_false_once_a_timer_ran_or_was_cleared() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::with_virtual_clock().expect("a poller");
+        let report = node
+            .run(|| {
+                let ran = set_timeout(|| {}, 1);
+                let cleared = set_timeout(|| {}, 5);
+                let unrefd = set_timeout(|| {}, 5);
+                unref_timer(unrefd);
+                console_log(format!(
+                    "set: {} {} {}",
+                    timer_has_ref(ran),
+                    timer_has_ref(cleared),
+                    timer_has_ref(unrefd)
+                ));
+                clear_timeout(cleared);
+                set_timeout(
+                    move || {
+                        console_log(format!(
+                            "later: {} {}",
+                            timer_has_ref(ran),
+                            timer_has_ref(cleared)
+                        ));
+                    },
+                    2,
+                );
+            })
+            .expect("the run ends");
+        assert_eq!(
+            report.output,
+            ["set: true true false", "later: false false"]
+        );
     });
 }
