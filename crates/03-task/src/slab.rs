@@ -36,6 +36,8 @@ pub enum TaskState {
 ///
 /// The slot owns the task: emptying it (finished, or dropped by its executor) drops
 /// the future, unless a step is polling it right now (that step drops it afterwards).
+/// The task keeps a clone of the slot's waker beside its future, and its polls lend
+/// that one.
 pub struct TaskSlot<S> {
     /// The task's future and label; a step polls it through a clone of this `Rc`.
     pub(crate) task: Rc<dyn RawTask>,
@@ -91,6 +93,12 @@ impl<S: Schedule> TaskSlot<S> {
 
 /// No next free slot.
 const NONE: u32 = u32::MAX;
+
+/// The references to a live task's waker that the slab and the task hold themselves:
+/// the slot's `Arc`, and the clone the task keeps beside its future (given by
+/// [`Tasks::insert_task`], dropped with the future, which is dropped only once the
+/// slot is emptied).
+const OWN_CLONES: usize = 2;
 
 enum Slot<S> {
     Vacant {
@@ -203,7 +211,8 @@ impl<S: Schedule> Tasks<S> {
     }
 
     /// Puts a task in a free slot and returns its id (the one
-    /// [`vacant_id`](Self::vacant_id) named). The task is not scheduled.
+    /// [`vacant_id`](Self::vacant_id) named), and gives the task its waker
+    /// ([`RawTask::set_waker`]). The task is not scheduled.
     pub fn insert_task(&mut self, task: Rc<dyn RawTask>) -> TaskId {
         let (index, generation, spare) = if self.free_head == NONE {
             let index = u32::try_from(self.slot_count())
@@ -246,6 +255,8 @@ impl<S: Schedule> Tasks<S> {
         let id = TaskId::new(index, generation);
         let reused = spare.and_then(|mut waker| TaskWaker::reuse(&mut waker, id).then_some(waker));
         let waker = reused.unwrap_or_else(|| TaskWaker::new(id, Arc::clone(&self.scheduler)));
+        // The task keeps one clone, lent to each of its polls, until its future drops.
+        task.set_waker(waker.waker());
         let slot = self
             .slot_at(index)
             .expect("the slot was found or made above");
@@ -340,14 +351,15 @@ impl<S: Schedule> Tasks<S> {
             .collect()
     }
 
-    /// How many clones of task wakers are alive outside the slab (held by futures,
-    /// join handles, other threads). When it is zero and nothing is queued, no task can
-    /// ever be woken again: an executor that waited would wait for ever.
+    /// How many clones of task wakers are alive outside the slab and the tasks
+    /// themselves (held by futures, join handles, other threads). When it is zero and
+    /// nothing is queued, no task can ever be woken again: an executor that waited
+    /// would wait for ever.
     pub fn wakers_held_elsewhere(&self) -> usize {
         let held = self
             .slots()
             .map(|(_, slot)| match slot {
-                Slot::Occupied(task) => Arc::strong_count(&task.waker) - 1,
+                Slot::Occupied(task) => Arc::strong_count(&task.waker).saturating_sub(OWN_CLONES),
                 Slot::Vacant { .. } => 0,
             })
             .sum();
@@ -364,7 +376,7 @@ impl<S: Schedule> Tasks<S> {
     /// [`wakers_held_elsewhere`]: Self::wakers_held_elsewhere
     pub fn any_waker_held_elsewhere(&self) -> bool {
         let held = self.slots().any(|(_, slot)| match slot {
-            Slot::Occupied(task) => Arc::strong_count(&task.waker) > 1,
+            Slot::Occupied(task) => Arc::strong_count(&task.waker) > OWN_CLONES,
             Slot::Vacant { .. } => false,
         });
         // The same fence as in `wakers_held_elsewhere`, for the same reason.

@@ -10,7 +10,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::task::{Context, Poll};
+use std::task::Poll;
 
 use crate::{Schedule, StepOutcome, TaskId, TaskState, Tasks};
 
@@ -21,14 +21,14 @@ use crate::{Schedule, StepOutcome, TaskId, TaskState, Tasks};
 /// 1. borrow the slab, find the live slot of `id` (a stale id or a task already being
 ///    polled gives [`StepOutcome::Stale`]), mark it `Running`, take a pointer to the
 ///    task (a clone of its `Rc`), clear its `queued` flag (a wake during this poll must
-///    queue a new step), make its waker;
-/// 2. release the borrow and poll the task;
+///    queue a new step);
+/// 2. release the borrow and poll the task (it lends its own waker: none is made);
 /// 3. borrow again: `Pending` checks the task back in (`Idle`); `Ready` frees the slot;
 /// 4. drop what was removed (that drops the future) only after that borrow is
 ///    released. If the slot was emptied while the task ran (a drain from inside its
 ///    poll), drop the future through the step's own `Rc`.
 pub fn step<S: Schedule>(tasks: &RefCell<Tasks<S>>, id: TaskId) -> StepOutcome {
-    let (task, waker) = {
+    let task = {
         let mut tasks = tasks.borrow_mut();
         let Some(slot) = tasks.slot_mut(id) else {
             return StepOutcome::Stale;
@@ -39,11 +39,10 @@ pub fn step<S: Schedule>(tasks: &RefCell<Tasks<S>>, id: TaskId) -> StepOutcome {
         }
         slot.state = TaskState::Running;
         slot.queued = false;
-        (Rc::clone(&slot.task), slot.waker.waker())
+        Rc::clone(&slot.task)
     };
 
-    let mut cx = Context::from_waker(&waker);
-    match task.poll(&mut cx) {
+    match task.poll() {
         Poll::Pending => {
             let mut tasks = tasks.borrow_mut();
             if let Some(slot) = tasks.slot_mut(id) {

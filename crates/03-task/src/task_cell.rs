@@ -21,6 +21,11 @@
 //! The rest is safe code: the slab sees a task through the [`RawTask`] trait object,
 //! the join handle sees the same allocation as a [`HandleCell<T>`], a pointer that
 //! knows the output type but not the future's.
+//!
+//! The task's waker lives beside the future, in the same `Option`: the slab gives it
+//! to the task when it takes the task in ([`RawTask::set_waker`]), every poll lends it
+//! as `&Waker`, and it is dropped with the future. A step then clones no waker: a
+//! clone of an `Arc` waker is an atomic increment, and its drop an atomic decrement.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -28,44 +33,66 @@ use std::future::Future;
 use std::ops::Deref;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use crate::{JoinCell, Label};
 
-/// A future pinned where it lies, inside a task's allocation, and dropped there.
+/// A future pinned where it lies, inside a task's allocation, and dropped there, with
+/// the task's waker beside it.
 pub(crate) struct PinCell<F> {
-    future: RefCell<Option<F>>,
+    future: RefCell<Option<Live<F>>>,
+}
+
+/// What a task holds until its future is dropped: the future and its own waker.
+struct Live<F> {
+    future: F,
+    /// A no-op waker until the slab gives the task its own.
+    waker: Waker,
 }
 
 impl<F> PinCell<F> {
     /// Holds `future`; it is pinned from the first [`with_pinned`](Self::with_pinned) on.
     fn new(future: F) -> Self {
         Self {
-            future: RefCell::new(Some(future)),
+            future: RefCell::new(Some(Live {
+                future,
+                waker: Waker::noop().clone(),
+            })),
+        }
+    }
+
+    /// Gives the task its waker, the one every later poll lends. Does nothing if the
+    /// future is gone or borrowed right now.
+    fn set_waker(&self, waker: Waker) {
+        if let Ok(mut slot) = self.future.try_borrow_mut()
+            && let Some(live) = slot.as_mut()
+        {
+            live.waker = waker;
         }
     }
 
     // ANCHOR: with_pinned
-    /// Runs `body` with the pinned future. `None` if the future is gone (dropped) or
-    /// borrowed already (a poll or a drop further up the stack).
-    fn with_pinned<R>(&self, body: impl FnOnce(Pin<&mut F>) -> R) -> Option<R> {
+    /// Runs `body` with the pinned future and the task's waker. `None` if the future
+    /// is gone (dropped) or borrowed already (a poll or a drop further up the stack).
+    fn with_pinned<R>(&self, body: impl FnOnce(Pin<&mut F>, &Waker) -> R) -> Option<R> {
         let mut slot = self.future.try_borrow_mut().ok()?;
-        let future = slot.as_mut()?;
+        let Live { future, waker } = slot.as_mut()?;
         // SAFETY: `new_unchecked` needs the future not to move until it is dropped. It
         // lives in this `PinCell`, which this module builds only as a field of a
         // `TaskCell` or a `BareTask` inside `Rc::new`, never moved out of its `Rc` (no
         // `get_mut`, no `try_unwrap`): its address is fixed until the allocation is
         // freed, and freeing it drops the future first. Within the cell, the future
         // leaves its `Option` only by `drop_future`'s assignment of `None`, which drops
-        // it in place; nothing takes, swaps or replaces it.
+        // it in place; nothing takes, swaps or replaces it (`set_waker` assigns the
+        // waker beside it, never the future).
         let pinned = unsafe { Pin::new_unchecked(future) };
-        Some(body(pinned))
+        Some(body(pinned, waker))
     }
     // ANCHOR_END: with_pinned
 
-    /// Drops the future where it lies, then runs `then`, also when the future's drop
-    /// panics. Does nothing (and skips `then`) if the future is gone already or is
-    /// borrowed right now: whoever holds it drops it afterwards.
+    /// Drops the future where it lies (and the waker beside it), then runs `then`, also
+    /// when the future's drop panics. Does nothing (and skips `then`) if the future is
+    /// gone already or is borrowed right now: whoever holds it drops it afterwards.
     fn drop_future(&self, then: impl FnOnce()) {
         let Ok(slot) = self.future.try_borrow_mut() else {
             return;
@@ -115,9 +142,14 @@ pub trait RawTask {
     /// The task's label.
     fn label(&self) -> &Label;
 
-    /// Polls the future once. `Ready` when it finished; a future that is already gone
-    /// counts as finished.
-    fn poll(&self, cx: &mut Context<'_>) -> Poll<()>;
+    /// Polls the future once, with the task's own waker (the one
+    /// [`set_waker`](Self::set_waker) gave it), lent: no waker is cloned. `Ready` when
+    /// it finished; a future that is already gone counts as finished.
+    fn poll(&self) -> Poll<()>;
+
+    /// Gives the task the waker its polls lend from now on. The slab calls it once,
+    /// when it takes the task in; the waker is dropped with the future.
+    fn set_waker(&self, waker: Waker);
 
     /// Drops the future where it lies, unless it is gone already or a poll holds it
     /// right now (then the step that polls it calls this again afterwards).
@@ -179,10 +211,16 @@ impl<F: Future> RawTask for TaskCell<F::Output, PinCell<F>> {
         &self.join.label
     }
 
-    fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+    fn poll(&self) -> Poll<()> {
         self.future
-            .with_pinned(|future| self.join.poll_task(future, cx))
+            .with_pinned(|future, waker| {
+                self.join.poll_task(future, &mut Context::from_waker(waker))
+            })
             .unwrap_or(Poll::Ready(()))
+    }
+
+    fn set_waker(&self, waker: Waker) {
+        self.future.set_waker(waker);
     }
 
     fn drop_future(&self) {
@@ -225,10 +263,14 @@ impl<F: Future<Output = ()>> RawTask for BareTask<F> {
         &self.label
     }
 
-    fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+    fn poll(&self) -> Poll<()> {
         self.future
-            .with_pinned(|future| future.poll(cx))
+            .with_pinned(|future, waker| future.poll(&mut Context::from_waker(waker)))
             .unwrap_or(Poll::Ready(()))
+    }
+
+    fn set_waker(&self, waker: Waker) {
+        self.future.set_waker(waker);
     }
 
     fn drop_future(&self) {

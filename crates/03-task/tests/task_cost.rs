@@ -94,3 +94,58 @@ fn a_join_cell_without_done_callbacks_is_nine_words() {
     let words = size_of::<JoinCell<()>>() / size_of::<usize>();
     assert!(words <= 9, "a join cell of {words} words");
 }
+
+/// While it polls, reads how many clones of task wakers the slab counts outside
+/// itself, then keeps a clone of its own waker and reads again; `Pending` for ever.
+struct CountsWakers {
+    tasks: std::rc::Rc<RefCell<Tasks<Recorder>>>,
+    seen: std::rc::Rc<RefCell<Vec<usize>>>,
+    kept: Option<std::task::Waker>,
+}
+
+impl std::future::Future for CountsWakers {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        let before = self.tasks.borrow().wakers_held_elsewhere();
+        self.kept = Some(cx.waker().clone());
+        let after = self.tasks.borrow().wakers_held_elsewhere();
+        self.seen.borrow_mut().extend([before, after]);
+        std::task::Poll::Pending
+    }
+}
+
+#[test]
+fn a_step_lends_the_tasks_own_waker_and_clones_none() {
+    let seen = watchdog_default(|| {
+        let tasks = std::rc::Rc::new(RefCell::new(Tasks::new(Arc::new(Recorder::default()))));
+        let sink = ExceptionSink::new();
+        let seen = std::rc::Rc::new(RefCell::new(Vec::new()));
+        let future = CountsWakers {
+            tasks: std::rc::Rc::clone(&tasks),
+            seen: std::rc::Rc::clone(&seen),
+            kept: None,
+        };
+        let (id, handle) = spawn_into(&tasks, &sink, future, None);
+        assert_eq!(tasks.borrow().wakers_held_elsewhere(), 0);
+        for _ in 0..3 {
+            assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        }
+        // The future keeps the clone it made last; the step kept none.
+        assert_eq!(tasks.borrow().wakers_held_elsewhere(), 1);
+        drop(handle);
+        drop(tasks.borrow_mut().drain());
+        assert_eq!(tasks.borrow().wakers_held_elsewhere(), 0);
+        seen.take()
+    });
+    // Each poll: nothing held elsewhere while the step polls (it lends the task's own
+    // waker), then the one clone the future made. The first poll finds none kept yet;
+    // later ones find the previous poll's clone until it is replaced.
+    assert_eq!(
+        seen,
+        [0, 1, 1, 1, 1, 1],
+        "waker clones counted outside the slab, before and after the future's clone"
+    );
+}

@@ -94,10 +94,15 @@ impl<D: Driver> EventLoop<D> {
     pub fn run_once(&mut self) -> Result<(), LoopError> {
         self.check_runnable()?;
         let _current = enter_turn(&self.core);
+        self.entered_turn()
+    }
+    // ANCHOR_END: run_once
+
+    /// One turn, with this loop already entered as the current and running one.
+    fn entered_turn(&mut self) -> Result<(), LoopError> {
         self.core.take_foreign_wake()?;
         self.one_turn()
     }
-    // ANCHOR_END: run_once
 
     // ANCHOR: check_runnable
     /// Whether this loop may run now: [`LoopError::Closed`] if it was closed, and
@@ -157,14 +162,17 @@ impl<D: Driver> EventLoop<D> {
     /// self._stopping = False` clears it, so the loop can run again. Inside another
     /// loop's turn it runs no turn and returns [`LoopError::AnotherLoopRunning`].
     pub fn run_forever(&mut self) -> Result<(), LoopError> {
-        let outcome = loop {
-            if let Err(error) = self.run_once() {
-                break Err(error);
+        let outcome = self.check_runnable().and_then(|()| {
+            // Entered once for every turn: nothing but this loop runs between its
+            // turns, and no turn can close it (closing takes `&mut self`).
+            let _current = enter_turn(&self.core);
+            loop {
+                self.entered_turn()?;
+                if self.core.is_stopping() {
+                    break Ok(());
+                }
             }
-            if self.core.is_stopping() {
-                break Ok(());
-            }
-        };
+        });
         self.core.take_stopping();
         outcome
     }

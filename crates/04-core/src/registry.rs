@@ -59,6 +59,24 @@ pub(crate) fn unregister(id: LoopId) {
     let _ = LOOPS.try_with(|loops| loops.borrow_mut().retain(|(live, _)| *live != id));
 }
 
+/// Queues the step of task `task` if loop `id` is the current loop of this thread
+/// (running a turn, or closing: a closed loop queues nothing). Returns whether it was.
+/// The wake path queues a handle and runs no user code, so the thread-local stays
+/// borrowed meanwhile and no `Rc` of the loop is cloned.
+fn wake_if_current(id: LoopId, task: TaskId) -> bool {
+    CURRENT
+        .try_with(|current| match current.try_borrow().as_deref() {
+            Ok(Some(core)) if core.id() == id => {
+                if !core.is_closed() {
+                    core.wake_here(task);
+                }
+                true
+            }
+            _ => false,
+        })
+        .unwrap_or(false)
+}
+
 fn find(id: LoopId) -> Option<Rc<Core>> {
     LOOPS
         .try_with(|loops| {
@@ -87,6 +105,11 @@ pub struct LoopScheduler {
 
 impl Schedule for LoopScheduler {
     fn schedule(&self, id: TaskId) {
+        // The usual wake comes from a task or callback of the loop's own turn: the
+        // current loop is this one, and is used where it lies.
+        if wake_if_current(self.loop_id, id) {
+            return;
+        }
         // Only the loop's own thread has the loop in its registry (ids are unique in
         // the process), so finding it there answers "which thread?" without asking
         // for `thread::current()`.

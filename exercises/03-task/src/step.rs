@@ -11,7 +11,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::task::{Context, Poll};
+use std::task::Poll;
 
 use crate::{Schedule, StepOutcome, TaskId, TaskState, Tasks};
 
@@ -21,8 +21,8 @@ use crate::{Schedule, StepOutcome, TaskId, TaskState, Tasks};
 /// 1. borrow the slab, find the live slot of `id` (a stale id or a task already being
 ///    polled gives [`StepOutcome::Stale`]), mark it `Running`, take a pointer to the
 ///    task (a clone of its `Rc`), clear its `queued` flag (a wake during this poll must
-///    queue a new step), make its waker;
-/// 2. release the borrow and poll the task;
+///    queue a new step);
+/// 2. release the borrow and poll the task (it lends its own waker: none is made);
 /// 3. borrow again: `Pending` checks the task back in (`Idle`); `Ready` frees the slot;
 /// 4. drop what was removed (that drops the future) only after that borrow is
 ///    released. If the slot was emptied while the task ran (a drain from inside its
