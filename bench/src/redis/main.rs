@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release --bin redis-bench                  # the redis-benchmark table, 5 rounds
 //! cargo run --release --bin redis-bench -- --rounds 9    # more rounds
+//! cargo run --release --bin redis-bench -- --split-cores  # -P 1: client on core 0, server on core 1
 //! cargo run --release --bin redis-bench -- c10k          # 10,000 paced connections
 //! ```
 //!
@@ -42,7 +43,12 @@ fn main() {
         rest => {
             let rounds = flag(rest, "--rounds").unwrap_or(5);
             let requests = flag(rest, "--requests").unwrap_or(200_000);
-            rows::run(rounds, requests);
+            let cores = if rest.contains(&"--split-cores") {
+                rows::Cores::Split
+            } else {
+                rows::Cores::Shared
+            };
+            rows::run(rounds, requests, cores);
         }
     }
 }

@@ -113,18 +113,28 @@ fn free_port() -> u16 {
     listener.local_addr().expect("an address").port()
 }
 
-/// Starts `name` and waits until it accepts.
-pub fn start(name: &str) -> Running {
+/// Starts `name` and waits until it accepts; with `cpu`, the process may run on that
+/// core only (`taskset -c CPU`, which then executes the server itself: the child's pid
+/// stays the server's).
+pub fn start(name: &str, cpu: Option<usize>) -> Running {
     let port = free_port();
+    let program = |program: &std::ffi::OsStr| match cpu {
+        Some(cpu) => {
+            let mut command = Command::new("taskset");
+            command.args(["-c", &cpu.to_string()]).arg(program);
+            command
+        }
+        None => Command::new(program),
+    };
     let mut command = if name == "redis-server" {
-        let mut command = Command::new("redis-server");
+        let mut command = program("redis-server".as_ref());
         command.args(["--port", &port.to_string(), "--bind", "127.0.0.1"]);
         // Persistence off: no snapshot, no append-only file.
         command.args(["--save", "", "--appendonly", "no"]);
         command.args(["--maxclients", "20000", "--logfile", "/dev/null"]);
         command
     } else {
-        let mut command = Command::new(std::env::current_exe().expect("own path"));
+        let mut command = program(std::env::current_exe().expect("own path").as_os_str());
         command.args(["serve", name, &port.to_string()]);
         command
     };
