@@ -117,11 +117,21 @@ fn free_port() -> u16 {
 /// core only (`taskset -c CPU`, which then executes the server itself: the child's pid
 /// stays the server's).
 pub fn start(name: &str, cpu: Option<usize>) -> Running {
+    match cpu {
+        Some(cpu) => start_under(name, &["taskset", "-c", &cpu.to_string()]),
+        None => start_under(name, &[]),
+    }
+}
+
+/// Starts `name` as the last argument of `wrapper` (`taskset …`, `valgrind …`; none
+/// when empty), and waits until it accepts. The wrapper must execute the server in its
+/// own process, so that the child's pid is the server's.
+pub fn start_under(name: &str, wrapper: &[&str]) -> Running {
     let port = free_port();
-    let program = |program: &std::ffi::OsStr| match cpu {
-        Some(cpu) => {
-            let mut command = Command::new("taskset");
-            command.args(["-c", &cpu.to_string()]).arg(program);
+    let program = |program: &std::ffi::OsStr| match wrapper.split_first() {
+        Some((first, rest)) => {
+            let mut command = Command::new(first);
+            command.args(rest).arg(program);
             command
         }
         None => Command::new(program),
@@ -144,7 +154,8 @@ pub fn start(name: &str, cpu: Option<usize>) -> Running {
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {name}: {e} (is redis-server installed?)"));
     let running = Running { child, port };
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // A server under valgrind takes seconds to start on a busy machine.
+    let deadline = Instant::now() + Duration::from_secs(60);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(
             Instant::now() < deadline,

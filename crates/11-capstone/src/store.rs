@@ -288,31 +288,56 @@ pub fn ttl(db: &Db, key: &[u8]) -> Ttl {
 
 /// Adds `delta` to the integer stored at `key` (a missing key counts as 0); the
 /// key's deadline, if any, is kept, as Redis keeps it.
+///
+/// A key that exists is looked up once and its digits rewritten in place.
 pub fn incr_by(db: &Db, key: &[u8], delta: i64) -> Result<i64, &'static str> {
-    const NOT_AN_INTEGER: &str = "ERR value is not an integer or out of range";
-    let now = now();
     let mut store = db.borrow_mut();
-    let current = match store.live(key, now) {
-        Some(entry) => std::str::from_utf8(&entry.value)
-            .ok()
-            .and_then(|s| s.parse::<i64>().ok())
-            .ok_or(NOT_AN_INTEGER)?,
-        None => 0,
+    let past = match store.entries.get_mut(key) {
+        Some(entry) => match passed(entry) {
+            None => {
+                let next = add(integer_value(&entry.value)?, delta)?;
+                write_integer(&mut entry.value, next);
+                return Ok(next);
+            }
+            Some(now) => Some(now),
+        },
+        None => None,
     };
-    let next = current
-        .checked_add(delta)
-        .ok_or("ERR increment or decrement would overflow")?;
-    match store.live(key, now) {
-        Some(entry) => entry.value = next.to_string().into_bytes(),
-        None => {
-            store.entries.insert(
-                key.to_vec(),
-                Entry {
-                    value: next.to_string().into_bytes(),
-                    expiry: None,
-                },
-            );
-        }
+    if let Some(now) = past {
+        // Past its deadline: `live` deletes it and counts it; it counts as missing.
+        let gone = store.live(key, now).is_none();
+        debug_assert!(gone, "a key past its deadline is not live");
     }
+    let next = add(0, delta)?;
+    let mut value = Vec::new();
+    write_integer(&mut value, next);
+    store.entries.insert(
+        key.to_vec(),
+        Entry {
+            value,
+            expiry: None,
+        },
+    );
     Ok(next)
+}
+
+/// The integer a value holds, as `INCR` reads it.
+fn integer_value(value: &[u8]) -> Result<i64, &'static str> {
+    std::str::from_utf8(value)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or("ERR value is not an integer or out of range")
+}
+
+fn add(current: i64, delta: i64) -> Result<i64, &'static str> {
+    current
+        .checked_add(delta)
+        .ok_or("ERR increment or decrement would overflow")
+}
+
+/// Replaces `value` with the digits of `n`, in the room it already has.
+fn write_integer(value: &mut Vec<u8>, n: i64) {
+    use std::io::Write;
+    value.clear();
+    write!(value, "{n}").expect("writing to a Vec cannot fail");
 }

@@ -3,9 +3,10 @@
 //! The binary's global allocator is the test kit's `CountingAllocator`, which counts
 //! only on the thread that asks. The frames are built before counting: what the parser
 //! allocates for a request (its array and its bulk strings) is not counted here, only
-//! what running the command and queuing its reply add: nothing, for `SET`, `GET` and
-//! `PING` (the parser's bulk strings are moved into a list the client keeps and from
-//! there into the store, and the reply is encoded into a buffer the outbox keeps).
+//! what running the command and queuing its reply add: nothing, for `SET`, `GET`,
+//! `INCR` and `PING` (the parser's bulk strings are moved into a list the client keeps
+//! and from there into the store, and the reply is encoded into a buffer the outbox
+//! keeps).
 
 use std::io::Read;
 use std::net::TcpStream;
@@ -64,7 +65,7 @@ fn allocations_of(
 }
 
 #[test]
-fn set_get_and_ping_allocate_nothing() {
+fn set_get_incr_and_ping_allocate_nothing() {
     watchdog_default(|| {
         run(async {
             let (stream, mut peer) = pair().await;
@@ -80,6 +81,11 @@ fn set_get_and_ping_allocate_nothing() {
             // buffer the outbox keeps; no copy of the value is made first.
             let get = allocations_of(&server, &mut client, &mut peer, &["GET", "key"]);
             assert_eq!(get, 0, "{get} allocations for {REQUESTS} GETs");
+            // INCR of a key that exists: nothing. Its digits are rewritten in the
+            // room the value already has, and the integer reply is encoded into the
+            // outbox's buffer.
+            let incr = allocations_of(&server, &mut client, &mut peer, &["INCR", "counter"]);
+            assert_eq!(incr, 0, "{incr} allocations for {REQUESTS} INCRs");
             // PING: nothing; `+PONG` is queued as it is.
             let ping = allocations_of(&server, &mut client, &mut peer, &["PING"]);
             assert_eq!(ping, 0, "{ping} allocations for {REQUESTS} PINGs");

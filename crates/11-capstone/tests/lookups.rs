@@ -1,4 +1,4 @@
-//! What one `GET` or `SET` costs the store: one hash of its key, and no clock read
+//! What one `GET`, `SET` or `INCR` costs the store: one hash of its key, and no clock read
 //! unless the key has a deadline.
 //!
 //! The store's table counts the keys it hashed (`Store::key_hashes`); the loop runs on
@@ -35,7 +35,7 @@ fn cost(
 }
 
 #[test]
-fn set_and_get_hash_the_key_once_and_read_no_clock_without_a_deadline() {
+fn set_get_and_incr_hash_the_key_once_and_read_no_clock_without_a_deadline() {
     on_counting_clock(|clock| {
         let db = new_db();
         // A new key into an empty table: no other key to move as it grows.
@@ -82,6 +82,15 @@ fn set_and_get_hash_the_key_once_and_read_no_clock_without_a_deadline() {
             refused,
             (1, 0),
             "SET NX of an existing key: (hashes, clock reads)"
+        );
+        store::set(&db, b"n".to_vec(), b"41".to_vec(), None, Condition::Always);
+        let incr = cost(&db, &clock, || {
+            assert_eq!(store::incr_by(&db, b"n", 1), Ok(42));
+        });
+        assert_eq!(
+            incr,
+            (1, 0),
+            "INCR of an existing key: (hashes, clock reads)"
         );
     });
 }
