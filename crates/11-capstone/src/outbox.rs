@@ -98,7 +98,6 @@ impl Outbox {
     pub fn push(&self, frame: &Frame) -> bool {
         self.push_with(|bytes| frame.encode(bytes))
     }
-    // ANCHOR_END: push
 
     /// Queues what `encode` appends to an empty buffer, as [`push`](Self::push)
     /// does with a frame: a reply encoded from bytes that someone else owns (`GET`
@@ -114,6 +113,7 @@ impl Outbox {
         }
         queued
     }
+    // ANCHOR_END: push
 
     /// Ends the output: the writer writes what is buffered, then stops.
     pub fn close(&self) {
