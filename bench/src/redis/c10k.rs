@@ -62,7 +62,7 @@ pub fn run(conns: usize, seconds: u64) {
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for server in ["oneloop", "redis-server"] {
-        let running = start(server);
+        let running = start(server, None);
         let exe = std::env::current_exe().expect("own path");
         let output = Command::new(exe)
             .args([

@@ -4,7 +4,9 @@
 //! ```text
 //! cargo run --release --bin redis-bench                  # the redis-benchmark table, 5 rounds
 //! cargo run --release --bin redis-bench -- --rounds 9    # more rounds
+//! cargo run --release --bin redis-bench -- --split-cores  # -P 1: client on core 0, server on core 1
 //! cargo run --release --bin redis-bench -- c10k          # 10,000 paced connections
+//! cargo run --release --bin redis-bench -- instructions  # -P 1 instructions per request (valgrind)
 //! ```
 //!
 //! Every server runs in a process of its own, started fresh for each measurement:
@@ -17,6 +19,7 @@
 //! average printed beside them.
 
 mod c10k;
+mod instructions;
 mod rows;
 mod servers;
 
@@ -34,6 +37,9 @@ fn main() {
             conns.parse().expect("a number of connections"),
             seconds.parse().expect("a number of seconds"),
         ),
+        ["instructions", rest @ ..] => {
+            instructions::run(flag(rest, "--requests").unwrap_or(20_000));
+        }
         ["c10k", rest @ ..] => {
             let conns = flag(rest, "--conns").unwrap_or(10_000);
             let seconds = flag(rest, "--seconds").unwrap_or(20);
@@ -42,7 +48,12 @@ fn main() {
         rest => {
             let rounds = flag(rest, "--rounds").unwrap_or(5);
             let requests = flag(rest, "--requests").unwrap_or(200_000);
-            rows::run(rounds, requests);
+            let cores = if rest.contains(&"--split-cores") {
+                rows::Cores::Split
+            } else {
+                rows::Cores::Shared
+            };
+            rows::run(rounds, requests, cores);
         }
     }
 }

@@ -79,13 +79,36 @@ fn count(row: &Row, requests: usize) -> usize {
     requests * row.pipeline.min(4)
 }
 
+/// The core `redis-benchmark` runs on with `--split-cores`.
+const CLIENT_CPU: usize = 0;
+/// The core the server runs on with `--split-cores`.
+const SERVER_CPU: usize = 1;
+
+/// Where the processes of the `-P 1` rows run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cores {
+    /// Wherever the kernel puts them: client and server share the machine's cores.
+    Shared,
+    /// `redis-benchmark` on core 0, the server on core 1 (`taskset`). Only the `-P 1`
+    /// rows are pinned; the pipelined rows run as with [`Cores::Shared`].
+    Split,
+}
+
 /// One run of `row` against a fresh `server`, with `requests` requests from 50 clients.
-fn measure(row: &Row, server: &str, requests: usize) -> Sample {
-    let running = start(server);
+fn measure(row: &Row, server: &str, requests: usize, cores: Cores) -> Sample {
+    let split = cores == Cores::Split && row.pipeline == 1;
+    let running = start(server, split.then_some(SERVER_CPU));
     let count = count(row, requests);
     let n = count.to_string();
     let cpu_before = running.cpu();
-    let output = Command::new("redis-benchmark")
+    let mut benchmark = if split {
+        let mut command = Command::new("taskset");
+        command.args(["-c", &CLIENT_CPU.to_string(), "redis-benchmark"]);
+        command
+    } else {
+        Command::new("redis-benchmark")
+    };
+    let output = benchmark
         .args(["-h", "127.0.0.1", "-p", &running.port.to_string()])
         .args(["-c", "50", "-n", &n, "-P", &row.pipeline.to_string()])
         .args(["-t", row.test, "--csv"])
@@ -121,8 +144,9 @@ fn measure(row: &Row, server: &str, requests: usize) -> Sample {
         sys_us: per_request(cpu.sys),
     };
     println!(
-        "RESULT workload=redis-{} server={server} rps={:.0} p50_ms={:.3} p99_ms={:.3} cpu_us={:.2} user_us={:.2} sys_us={:.2}",
+        "RESULT workload=redis-{} server={server} cores={} rps={:.0} p50_ms={:.3} p99_ms={:.3} cpu_us={:.2} user_us={:.2} sys_us={:.2}",
         row.id(),
+        if split { "split" } else { "shared" },
         sample.rps,
         sample.p50_ms,
         sample.p99_ms,
@@ -185,7 +209,10 @@ fn verdict(ours: Spread, theirs: Spread, higher_is_better: bool) -> &'static str
 
 /// Runs every row `rounds` times, rotating the servers' order each round, and prints
 /// the table.
-pub fn run(rounds: usize, requests: usize) {
+pub fn run(rounds: usize, requests: usize, cores: Cores) {
+    if cores == Cores::Split {
+        require_two_cores();
+    }
     let load_before = load_average();
     let mut samples: BTreeMap<(String, &str), Vec<Sample>> = BTreeMap::new();
     for round in 0..rounds {
@@ -193,7 +220,7 @@ pub fn run(rounds: usize, requests: usize) {
             let n = row.servers.len();
             for k in 0..n {
                 let server = row.servers[(k + round) % n];
-                let sample = measure(row, server, requests);
+                let sample = measure(row, server, requests, cores);
                 samples.entry((row.id(), server)).or_default().push(sample);
             }
         }
@@ -213,10 +240,21 @@ pub fn run(rounds: usize, requests: usize) {
         "Verdicts: a row is shared when oneloop and the peer both run it. \"oneloop ahead\" \
          or \"peer ahead\" only when the two servers' min–max ranges do not overlap (every \
          run of one beat every run of the other); otherwise \"within spread\": the gap is \
-         smaller than the run-to-run spread and says nothing either way. At -P 1, \
-         redis-benchmark runs on the same cores as the server, so requests/s measure the \
-         client too; the server's CPU per request (user + sys, from /proc) is the server's \
-         alone."
+         smaller than the run-to-run spread and says nothing either way. {} The server's \
+         CPU per request (user + sys, from /proc) is the server's alone.",
+        match cores {
+            Cores::Shared => {
+                "At -P 1, redis-benchmark runs on the same cores as the server, so \
+                 requests/s measure the client too (--split-cores pins them apart)."
+            }
+            Cores::Split => {
+                "At -P 1 (--split-cores), redis-benchmark runs on core 0 and the server on \
+                 core 1 (taskset), so requests/s measure the server, not the shared cores. \
+                 mini-redis-mt is pinned to core 1 too: tokio sizes its multi-thread runtime \
+                 to the cores the process may use, so it runs one worker thread there. \
+                 The pipelined rows run unpinned."
+            }
+        }
     );
     println!();
     println!(
@@ -252,5 +290,22 @@ pub fn run(rounds: usize, requests: usize) {
                 cpu.show(2),
             );
         }
+    }
+}
+
+/// Stops with a message when the machine has fewer than two cores to pin apart.
+fn require_two_cores() {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if cores < 2 {
+        eprintln!("redis-bench: --split-cores needs two cores; this process may use {cores}");
+        std::process::exit(2);
+    }
+    let runs = Command::new("taskset")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !runs {
+        eprintln!("redis-bench: --split-cores needs `taskset` (Debian's util-linux)");
+        std::process::exit(2);
     }
 }

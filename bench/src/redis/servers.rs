@@ -113,18 +113,38 @@ fn free_port() -> u16 {
     listener.local_addr().expect("an address").port()
 }
 
-/// Starts `name` and waits until it accepts.
-pub fn start(name: &str) -> Running {
+/// Starts `name` and waits until it accepts; with `cpu`, the process may run on that
+/// core only (`taskset -c CPU`, which then executes the server itself: the child's pid
+/// stays the server's).
+pub fn start(name: &str, cpu: Option<usize>) -> Running {
+    match cpu {
+        Some(cpu) => start_under(name, &["taskset", "-c", &cpu.to_string()]),
+        None => start_under(name, &[]),
+    }
+}
+
+/// Starts `name` as the last argument of `wrapper` (`taskset …`, `valgrind …`; none
+/// when empty), and waits until it accepts. The wrapper must execute the server in its
+/// own process, so that the child's pid is the server's.
+pub fn start_under(name: &str, wrapper: &[&str]) -> Running {
     let port = free_port();
+    let program = |program: &std::ffi::OsStr| match wrapper.split_first() {
+        Some((first, rest)) => {
+            let mut command = Command::new(first);
+            command.args(rest).arg(program);
+            command
+        }
+        None => Command::new(program),
+    };
     let mut command = if name == "redis-server" {
-        let mut command = Command::new("redis-server");
+        let mut command = program("redis-server".as_ref());
         command.args(["--port", &port.to_string(), "--bind", "127.0.0.1"]);
         // Persistence off: no snapshot, no append-only file.
         command.args(["--save", "", "--appendonly", "no"]);
         command.args(["--maxclients", "20000", "--logfile", "/dev/null"]);
         command
     } else {
-        let mut command = Command::new(std::env::current_exe().expect("own path"));
+        let mut command = program(std::env::current_exe().expect("own path").as_os_str());
         command.args(["serve", name, &port.to_string()]);
         command
     };
@@ -134,7 +154,8 @@ pub fn start(name: &str) -> Running {
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {name}: {e} (is redis-server installed?)"));
     let running = Running { child, port };
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // A server under valgrind takes seconds to start on a busy machine.
+    let deadline = Instant::now() + Duration::from_secs(60);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(
             Instant::now() < deadline,

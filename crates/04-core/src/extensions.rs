@@ -7,6 +7,12 @@
 //! its first poll through [`with_current`](crate::with_current), by type. There is one
 //! type map per loop, so two loops on one thread each have their own.
 //!
+//! The map is a short list of `(TypeId, value)` pairs, scanned. A loop holds a
+//! handful of layers (timers, I/O, the thread pool, a few more), and look-ups are
+//! frequent: every `sleep`, every socket wait, every store command of the capstone
+//! asks for one. Comparing a few `TypeId`s costs less than hashing one, which is what
+//! a hash map would do on every look-up.
+//!
 //! The extensions also keep the loop's close hooks. A layer that holds user callbacks
 //! (the timer heap, the I/O table) must let go of them when the loop closes: it adds
 //! its close hook from [`Driver::install`](crate::Driver::install), with
@@ -14,7 +20,6 @@
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt;
 use std::mem;
 use std::rc::Rc;
@@ -27,25 +32,36 @@ use crate::{Core, with_current};
 pub(crate) type CloseHook = (Label, Box<dyn FnOnce()>);
 
 // ANCHOR: extensions
-/// A map from a type to one shared value of that type.
+/// A map from a type to one shared value of that type: a short list, scanned.
 #[derive(Default)]
 pub struct Extensions {
-    map: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
+    values: RefCell<Vec<(TypeId, Rc<dyn Any>)>>,
     close_hooks: RefCell<Vec<CloseHook>>,
 }
 
 impl Extensions {
     /// Stores `value` as the one value of type `T`, replacing any earlier one.
     pub fn insert<T: 'static>(&self, value: Rc<T>) {
-        let replaced = self.map.borrow_mut().insert(TypeId::of::<T>(), value);
-        // A replaced value is dropped only now, with the map released.
+        let id = TypeId::of::<T>();
+        let mut values = self.values.borrow_mut();
+        let replaced = match values.iter_mut().find(|(key, _)| *key == id) {
+            Some((_, slot)) => Some(mem::replace(slot, value)),
+            None => {
+                values.push((id, value));
+                None
+            }
+        };
+        drop(values);
+        // A replaced value is dropped only now, with the list released.
         drop(replaced);
     }
 
     /// The value of type `T`, if a layer installed one.
     pub fn get<T: 'static>(&self) -> Option<Rc<T>> {
-        let value = Rc::clone(self.map.borrow().get(&TypeId::of::<T>())?);
-        value.downcast::<T>().ok()
+        let id = TypeId::of::<T>();
+        let values = self.values.borrow();
+        let (_, value) = values.iter().find(|(key, _)| *key == id)?;
+        Rc::clone(value).downcast::<T>().ok()
     }
 }
 // ANCHOR_END: extensions
@@ -72,17 +88,18 @@ impl Extensions {
 
     /// Whether a value of type `T` is stored.
     pub fn contains<T: 'static>(&self) -> bool {
-        self.map.borrow().contains_key(&TypeId::of::<T>())
+        let id = TypeId::of::<T>();
+        self.values.borrow().iter().any(|(key, _)| *key == id)
     }
 
     /// How many values are stored.
     pub fn len(&self) -> usize {
-        self.map.borrow().len()
+        self.values.borrow().len()
     }
 
     /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
-        self.map.borrow().is_empty()
+        self.values.borrow().is_empty()
     }
 }
 

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::frame::encode_bulk;
 use crate::store::{self, Condition, Ttl};
 use crate::{Frame, Outbox, Server};
 
@@ -174,8 +175,16 @@ fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
         ("PING", [message]) if !client.channels.is_empty() => pong(message).into(),
         ("PING", []) => Reply::Fixed(b"+PONG\r\n"),
         ("PING", [message]) | ("ECHO", [message]) => Frame::bulk(std::mem::take(message)).into(),
-        ("GET", [key]) => Frame::Bulk(store::get(&server.db, key)).into(),
-        ("SET", [key, value, options @ ..]) => set(server, key, std::mem::take(value), options),
+        ("GET", [key]) => {
+            // Encoded straight from the store: the value is not copied out first.
+            client.outbox.push_with(|out| {
+                store::read(&server.db, key, |value| encode_bulk(value, out));
+            });
+            return After::Continue;
+        }
+        ("SET", [key, value, options @ ..]) => {
+            set(server, std::mem::take(key), std::mem::take(value), options)
+        }
         ("DEL", keys) if !keys.is_empty() => count(keys, |key| store::del(&server.db, key)).into(),
         ("EXISTS", keys) if !keys.is_empty() => {
             count(keys, |key| store::exists(&server.db, key)).into()
@@ -248,7 +257,7 @@ fn count(keys: &[Vec<u8>], mut hit: impl FnMut(&[u8]) -> bool) -> Frame {
 
 // ANCHOR: set_options
 /// `SET key value [NX | XX] [EX seconds | PX milliseconds]`.
-fn set(server: &Server, key: &[u8], value: Vec<u8>, options: &[Vec<u8>]) -> Reply {
+fn set(server: &Server, key: Vec<u8>, value: Vec<u8>, options: &[Vec<u8>]) -> Reply {
     let mut condition = Condition::Always;
     let mut ttl = None;
     let mut options = options.iter();

@@ -52,12 +52,7 @@ impl Frame {
             Frame::Simple(line) => line_of(out, b'+', line.as_bytes()),
             Frame::Error(line) => line_of(out, b'-', line.as_bytes()),
             Frame::Integer(n) => number_line(out, b':', *n < 0, n.unsigned_abs()),
-            Frame::Bulk(None) => out.extend_from_slice(b"$-1\r\n"),
-            Frame::Bulk(Some(bytes)) => {
-                number_line(out, b'$', false, bytes.len() as u64);
-                out.extend_from_slice(bytes);
-                out.extend_from_slice(b"\r\n");
-            }
+            Frame::Bulk(bytes) => encode_bulk(bytes.as_deref(), out),
             Frame::Array(None) => out.extend_from_slice(b"*-1\r\n"),
             Frame::Array(Some(items)) => {
                 number_line(out, b'*', false, items.len() as u64);
@@ -74,6 +69,19 @@ impl Frame {
         let mut out = Vec::new();
         self.encode(&mut out);
         out
+    }
+}
+
+/// Appends a bulk string of `bytes` to `out` (`None`: the null bulk string), as
+/// [`Frame::Bulk`] would be written, from bytes the caller only borrows.
+pub fn encode_bulk(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
+    match bytes {
+        None => out.extend_from_slice(b"$-1\r\n"),
+        Some(bytes) => {
+            number_line(out, b'$', false, bytes.len() as u64);
+            out.extend_from_slice(bytes);
+            out.extend_from_slice(b"\r\n");
+        }
     }
 }
 

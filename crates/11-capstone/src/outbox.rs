@@ -96,9 +96,16 @@ impl Outbox {
     /// when the frame would take the buffer past its bound; `false` too once the
     /// output is closed.
     pub fn push(&self, frame: &Frame) -> bool {
+        self.push_with(|bytes| frame.encode(bytes))
+    }
+
+    /// Queues what `encode` appends to an empty buffer, as [`push`](Self::push)
+    /// does with a frame: a reply encoded from bytes that someone else owns (`GET`
+    /// encodes from the store) costs no copy of its own.
+    pub fn push_with(&self, encode: impl FnOnce(&mut Vec<u8>)) -> bool {
         let mut bytes = self.scratch.take();
         bytes.clear();
-        frame.encode(&mut bytes);
+        encode(&mut bytes);
         let queued = self.push_bytes(&bytes);
         // A big reply's room is not kept: a quiet client holds a small buffer.
         if bytes.capacity() <= SCRATCH_KEPT {

@@ -17,9 +17,17 @@
 //!
 //! Redis itself keeps no timer per key: it checks on access, and a periodic task
 //! samples keys with deadlines and deletes those past it.
+//!
+//! A command looks its key up once. `GET` and `SET`, the commands a server runs most,
+//! find the entry with one hash of the key and read the clock only when that entry has
+//! a deadline; `SET` writes through the same look-up (the map's `entry`), into the
+//! request's own key buffer. The table counts how many keys it hashed
+//! ([`Store::key_hashes`]), so a test can hold it to that.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::collections::hash_map::{self, DefaultHasher, RandomState};
+use std::hash::BuildHasher;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -46,8 +54,25 @@ pub(crate) struct Entry {
 /// The keys and their values.
 #[derive(Debug, Default)]
 pub struct Store {
-    pub(crate) entries: HashMap<Vec<u8>, Entry>,
+    pub(crate) entries: HashMap<Vec<u8>, Entry, KeyHasher>,
     pub(crate) expired: u64,
+}
+
+/// The table's hasher: std's SipHash with keys drawn at random, so that a client
+/// cannot choose keys that all land in one bucket; and a count of the keys hashed.
+#[derive(Debug, Default)]
+pub(crate) struct KeyHasher {
+    random: RandomState,
+    hashed: Cell<u64>,
+}
+
+impl BuildHasher for KeyHasher {
+    type Hasher = DefaultHasher;
+
+    fn build_hasher(&self) -> DefaultHasher {
+        self.hashed.set(self.hashed.get() + 1);
+        self.random.build_hasher()
+    }
 }
 
 /// A key's time to live, as `TTL` reports it.
@@ -101,6 +126,20 @@ impl Store {
     pub fn expired(&self) -> u64 {
         self.expired
     }
+
+    /// How many times the table hashed a key so far: once per look-up or insert, and
+    /// once per key moved when the table grows.
+    pub fn key_hashes(&self) -> u64 {
+        self.entries.hasher().hashed.get()
+    }
+}
+
+/// The time at which `entry` was found past its deadline, or `None` while it is
+/// live. Only an entry with a deadline reads the clock.
+fn passed(entry: &Entry) -> Option<Duration> {
+    let at = entry.expiry.as_ref()?.at;
+    let now = now();
+    (at <= now).then_some(now)
 }
 
 /// Cancels the timer of an entry that leaves the store.
@@ -112,9 +151,29 @@ pub(crate) fn cancel(entry: Entry) {
 
 /// The value of `key`.
 pub fn get(db: &Db, key: &[u8]) -> Option<Vec<u8>> {
-    let now = now();
-    db.borrow_mut().live(key, now).map(|e| e.value.clone())
+    read(db, key, |value| value.map(<[u8]>::to_vec))
 }
+
+// ANCHOR: read
+/// Runs `f` on the value of `key` (`None` when there is none), with one look-up
+/// and no copy: `GET` encodes its reply straight from the store. `f` runs while
+/// the store is borrowed, so it must not touch the store; encoding bytes is fine.
+pub fn read<R>(db: &Db, key: &[u8], f: impl FnOnce(Option<&[u8]>) -> R) -> R {
+    let mut store = db.borrow_mut();
+    let now = match store.entries.get(key) {
+        None => return f(None),
+        Some(entry) => match passed(entry) {
+            None => return f(Some(&entry.value)),
+            Some(now) => now,
+        },
+    };
+    // Past its deadline: `live` deletes it, cancels its timer and counts it.
+    let gone = store.live(key, now).is_none();
+    debug_assert!(gone, "a key past its deadline is not live");
+    drop(store);
+    f(None)
+}
+// ANCHOR_END: read
 
 /// Whether `key` exists.
 pub fn exists(db: &Db, key: &[u8]) -> bool {
@@ -138,28 +197,54 @@ pub fn del(db: &Db, key: &[u8]) -> bool {
 // ANCHOR: set
 /// Sets `key` to `value` if `condition` allows, with a time to live if `ttl` is
 /// given (any earlier deadline is dropped, as `SET` does). Returns whether it wrote.
+///
+/// One look-up: the map's `entry` finds the key's slot and writes into it. A key
+/// given as a `Vec` (a request's own buffer) is moved in, not copied.
 pub fn set(
     db: &Db,
-    key: &[u8],
+    key: impl Into<Vec<u8>>,
     value: Vec<u8>,
     ttl: Option<Duration>,
     condition: Condition,
 ) -> bool {
-    let now = now();
-    let mut store = db.borrow_mut();
-    let exists = store.live(key, now).is_some();
-    match condition {
-        Condition::IfMissing if exists => return false,
-        Condition::IfExists if !exists => return false,
-        _ => {}
-    }
-    let expiry = ttl.map(|ttl| schedule(db, key, now + ttl));
-    let old = store.entries.insert(key.to_vec(), Entry { value, expiry });
-    drop(store);
+    let mut guard = db.borrow_mut();
+    let store = &mut *guard;
+    let (wrote, old) = match store.entries.entry(key.into()) {
+        hash_map::Entry::Occupied(mut slot) => {
+            // An entry past its deadline is gone (lazy expiry): it counts as missing.
+            let past = passed(slot.get());
+            if past.is_some() {
+                store.expired += 1;
+            }
+            let exists = past.is_none();
+            match condition {
+                Condition::IfMissing if exists => (false, None),
+                Condition::IfExists if !exists => (false, Some(slot.remove())),
+                _ => {
+                    let expiry = ttl.map(|ttl| {
+                        let now = past.unwrap_or_else(now);
+                        schedule(db, slot.key(), now + ttl)
+                    });
+                    (true, Some(slot.insert(Entry { value, expiry })))
+                }
+            }
+        }
+        hash_map::Entry::Vacant(slot) => {
+            if condition == Condition::IfExists {
+                (false, None)
+            } else {
+                let expiry = ttl.map(|ttl| schedule(db, slot.key(), now() + ttl));
+                slot.insert(Entry { value, expiry });
+                (true, None)
+            }
+        }
+    };
+    // The old entry's timer is cancelled with the store released.
+    drop(guard);
     if let Some(old) = old {
         cancel(old);
     }
-    true
+    wrote
 }
 
 // ANCHOR_END: set
@@ -203,31 +288,56 @@ pub fn ttl(db: &Db, key: &[u8]) -> Ttl {
 
 /// Adds `delta` to the integer stored at `key` (a missing key counts as 0); the
 /// key's deadline, if any, is kept, as Redis keeps it.
+///
+/// A key that exists is looked up once and its digits rewritten in place.
 pub fn incr_by(db: &Db, key: &[u8], delta: i64) -> Result<i64, &'static str> {
-    const NOT_AN_INTEGER: &str = "ERR value is not an integer or out of range";
-    let now = now();
     let mut store = db.borrow_mut();
-    let current = match store.live(key, now) {
-        Some(entry) => std::str::from_utf8(&entry.value)
-            .ok()
-            .and_then(|s| s.parse::<i64>().ok())
-            .ok_or(NOT_AN_INTEGER)?,
-        None => 0,
+    let past = match store.entries.get_mut(key) {
+        Some(entry) => match passed(entry) {
+            None => {
+                let next = add(integer_value(&entry.value)?, delta)?;
+                write_integer(&mut entry.value, next);
+                return Ok(next);
+            }
+            Some(now) => Some(now),
+        },
+        None => None,
     };
-    let next = current
-        .checked_add(delta)
-        .ok_or("ERR increment or decrement would overflow")?;
-    match store.live(key, now) {
-        Some(entry) => entry.value = next.to_string().into_bytes(),
-        None => {
-            store.entries.insert(
-                key.to_vec(),
-                Entry {
-                    value: next.to_string().into_bytes(),
-                    expiry: None,
-                },
-            );
-        }
+    if let Some(now) = past {
+        // Past its deadline: `live` deletes it and counts it; it counts as missing.
+        let gone = store.live(key, now).is_none();
+        debug_assert!(gone, "a key past its deadline is not live");
     }
+    let next = add(0, delta)?;
+    let mut value = Vec::new();
+    write_integer(&mut value, next);
+    store.entries.insert(
+        key.to_vec(),
+        Entry {
+            value,
+            expiry: None,
+        },
+    );
     Ok(next)
+}
+
+/// The integer a value holds, as `INCR` reads it.
+fn integer_value(value: &[u8]) -> Result<i64, &'static str> {
+    std::str::from_utf8(value)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or("ERR value is not an integer or out of range")
+}
+
+fn add(current: i64, delta: i64) -> Result<i64, &'static str> {
+    current
+        .checked_add(delta)
+        .ok_or("ERR increment or decrement would overflow")
+}
+
+/// Replaces `value` with the digits of `n`, in the room it already has.
+fn write_integer(value: &mut Vec<u8>, n: i64) {
+    use std::io::Write;
+    value.clear();
+    write!(value, "{n}").expect("writing to a Vec cannot fail");
 }
