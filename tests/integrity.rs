@@ -722,6 +722,47 @@ fn every_stage_is_on_the_readmes_map() {
     report("the README's map", &problems);
 }
 
+/// The capstone's chapter says the server uses the runtime "through one import, the
+/// `oneloop` crate": its code names no stage crate, and its manifest depends on none
+/// (its tests may, to build loops of their own).
+#[test]
+fn the_capstone_reaches_the_runtime_only_through_the_facade() {
+    let root = root();
+    let mut problems = Vec::new();
+    for dir in [
+        "crates/11-capstone/src",
+        "exercises/11-capstone/src",
+        "exercises/11-capstone/challenge",
+    ] {
+        let files = files_under(&root.join(dir), "rs");
+        assert!(!files.is_empty(), "no Rust file under {dir}");
+        for file in files {
+            let text = fs::read_to_string(&file).expect("a readable source file");
+            for (n, line) in text.lines().enumerate() {
+                if line.contains("oneloop_") && !line.trim_start().starts_with("//") {
+                    problems.push(format!("{}:{}: {}", shown(&file), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    for manifest in [
+        "crates/11-capstone/Cargo.toml",
+        "exercises/11-capstone/Cargo.toml",
+    ] {
+        let text = fs::read_to_string(root.join(manifest)).expect("a readable manifest");
+        let dependencies = text
+            .split("\n[")
+            .find(|table| table.starts_with("dependencies]"))
+            .unwrap_or("");
+        for line in dependencies.lines().skip(1) {
+            if line.starts_with("oneloop-") {
+                problems.push(format!("{manifest}: [dependencies] names {line}"));
+            }
+        }
+    }
+    report("the capstone's imports", &problems);
+}
+
 /// The introduction's list of stages: one numbered item per row of the README's map,
 /// in order, each naming the stage's chapter title from `book/src/SUMMARY.md`.
 #[test]

@@ -9,10 +9,7 @@
 use std::net::Shutdown;
 use std::rc::Rc;
 
-use oneloop_core::hooks::with_current;
-use oneloop_core::{ExceptionReport, Label, spawn};
-use oneloop_io::{TcpStream, readable};
-use oneloop_timers::timeout;
+use oneloop::{ExceptionReport, Label, TcpStream, readable, spawn, timeout, with_current};
 
 use crate::commands::{After, Client, execute};
 use crate::outbox::Closed;

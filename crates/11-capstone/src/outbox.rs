@@ -23,7 +23,7 @@ use std::net::Shutdown;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
-use oneloop_io::TcpStream;
+use oneloop::TcpStream;
 
 use crate::Frame;
 

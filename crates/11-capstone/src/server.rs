@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::task::{Poll, Waker};
 use std::time::Duration;
 
-use oneloop_io::{TcpListener, TcpStream, serve};
+use oneloop::{TcpListener, TcpStream, serve};
 
 use crate::connection::{Ending, connection};
 use crate::{Db, Limits, PubSub, new_db};

@@ -31,7 +31,7 @@ use std::hash::BuildHasher;
 use std::rc::Rc;
 use std::time::Duration;
 
-use oneloop_timers::{TimerHandle, Timers};
+use oneloop::{TimerHandle, Timers};
 
 use crate::expiry::schedule;
 

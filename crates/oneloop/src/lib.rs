@@ -12,7 +12,9 @@
 //!   `asyncio.run(main, debug=True)`.
 //! - **Time** (stage 5): a heap of timers, whose earliest deadline bounds how long the
 //!   loop may sleep. [`sleep`] waits on it, [`timeout`] drops a future whose time is up,
-//!   [`call_later`] runs a callback after a delay, [`time`] reads the loop's clock.
+//!   [`call_later`] runs a callback after a delay and gives back a [`TimerHandle`]
+//!   that cancels it, [`time`] reads the loop's clock, and [`Timers`] is the heap
+//!   itself, found from inside the loop (the capstone's expiry files its timers there).
 //!   [`TimerMethods`] gives the loop itself asyncio's `call_later`, `call_at`, `time`
 //!   and `set_debug`.
 //! - **Sockets** (stage 6): epoll, through mio, at the bottom of the driver stack.
@@ -130,4 +132,6 @@ pub use oneloop_signals::{
     add_signal_handler, remove_signal_handler, signal_name,
 };
 pub use oneloop_timers::prelude::TimerMethods;
-pub use oneloop_timers::{TimedOut, Timeout, call_later, sleep, time, timeout};
+pub use oneloop_timers::{
+    TimedOut, Timeout, TimerHandle, Timers, call_later, sleep, time, timeout,
+};

@@ -5,8 +5,7 @@
 use std::net::Shutdown;
 use std::rc::Rc;
 
-use oneloop_io::TcpStream;
-use oneloop_timers::timeout;
+use oneloop::{TcpStream, timeout};
 
 use crate::{Server, ShutdownReport};
 
