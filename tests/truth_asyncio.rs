@@ -279,6 +279,17 @@ scenarios! {
     /// scheduled second, runs before a call_later(0) timer scheduled first.
     call_later_then_call_at: differs [],
         cpython_says ["turn=2 event=at", "turn=2 event=later", "turn=3 event=main-resumed"];
+
+    // Stage 9's corners.
+    /// Two requests with different messages before the task's next step: a sleeping
+    /// task sees the first, a task at a bare yield or not started yet the last; a task
+    /// that cancelled itself and then awaited keeps its own message, and its next step
+    /// is queued at the end of the step that cancelled.
+    cancel_twice_messages: differs [],
+        cpython_says ["turn=3 event=sleeper-saw-first-cancelling-2",
+            "turn=7 event=yielder-saw-second-cancelling-2",
+            "turn=11 event=unstarted-ended-cancelled-second",
+            "turn=13 run=soon", "turn=13 event=itself-saw-own-cancelling-2"];
 }
 // ANCHOR_END: scenarios
 
@@ -1651,6 +1662,108 @@ mod oneloop {
         }
     }
     pub use names::*;
+
+    // Stage 9's corners: second requests, timeouts and groups meeting an outer cancel.
+    mod stage9_corners {
+        use std::future::Future;
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_cancel::{Error, current, sleep, spawn_named, task_future, yield_now};
+        use oneloop_timers::virtual_time_loop;
+
+        use super::super::truth::Recorder;
+        use super::{call_soon, named, run_main};
+
+        /// Python's `run_until_complete(main())`, with main a task of stage 9.
+        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
+            rec: &Rc<Recorder>,
+            main: impl FnOnce(Rc<Recorder>) -> F,
+        ) {
+            let (future, task) = task_future("main", main(Rc::clone(rec)));
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+
+        fn py(value: bool) -> &'static str {
+            if value { "True" } else { "False" }
+        }
+
+        /// A cancel's message as Python's `error.args[0]` prints it.
+        fn message(error: &Error) -> String {
+            match error {
+                Error::Cancelled(Some(message)) => message.clone(),
+                Error::Cancelled(None) => "None".to_owned(),
+                other => other.to_string(),
+            }
+        }
+
+        /// How the task of `cancel_twice_messages` waits when the requests come.
+        #[derive(Clone, Copy)]
+        enum Wait {
+            Sleeping,
+            Bare,
+            CancelsItself,
+        }
+
+        pub fn cancel_twice_messages(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                for (name, wait, yields) in [
+                    ("sleeper", Wait::Sleeping, 1),
+                    ("yielder", Wait::Bare, 1),
+                    ("unstarted", Wait::Sleeping, 0),
+                    ("itself", Wait::CancelsItself, 1),
+                ] {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named(name, async move {
+                        let waited = match wait {
+                            Wait::Sleeping => sleep(Duration::from_secs(10)).await,
+                            Wait::Bare => yield_now().await,
+                            Wait::CancelsItself => {
+                                current().expect("a task").cancel(Some("own"));
+                                call_soon("soon", named(&r, "soon"));
+                                sleep(Duration::from_secs(10)).await
+                            }
+                        };
+                        match waited {
+                            Ok(()) => r.event(format!("{name}-not-cancelled")),
+                            Err(error) => {
+                                let me = current().expect("a task");
+                                r.event(format!(
+                                    "{name}-saw-{}-cancelling-{}",
+                                    message(&error),
+                                    me.cancelling()
+                                ));
+                            }
+                        }
+                        yield_now().await?;
+                        r.event(format!("{name}-carried-on"));
+                        Ok(())
+                    });
+                    for _ in 0..yields {
+                        yield_now().await?;
+                    }
+                    if matches!(wait, Wait::CancelsItself) {
+                        task.cancel(Some("outer"));
+                    } else {
+                        task.cancel(Some("first"));
+                        task.cancel(Some("second"));
+                    }
+                    if let Err(error) = task.join().await {
+                        rec.event(format!("{name}-ended-cancelled-{}", message(&error)));
+                    }
+                    let again = task.cancel(Some("late"));
+                    rec.event(format!(
+                        "{name}-done-cancel-{}-cancelling-{}",
+                        py(again),
+                        task.cancelling()
+                    ));
+                }
+                Ok(())
+            });
+        }
+    }
+    pub use stage9_corners::*;
 }
 
 #[test]

@@ -6,9 +6,9 @@ use std::future::Future;
 use std::mem;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 
 use oneloop_core::hooks::with_current;
 use oneloop_offload::LoopHandle;
@@ -33,8 +33,29 @@ pub struct TaskFuture<T, F> {
     ctl: Rc<Ctl>,
     future: Option<Pin<Box<F>>>,
     outcome: Rc<RefCell<Outcome<T>>>,
+    /// The loop's waker for this task, and the [`StepWake`] around it.
+    wakers: Option<(Waker, Waker)>,
 }
 // ANCHOR_END: driven
+
+/// The waker a task's future is polled with: it notes the wake in the task's
+/// `woken` flag, then wakes the loop's task. A cancel reads the flag to tell a task
+/// that waits on something from one whose step is queued.
+struct StepWake {
+    woken: Arc<AtomicBool>,
+    task: Waker,
+}
+
+impl Wake for StepWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Relaxed);
+        self.task.wake_by_ref();
+    }
+}
 
 impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
     fn finish(&mut self, result: Result<T, Error>) {
@@ -94,15 +115,21 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         // Every field is `Unpin` (the user's future is boxed).
         let this = self.get_mut();
+        if !this
+            .wakers
+            .as_ref()
+            .is_some_and(|(task, _)| task.will_wake(cx.waker()))
         {
-            let mut waker = this
+            let step = Waker::from(Arc::new(StepWake {
+                woken: Arc::clone(&this.ctl.woken),
+                task: cx.waker().clone(),
+            }));
+            *this
                 .ctl
                 .waker
                 .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *waker = Some(cx.waker().clone());
-            }
+                .unwrap_or_else(PoisonError::into_inner) = Some(step.clone());
+            this.wakers = Some((cx.waker().clone(), step));
         }
         if this.ctl.is_aborted() {
             // Abort, Rust's way: the future is dropped here, between two of its steps,
@@ -117,12 +144,32 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
         let Some(future) = this.future.as_mut() else {
             return Poll::Ready(());
         };
+        if this.ctl.steps.get() == 1
+            && let Some(message) = this.ctl.take_request()
+        {
+            // Cancelled before its first step: asyncio throws into a coroutine that
+            // has not started, and it ends at once, running none of its code.
+            drop(this.future.take());
+            this.finish(Err(Error::Cancelled(message)));
+            return Poll::Ready(());
+        }
+        let Some((_, step)) = this.wakers.as_ref() else {
+            unreachable!("the step's waker is made above");
+        };
+        this.ctl.woken.store(false, Ordering::Relaxed);
+        this.ctl.stepping.set(true);
         let poll = {
             let _current = CurrentGuard::enter(&this.ctl);
-            future.as_mut().poll(cx)
+            future.as_mut().poll(&mut Context::from_waker(step))
         };
+        this.ctl.stepping.set(false);
         match poll {
-            Poll::Pending => Poll::Pending,
+            Poll::Pending => {
+                if this.ctl.must_cancel.get() {
+                    this.ctl.suspended_with_request(step);
+                }
+                Poll::Pending
+            }
             Poll::Ready(result) => {
                 drop(this.future.take());
                 // A request that no cancellation point delivered still ends the task
@@ -186,6 +233,7 @@ where
         ctl: Rc::clone(&ctl),
         future: Some(Box::pin(future)),
         outcome: Rc::clone(&outcome),
+        wakers: None,
     };
     (driven, Task { ctl, outcome })
 }
