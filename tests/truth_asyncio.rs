@@ -290,6 +290,14 @@ scenarios! {
             "turn=7 event=yielder-saw-second-cancelling-2",
             "turn=11 event=unstarted-ended-cancelled-second",
             "turn=13 run=soon", "turn=13 event=itself-saw-own-cancelling-2"];
+    /// A timeout's deadline and a cancel from outside in one turn: the body's cancel
+    /// stays a cancel, with the message of the request that came first, and one
+    /// request is left.
+    timeout_meets_outer_cancel: differs [],
+        cpython_says ["turn=3 run=outer_cancel", "turn=3 run=_on_timeout",
+            "turn=4 event=outer-first-cancelled-outer-expired-True-cancelling-1",
+            "turn=7 run=_on_timeout", "turn=7 run=outer_cancel",
+            "turn=8 event=deadline-first-cancelled-None-expired-True-cancelling-1"];
 }
 // ANCHOR_END: scenarios
 
@@ -1669,8 +1677,10 @@ mod oneloop {
         use std::rc::Rc;
         use std::time::Duration;
 
-        use oneloop_cancel::{Error, current, sleep, spawn_named, task_future, yield_now};
-        use oneloop_timers::virtual_time_loop;
+        use oneloop_cancel::{
+            Error, current, sleep, spawn_named, task_future, timeout_scope, yield_now,
+        };
+        use oneloop_timers::{Timers, virtual_time_loop};
 
         use super::super::truth::Recorder;
         use super::{call_soon, named, run_main};
@@ -1758,6 +1768,56 @@ mod oneloop {
                         py(again),
                         task.cancelling()
                     ));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_meets_outer_cancel(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                for name in ["outer-first", "deadline-first"] {
+                    let when = oneloop_timers::time() + Duration::from_millis(100);
+                    let r = Rc::clone(&rec);
+                    let task = Rc::new(spawn_named(name, async move {
+                        let me = current().expect("a task");
+                        let mut expired = None;
+                        let timed = timeout_scope(Some(when), |scope| {
+                            expired = Some(scope.clone());
+                            sleep(Duration::from_secs(10))
+                        })
+                        .await;
+                        match &timed {
+                            Err(Error::TimedOut) => r.event(format!("{name}-timed-out")),
+                            Err(error @ Error::Cancelled(_)) => {
+                                let scope = expired.expect("the body ran");
+                                r.event(format!(
+                                    "{name}-cancelled-{}-expired-{}-cancelling-{}",
+                                    message(error),
+                                    py(scope.expired()),
+                                    me.cancelling()
+                                ));
+                            }
+                            _ => {}
+                        }
+                        timed
+                    }));
+                    if name == "deadline-first" {
+                        yield_now().await?;
+                    }
+                    let target = Rc::clone(&task);
+                    Timers::current().expect("a timer loop").call_at_named(
+                        when,
+                        "outer_cancel",
+                        move || {
+                            target.cancel(Some("outer"));
+                        },
+                    );
+                    if task.join().await.is_err() {
+                        rec.event(format!(
+                            "{name}-joined-cancelled-{}",
+                            py(task.is_cancelled())
+                        ));
+                    }
                 }
                 Ok(())
             });
