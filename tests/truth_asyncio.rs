@@ -298,6 +298,16 @@ scenarios! {
             "turn=4 event=outer-first-cancelled-outer-expired-True-cancelling-1",
             "turn=7 run=_on_timeout", "turn=7 run=outer_cancel",
             "turn=8 event=deadline-first-cancelled-None-expired-True-cancelling-1"];
+    /// TaskGroup corners: two children failing in one turn, a child failing while the
+    /// body gets an outer cancel, a task refused by an aborting group, an outer cancel,
+    /// a body that swallows the group's cancel: what the group raises, and the count.
+    taskgroup_corners: differs [],
+        cpython_says [
+            "turn=6 event=two-fail-raised-ExceptionGroup[ValueError(a),ValueError(b)]-cancelling-0",
+            "turn=11 event=fail-under-outer-raised-ExceptionGroup[ValueError(c)]-cancelling-1",
+            "turn=16 event=refused-new-task",
+            "turn=22 event=outer-cancel-raised-CancelledError(outer)-cancelling-1",
+            "turn=28 event=body-swallows-raised-ExceptionGroup[ValueError(f)]-cancelling-0"];
 }
 // ANCHOR_END: scenarios
 
@@ -1677,8 +1687,11 @@ mod oneloop {
         use std::rc::Rc;
         use std::time::Duration;
 
+        use std::pin::Pin;
+
         use oneloop_cancel::{
-            Error, current, sleep, spawn_named, task_future, timeout_scope, yield_now,
+            Error, TaskGroup, current, sleep, spawn_named, task_future, task_group, timeout_scope,
+            yield_now,
         };
         use oneloop_timers::{Timers, virtual_time_loop};
 
@@ -1818,6 +1831,129 @@ mod oneloop {
                             py(task.is_cancelled())
                         ));
                     }
+                }
+                Ok(())
+            });
+        }
+
+        /// An error as the Python side prints it: `ValueError(a)`, `CancelledError(m)`,
+        /// `ExceptionGroup[..]`.
+        fn show(error: &Error) -> String {
+            match error {
+                Error::Failed(text) => format!("ValueError({text})"),
+                Error::Cancelled(_) => format!("CancelledError({})", message(error)),
+                Error::Group(errors) => {
+                    let inner: Vec<String> = errors.iter().map(show).collect();
+                    format!("ExceptionGroup[{}]", inner.join(","))
+                }
+                other => other.to_string(),
+            }
+        }
+
+        async fn fail_after(yields: u32, text: &str) -> Result<(), Error> {
+            for _ in 0..yields {
+                yield_now().await?;
+            }
+            Err(Error::Failed(text.to_owned()))
+        }
+
+        /// The body of one case of `taskgroup_corners`, given the group.
+        type Body = fn(Rc<Recorder>, TaskGroup) -> Pin<Box<dyn Future<Output = Result<(), Error>>>>;
+
+        fn two_fail(
+            _: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", fail_after(1, "a"))?;
+                tg.spawn("task", fail_after(1, "b"))?;
+                sleep(Duration::from_secs(10)).await
+            })
+        }
+
+        fn fail_under_outer(
+            _: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", fail_after(0, "c"))?;
+                sleep(Duration::from_secs(10)).await
+            })
+        }
+
+        fn refused(
+            rec: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", fail_after(0, "d"))?;
+                let slept = sleep(Duration::from_secs(10)).await;
+                if slept.is_err() && tg.spawn("task", fail_after(0, "e")).is_err() {
+                    rec.event("refused-new-task");
+                }
+                slept
+            })
+        }
+
+        fn outer_cancel(
+            _: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", sleep(Duration::from_secs(10)))?;
+                sleep(Duration::from_secs(10)).await
+            })
+        }
+
+        fn body_swallows(
+            rec: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", fail_after(1, "f"))?;
+                if sleep(Duration::from_secs(10)).await.is_err() {
+                    rec.event("body-swallowed-the-cancel");
+                }
+                Ok(())
+            })
+        }
+
+        pub fn taskgroup_corners(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let cases: [(&str, Body, Option<&str>); 5] = [
+                    ("two-fail", two_fail, None),
+                    ("fail-under-outer", fail_under_outer, Some("outer")),
+                    ("refused", refused, None),
+                    ("outer-cancel", outer_cancel, Some("outer")),
+                    ("body-swallows", body_swallows, None),
+                ];
+                for (name, body, cancel) in cases {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named(name, async move {
+                        let me = current().expect("a task");
+                        let inner = Rc::clone(&r);
+                        let grouped = task_group(|tg| body(inner, tg)).await;
+                        if let Err(error) = &grouped {
+                            r.event(format!(
+                                "{name}-raised-{}-cancelling-{}",
+                                show(error),
+                                me.cancelling()
+                            ));
+                        }
+                        match grouped {
+                            Err(error @ Error::Cancelled(_)) => Err(error),
+                            _ => Ok(()),
+                        }
+                    });
+                    if let Some(message) = cancel {
+                        yield_now().await?;
+                        task.cancel(Some(message));
+                    }
+                    let _ended = task.join().await;
+                    rec.event(format!(
+                        "{name}-ended-cancelled-{}",
+                        py(task.is_cancelled())
+                    ));
                 }
                 Ok(())
             });
