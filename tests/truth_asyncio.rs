@@ -308,6 +308,14 @@ scenarios! {
             "turn=16 event=refused-new-task",
             "turn=22 event=outer-cancel-raised-CancelledError(outer)-cancelling-1",
             "turn=28 event=body-swallows-raised-ExceptionGroup[ValueError(f)]-cancelling-0"];
+
+    // Stage 10's corners.
+    /// A Condition waiter cancelled while it waits keeps the cancel's message; one
+    /// cancelled while it takes the lock back raises a cancel with no message.
+    condition_cancelled: differs [],
+        cpython_says ["turn=3 event=waiting-cancelled-first-locked-True",
+            "turn=8 event=reacquiring-cancelled-None-locked-True",
+            "turn=14 event=twice-cancelled-None-locked-True"];
 }
 // ANCHOR_END: scenarios
 
@@ -1960,6 +1968,94 @@ mod oneloop {
         }
     }
     pub use stage9_corners::*;
+
+    // Stage 10's corners.
+    mod stage10_corners {
+        use std::future::Future;
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_cancel::{Error, sleep, spawn_named, task_future};
+        use oneloop_shared::Condition;
+        use oneloop_timers::virtual_time_loop;
+
+        use super::super::truth::Recorder;
+        use super::run_main;
+
+        /// Python's `run_until_complete(main())`, with main a task of stage 9.
+        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
+            rec: &Rc<Recorder>,
+            main: impl FnOnce(Rc<Recorder>) -> F,
+        ) {
+            let (future, task) = task_future("main", main(Rc::clone(rec)));
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+
+        /// `await asyncio.sleep(0)`.
+        async fn bare_yield() -> Result<(), Error> {
+            sleep(Duration::ZERO).await
+        }
+
+        fn py(value: bool) -> &'static str {
+            if value { "True" } else { "False" }
+        }
+
+        /// A cancel's message as Python's `error.args[0]` prints it.
+        fn message(error: &Error) -> String {
+            match error {
+                Error::Cancelled(Some(message)) => message.clone(),
+                Error::Cancelled(None) => "None".to_owned(),
+                other => other.to_string(),
+            }
+        }
+
+        pub fn condition_cancelled(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                for name in ["waiting", "reacquiring", "twice"] {
+                    let cond = Rc::new(Condition::new());
+                    let (r, c) = (Rc::clone(&rec), Rc::clone(&cond));
+                    let task = spawn_named(name, async move {
+                        c.acquire().await?;
+                        let waited = c.wait().await;
+                        match &waited {
+                            Ok(()) => r.event(format!("{name}-notified")),
+                            Err(error) => r.event(format!(
+                                "{name}-cancelled-{}-locked-{}",
+                                message(error),
+                                py(c.lock().locked())
+                            )),
+                        }
+                        c.release()?;
+                        waited
+                    });
+                    bare_yield().await?;
+                    if name == "waiting" {
+                        task.cancel(Some("first"));
+                    } else {
+                        cond.acquire().await?;
+                        if name == "reacquiring" {
+                            cond.notify(1)?;
+                            bare_yield().await?;
+                            task.cancel(Some("first"));
+                        } else {
+                            task.cancel(Some("first"));
+                            bare_yield().await?;
+                            bare_yield().await?;
+                            task.cancel(Some("second"));
+                        }
+                        bare_yield().await?;
+                        cond.release()?;
+                    }
+                    if let Err(error) = task.join().await {
+                        rec.event(format!("{name}-joined-{}", message(&error)));
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+    pub use stage10_corners::*;
 }
 
 #[test]
