@@ -316,6 +316,12 @@ scenarios! {
         cpython_says ["turn=3 event=waiting-cancelled-first-locked-True",
             "turn=8 event=reacquiring-cancelled-None-locked-True",
             "turn=14 event=twice-cancelled-None-locked-True"];
+    /// A queue getter woken and cancelled passes the item on; the misuse of queues,
+    /// semaphores and locks fails at once, with no turn.
+    primitives_corners: differs [],
+        cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-got-x",
+            "turn=5 event=join-of-nothing-returned", "turn=5 event=semaphore-value-3",
+            "turn=5 event=bounded-refused-value-1"];
 }
 // ANCHOR_END: scenarios
 
@@ -1976,7 +1982,7 @@ mod oneloop {
         use std::time::Duration;
 
         use oneloop_cancel::{Error, sleep, spawn_named, task_future};
-        use oneloop_shared::Condition;
+        use oneloop_shared::{BoundedSemaphore, Condition, Lock, Queue, QueueError, Semaphore};
         use oneloop_timers::virtual_time_loop;
 
         use super::super::truth::Recorder;
@@ -2050,6 +2056,66 @@ mod oneloop {
                     if let Err(error) = task.join().await {
                         rec.event(format!("{name}-joined-{}", message(&error)));
                     }
+                }
+                Ok(())
+            });
+        }
+
+        pub fn primitives_corners(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(0));
+                let getter = |name: &'static str| {
+                    let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                    spawn_named(name, async move {
+                        match q.get().await {
+                            Ok(item) => {
+                                r.event(format!("{name}-got-{item}"));
+                                Ok(())
+                            }
+                            Err(error) => {
+                                r.event(format!("{name}-cancelled"));
+                                Err(Error::from(error))
+                            }
+                        }
+                    })
+                };
+                let (a, b) = (getter("a"), getter("b"));
+                bare_yield().await?;
+                queue.put_nowait("x")?;
+                a.cancel(None);
+                rec.event("put-and-cancelled-a");
+                b.join().await?;
+                if a.join().await.is_err() {
+                    rec.event("a-joined-cancelled");
+                }
+
+                let full = Queue::new(1);
+                full.put_nowait(1)?;
+                if full.put_nowait(2) == Err(QueueError::Full) {
+                    rec.event("put-nowait-full");
+                }
+                full.get_nowait()?;
+                if full.get_nowait() == Err(QueueError::Empty) {
+                    rec.event("get-nowait-empty");
+                }
+                full.task_done()?;
+                Queue::<u8>::new(0).join().await?;
+                rec.event("join-of-nothing-returned");
+                if full.task_done().is_err() {
+                    rec.event("task-done-too-many");
+                }
+
+                let sem = Semaphore::new(1);
+                sem.release();
+                sem.release();
+                rec.event(format!("semaphore-value-{}", sem.value()));
+                let bounded = BoundedSemaphore::new(1);
+                if bounded.release().is_err() {
+                    rec.event(format!("bounded-refused-value-{}", bounded.value()));
+                }
+                let lock = Lock::new();
+                if lock.release().is_err() {
+                    rec.event(format!("lock-refused-locked-{}", py(lock.locked())));
                 }
                 Ok(())
             });
