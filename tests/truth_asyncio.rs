@@ -279,6 +279,12 @@ scenarios! {
     /// scheduled second, runs before a call_later(0) timer scheduled first.
     call_later_then_call_at: differs [],
         cpython_says ["turn=2 event=at", "turn=2 event=later", "turn=3 event=main-resumed"];
+    /// A timer cancelled twice counts once; one cancelled after it ran counts nothing;
+    /// a cancelled head and the cancelled timer behind it leave in the next turn.
+    timer_cancel_twice: differs [],
+        cpython_says ["turn=1 event=cancelled-twice-scheduled=3-cancelled=1-True",
+            "turn=3 event=cancelled-after-run-scheduled=2-cancelled=1-True",
+            "turn=4 event=after-turn-scheduled=0-cancelled=0"];
 
     // Stage 9's corners.
     /// Two requests with different messages before the task's next step: a sleeping
@@ -1694,6 +1700,41 @@ mod oneloop {
         }
     }
     pub use names::*;
+
+    pub fn timer_cancel_twice(rec: &Rc<Recorder>) {
+        run_main(rec, real_time_loop(), |rec| async move {
+            let timers = Timers::current().expect("a timer layer");
+            let later = timers.time() + Duration::from_secs(3600);
+            let first = timers.call_at_named(later, "ran", named(&rec, "ran"));
+            let second =
+                timers.call_at_named(later + Duration::from_secs(1), "ran", named(&rec, "ran"));
+            let soon = timers.call_later_named(Duration::ZERO, "ran", named(&rec, "ran"));
+            second.cancel();
+            second.cancel();
+            let py = |value: bool| if value { "True" } else { "False" };
+            rec.event(format!(
+                "cancelled-twice-{}-{}",
+                counts(),
+                py(second.is_cancelled())
+            ));
+            sleep(Duration::ZERO).await;
+            sleep(Duration::ZERO).await;
+            soon.cancel();
+            rec.event(format!(
+                "cancelled-after-run-{}-{}",
+                counts(),
+                py(soon.is_cancelled())
+            ));
+            first.cancel();
+            rec.event(format!(
+                "cancelled-head-{}-{}",
+                counts(),
+                py(first.is_cancelled())
+            ));
+            sleep(Duration::ZERO).await;
+            rec.event(format!("after-turn-{}", counts()));
+        });
+    }
 
     // Stage 9's corners: second requests, timeouts and groups meeting an outer cancel.
     mod stage9_corners {
