@@ -279,6 +279,10 @@ scenarios! {
     /// scheduled second, runs before a call_later(0) timer scheduled first.
     call_later_then_call_at: differs [],
         cpython_says ["turn=2 event=at", "turn=2 event=later", "turn=3 event=main-resumed"];
+    /// sleep of one microsecond makes a timer: two turns per call, sleep(0) one.
+    sleep_tiny: differs [],
+        cpython_says ["turn=2 run=_set_result_unless_cancelled", "turn=3 event=main-0-timers-0",
+            "turns=6"];
     /// A timer cancelled twice counts once; one cancelled after it ran counts nothing;
     /// a cancelled head and the cancelled timer behind it leave in the next turn.
     timer_cancel_twice: differs [],
@@ -1700,6 +1704,17 @@ mod oneloop {
         }
     }
     pub use names::*;
+
+    pub fn sleep_tiny(rec: &Rc<Recorder>) {
+        run_main(rec, real_time_loop(), |rec| async move {
+            for step in 0..2 {
+                sleep(Duration::from_micros(1)).await;
+                let timers = Timers::current().expect("a timer layer");
+                rec.event(format!("main-{step}-timers-{}", timers.scheduled()));
+            }
+            rec.event("main-done");
+        });
+    }
 
     pub fn timer_cancel_twice(rec: &Rc<Recorder>) {
         run_main(rec, real_time_loop(), |rec| async move {
