@@ -308,6 +308,12 @@ scenarios! {
             "turn=4 event=outer-first-cancelled-outer-expired-True-cancelling-1",
             "turn=7 run=_on_timeout", "turn=7 run=outer_cancel",
             "turn=8 event=deadline-first-cancelled-None-expired-True-cancelling-1"];
+    /// timeout's reschedule: to a past deadline it expires through call_soon; once the
+    /// scope expired or ended it refuses.
+    timeout_reschedule: differs [],
+        cpython_says ["turn=2 run=_on_timeout", "turn=3 event=past-timed-out-expired-True",
+            "turn=5 event=refused-while-expiring", "turn=5 event=refused-after-exit",
+            "turn=6 event=refused-after-clean-exit-expired-False"];
     /// TaskGroup corners: two children failing in one turn, a child failing while the
     /// body gets an outer cancel, a task refused by an aborting group, an outer cancel,
     /// a body that swallows the group's cancel: what the group raises, and the count.
@@ -1901,6 +1907,68 @@ mod oneloop {
                             py(task.is_cancelled())
                         ));
                     }
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_reschedule(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let mut kept = None;
+                let r = Rc::clone(&rec);
+                let past = timeout_scope(Some(Duration::from_secs(10)), |scope| {
+                    kept = Some(scope.clone());
+                    async move {
+                        // Now is not after now: the deadline is already past.
+                        scope.reschedule(Some(oneloop_timers::time()))?;
+                        r.event("moved-to-the-past");
+                        sleep(Duration::from_secs(10)).await
+                    }
+                })
+                .await;
+                let scope = kept.take().expect("the body ran");
+                if past == Err(Error::TimedOut) {
+                    rec.event(format!("past-timed-out-expired-{}", py(scope.expired())));
+                }
+
+                let r = Rc::clone(&rec);
+                timeout_scope(
+                    Some(oneloop_timers::time() + Duration::from_millis(10)),
+                    |scope| {
+                        kept = Some(scope.clone());
+                        async move {
+                            if sleep(Duration::from_secs(10)).await.is_err() {
+                                r.event(format!("caught-expired-{}", py(scope.expired())));
+                            }
+                            let later = oneloop_timers::time() + Duration::from_secs(10);
+                            if scope.reschedule(Some(later)).is_err() {
+                                r.event("refused-while-expiring");
+                            }
+                            Ok(())
+                        }
+                    },
+                )
+                .await?;
+                let scope = kept.take().expect("the body ran");
+                rec.event(format!(
+                    "swallowed-scope-ended-expired-{}",
+                    py(scope.expired())
+                ));
+                if scope.reschedule(None).is_err() {
+                    rec.event("refused-after-exit");
+                }
+
+                timeout_scope(Some(Duration::from_secs(10)), |scope| {
+                    kept = Some(scope);
+                    yield_now()
+                })
+                .await?;
+                let scope = kept.take().expect("the body ran");
+                if scope.reschedule(None).is_err() {
+                    rec.event(format!(
+                        "refused-after-clean-exit-expired-{}",
+                        py(scope.expired())
+                    ));
                 }
                 Ok(())
             });

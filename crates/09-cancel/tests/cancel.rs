@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use oneloop_cancel::{
     AsCompleted, Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LoserFate, RESULT_TAKEN, ReturnWhen,
-    Selected, current, gather, race, select, shield, sleep, spawn, spawn_named, task_future,
-    task_group, timeout, timeout_scope, wait, wait_for, yield_now,
+    Selected, TIMEOUT_OVER, current, gather, race, select, shield, sleep, spawn, spawn_named,
+    task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
 };
 use oneloop_testkit::{DropFlag, watchdog_default};
 use oneloop_timers::Timers;
@@ -326,14 +326,54 @@ fn uncancel_takes_a_request_back() {
     });
 }
 
+/// asyncio raises `RuntimeError` for a `reschedule` once the timeout expired or ended.
+#[test]
+fn a_timeout_that_expired_or_ended_refuses_to_move() {
+    watchdog_default(|| {
+        let result = run(async {
+            let mut refused = Vec::new();
+            let mut kept = None;
+            let swallowed = timeout_scope(Some(secs(1)), |scope| {
+                kept = Some(scope.clone());
+                async move {
+                    let caught = sleep(secs(10)).await.is_err();
+                    Ok((caught, scope.reschedule(Some(secs(20)))))
+                }
+            })
+            .await;
+            let scope = kept.expect("the body ran");
+            refused.push(scope.reschedule(None));
+            let mut clean = None;
+            timeout_scope(Some(secs(10)), |scope| {
+                clean = Some(scope);
+                yield_now()
+            })
+            .await?;
+            let clean = clean.expect("the body ran");
+            refused.push(clean.reschedule(None));
+            Ok((swallowed, scope.expired(), refused, clean.expired()))
+        });
+        let over = Err(Error::Misuse(TIMEOUT_OVER));
+        assert_eq!(
+            result,
+            Ok((
+                Ok((true, over.clone())),
+                true,
+                vec![over.clone(), over],
+                false
+            ))
+        );
+    });
+}
+
 #[test]
 fn a_timeout_can_be_rescheduled_from_inside() {
     watchdog_default(|| {
         let result = run(async {
             let r = timeout_scope(Some(secs(1)), |scope| async move {
-                scope.reschedule(Some(secs(3)));
+                scope.reschedule(Some(secs(3)))?;
                 sleep(secs(2)).await?;
-                scope.reschedule(None);
+                scope.reschedule(None)?;
                 sleep(secs(5)).await?;
                 Ok(scope.when())
             })
