@@ -42,7 +42,7 @@ use truth::Difference::{
     CancelBecomesDrop, ChainCancelCheck, GatherDoneCallbackHop, SelfPipeRead, ShutdownTurns,
     TiesInSchedulingOrder, TimeoutFiresASleep,
 };
-use truth::Difference::{ShieldOuterCallback, WaitDoneCallbackHop};
+use truth::Difference::{GroupCancelsInSetOrder, ShieldOuterCallback, WaitDoneCallbackHop};
 use truth::{Difference, Scenario};
 
 /// Declares the scenarios: the list `SCENARIOS`, and one `#[test]` per scenario, so a
@@ -308,6 +308,10 @@ scenarios! {
             "turn=4 event=outer-first-cancelled-outer-expired-True-cancelling-1",
             "turn=7 run=_on_timeout", "turn=7 run=outer_cancel",
             "turn=8 event=deadline-first-cancelled-None-expired-True-cancelling-1"];
+    /// A failing group cancels its other children: CPython in its set's order, oneloop
+    /// in spawn order; the same turns.
+    taskgroup_abort_order: differs [GroupCancelsInSetOrder],
+        cpython_says ["turn=4 run=_on_task_done", "turn=7 event=main-caught-1"];
     /// timeout's reschedule: to a past deadline it expires through call_soon; once the
     /// scope expired or ended it refuses.
     timeout_reschedule: differs [],
@@ -1974,6 +1978,32 @@ mod oneloop {
             });
         }
 
+        pub fn taskgroup_abort_order(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let members = Rc::clone(&rec);
+                let grouped = task_group(|tg| async move {
+                    for n in 0..8 {
+                        let r = Rc::clone(&members);
+                        let name = format!("member_{n}");
+                        tg.spawn(&name.clone(), async move {
+                            let slept = sleep(Duration::from_secs(10)).await;
+                            if slept.is_err() {
+                                r.event(format!("{name}-cancelled"));
+                            }
+                            slept
+                        })?;
+                    }
+                    tg.spawn("failing", fail_after(1, "boom"))?;
+                    sleep(Duration::from_secs(10)).await
+                })
+                .await;
+                if let Err(Error::Group(errors)) = grouped {
+                    rec.event(format!("main-caught-{}", errors.len()));
+                }
+                Ok(())
+            });
+        }
+
         /// An error as the Python side prints it: `ValueError(a)`, `CancelledError(m)`,
         /// `ExceptionGroup[..]`.
         fn show(error: &Error) -> String {
@@ -2386,6 +2416,20 @@ fn the_later_stages_differences_rewrite_cpython_traces_as_documented() {
         );
         let ties = on_paper(&[TiesInSchedulingOrder]);
         assert_eq!(truth::verdict(&ties, &heap_order, &in_order), Ok(()));
+
+        // A group's members: sorted the same way, by their own prefix only.
+        let set_order = lines(
+            "turn=5 run=member_1\nturn=5 event=member-1\nturn=5 run=member_0\n\
+             turn=5 event=member-0\nturn=5 run=main\nturns=5",
+        );
+        let spawn_order = lines(
+            "turn=5 run=member_0\nturn=5 event=member-0\nturn=5 run=member_1\n\
+             turn=5 event=member-1\nturn=5 run=main\nturns=5",
+        );
+        let members = on_paper(&[GroupCancelsInSetOrder]);
+        assert_eq!(truth::verdict(&members, &set_order, &spawn_order), Ok(()));
+        let message = truth::verdict(&ties, &set_order, &spawn_order).expect_err("tie_ only");
+        assert!(message.contains("changes nothing"), "{message}");
 
         // The self-pipe's read goes; a turn that ran nothing else goes with it.
         let piped = lines(
