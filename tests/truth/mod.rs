@@ -407,7 +407,7 @@ fn sort_numbered(entries: &[Entry], prefix: &str) -> Vec<Entry> {
         }
         let turn = turn_of(&entries[index]);
         let mut blocks: Vec<(u64, Vec<Entry>)> = Vec::new();
-        while let Some(number) = entries.get(index).and_then(|entry| tie_number(entry)) {
+        while let Some(number) = entries.get(index).and_then(&tie_number) {
             if turn_of(&entries[index]) != turn {
                 break;
             }
