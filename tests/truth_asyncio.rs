@@ -312,6 +312,12 @@ scenarios! {
     /// in spawn order; the same turns.
     taskgroup_abort_order: differs [GroupCancelsInSetOrder],
         cpython_says ["turn=4 run=_on_task_done", "turn=7 event=main-caught-1"];
+    /// A task awaiting gather is cancelled: the children are; collecting, the task
+    /// resumes after the last child, cancelled though one child returned; not
+    /// collecting, at the first cancelled child.
+    gather_cancelled: differs [GatherDoneCallbackHop],
+        cpython_says ["turn=7 run=_done_callback", "turn=8 event=collect-cancelled-stop",
+            "turn=13 run=_done_callback", "turn=14 event=first-cancelled-stop"];
     /// timeout's reschedule: to a past deadline it expires through call_soon; once the
     /// scope expired or ended it refuses.
     timeout_reschedule: differs [],
@@ -1770,8 +1776,8 @@ mod oneloop {
         use std::pin::Pin;
 
         use oneloop_cancel::{
-            Error, TaskGroup, current, sleep, spawn_named, task_future, task_group, timeout_scope,
-            yield_now,
+            Error, TaskGroup, current, gather, sleep, spawn_named, task_future, task_group,
+            timeout_scope, yield_now,
         };
         use oneloop_timers::{Timers, virtual_time_loop};
 
@@ -1999,6 +2005,61 @@ mod oneloop {
                 .await;
                 if let Err(Error::Group(errors)) = grouped {
                     rec.event(format!("main-caught-{}", errors.len()));
+                }
+                Ok(())
+            });
+        }
+
+        async fn gathered_child(
+            rec: Rc<Recorder>,
+            case: &'static str,
+            name: &'static str,
+            cleanup: u32,
+        ) -> Result<&'static str, Error> {
+            if let Err(cancel) = sleep(Duration::from_secs(10)).await {
+                rec.event(format!("{case}-{name}-cancelled"));
+                for _ in 0..cleanup {
+                    yield_now().await.ok();
+                }
+                if name != "b" {
+                    return Err(cancel);
+                }
+            }
+            Ok(name)
+        }
+
+        pub fn gather_cancelled(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                for (case, collect, cleanups) in
+                    [("collect", true, [0, 2, 1]), ("first", false, [0, 0, 0])]
+                {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named(case, async move {
+                        let children = ["a", "b", "c"]
+                            .into_iter()
+                            .zip(cleanups)
+                            .map(|(name, cleanup)| {
+                                gathered_child(Rc::clone(&r), case, name, cleanup)
+                            })
+                            .collect();
+                        let gathered = gather(children, collect).await;
+                        match &gathered {
+                            Ok(_) => r.event(format!("{case}-got-results")),
+                            Err(error) => {
+                                r.event(format!("{case}-cancelled-{}", message(error)));
+                            }
+                        }
+                        gathered.map(|_| ())
+                    });
+                    yield_now().await?;
+                    yield_now().await?;
+                    task.cancel(Some("stop"));
+                    if task.join().await.is_err() {
+                        rec.event(format!(
+                            "{case}-joined-cancelled-{}",
+                            py(task.is_cancelled())
+                        ));
+                    }
                 }
                 Ok(())
             });
