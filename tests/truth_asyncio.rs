@@ -110,6 +110,10 @@ scenarios! {
     empty_run: differs [ShutdownTurns], cpython_says ["turns=6"];
     /// stop() from a callback ends run_forever after the current turn.
     stop_from_callback: differs [], cpython_says ["turn=2 run=later", "turns=2"];
+    /// stop() before run_forever: one turn, then it returns; stop() twice is one stop.
+    stop_before_run: differs [],
+        cpython_says ["turn=1 event=first", "turn=- event=run_forever-returned",
+            "turn=2 event=second", "turns=2"];
     /// A raising (panicking) callback is reported, and the loop goes on.
     raising_callback: differs [],
         cpython_says ["turn=1 event=exception:bad:oops", "turn=1 run=good", "turns=2"];
@@ -588,6 +592,25 @@ mod oneloop {
         event_loop.run_forever().expect("stopper stops the loop");
         rec.event("run_forever-returned");
         event_loop.run_forever().expect("later stops the loop");
+        event_loop.close();
+    }
+
+    pub fn stop_before_run(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let (first, second) = (named(rec, "first"), named(rec, "second"));
+        event_loop.call_soon_named("first", move || {
+            first();
+            call_soon("second", move || {
+                second();
+                current().stop();
+                current().stop();
+            });
+        });
+        event_loop.core().stop();
+        event_loop.run_forever().expect("stopped before it ran");
+        rec.event("run_forever-returned");
+        event_loop.run_forever().expect("second stops the loop");
+        rec.event("run_forever-returned-again");
         event_loop.close();
     }
 
