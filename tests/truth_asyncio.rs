@@ -322,6 +322,10 @@ scenarios! {
     gather_cancelled: differs [GatherDoneCallbackHop],
         cpython_says ["turn=7 run=_done_callback", "turn=8 event=collect-cancelled-stop",
             "turn=13 run=_done_callback", "turn=14 event=first-cancelled-stop"];
+    /// as_completed yields in the order the tasks finished, not the argument order.
+    as_completed_order: differs [WaitDoneCallbackHop],
+        cpython_says ["turn=5 run=_on_completion", "turn=6 event=main-got-t1",
+            "turn=6 event=main-got-t0"];
     /// timeout's reschedule: to a past deadline it expires through call_soon; once the
     /// scope expired or ended it refuses.
     timeout_reschedule: differs [],
@@ -1799,8 +1803,8 @@ mod oneloop {
         use std::pin::Pin;
 
         use oneloop_cancel::{
-            Error, TaskGroup, current, gather, sleep, spawn_named, task_future, task_group,
-            timeout_scope, yield_now,
+            AsCompleted, Error, TaskGroup, current, gather, sleep, spawn_named, task_future,
+            task_group, timeout_scope, yield_now,
         };
         use oneloop_timers::{Timers, virtual_time_loop};
 
@@ -2084,6 +2088,32 @@ mod oneloop {
                         ));
                     }
                 }
+                Ok(())
+            });
+        }
+
+        pub fn as_completed_order(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let child = |name: &'static str| {
+                    let r = Rc::clone(&rec);
+                    spawn_named(name, async move {
+                        yield_now().await?;
+                        yield_now().await?;
+                        r.event(format!("{name}-done"));
+                        Ok(name)
+                    })
+                };
+                let t1 = child("t1");
+                let t0 = child("t0");
+                let mut completed = AsCompleted::new(vec![t0, t1]);
+                let mut order = Vec::new();
+                while let Some(next) = completed.next().await {
+                    let (_, result) = next?;
+                    let name = result?;
+                    rec.event(format!("main-got-{name}"));
+                    order.push(name);
+                }
+                rec.event(format!("main-got-{}", order.join("-")));
                 Ok(())
             });
         }

@@ -318,7 +318,8 @@ pub enum Difference {
     /// handles are removed, and a turn left with nothing is removed.
     ShieldOuterCallback,
     /// asyncio's `wait` hangs `_on_completion` on every task, which completes a waiter
-    /// future, which wakes the awaiting task: one hop more than a task join.
+    /// future, which wakes the awaiting task: one hop more than a task join
+    /// (`as_completed`'s `_on_completion` puts the task in a queue, with the same hop).
     /// oneloop's `wait` registers the awaiting task's waker on each task. Rewrite:
     /// `_on_completion` handles are removed, and a turn left with nothing is removed.
     WaitDoneCallbackHop,

@@ -259,11 +259,19 @@ impl<T> Future for NextDone<'_, T> {
             return Poll::Ready(Err(cancel));
         }
         let this = self.get_mut();
-        for (i, slot) in this.0.tasks.iter_mut().enumerate() {
-            if slot.as_ref().is_some_and(Task::is_done) {
-                let task = slot.take().expect("checked");
-                return Poll::Ready(Ok((i, task.try_result().expect("done"))));
-            }
+        // The done task that finished first: several may have finished since the last
+        // poll, and their order is the order of their finishes, not of the tasks.
+        let first = this
+            .0
+            .tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, slot)| slot.as_ref().filter(|t| t.is_done()).map(|t| (i, t)))
+            .min_by_key(|(_, task)| task.ctl.finished_seq.get())
+            .map(|(i, _)| i);
+        if let Some(i) = first {
+            let task = this.0.tasks[i].take().expect("found done above");
+            return Poll::Ready(Ok((i, task.try_result().expect("done"))));
         }
         let awaiting = current_ctl();
         for task in this.0.tasks.iter().flatten() {

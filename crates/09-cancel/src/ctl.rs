@@ -43,6 +43,9 @@ pub(crate) struct Ctl {
     /// Set while the task's own step runs.
     pub(crate) stepping: Cell<bool>,
     pub(crate) done: Cell<bool>,
+    /// When the task finished, as a count unique in the process (0: not yet): what
+    /// `as_completed` orders by.
+    pub(crate) finished_seq: Cell<u64>,
     /// False once the task's handle is dropped.
     pub(crate) handle_alive: Cell<bool>,
     /// Set once someone read the task's failure (an await, a group).
@@ -74,6 +77,7 @@ pub(crate) struct Links {
 }
 
 static NEXT_TASK_ID: AtomicU64 = AtomicU64::new(1);
+static NEXT_FINISH: AtomicU64 = AtomicU64::new(1);
 
 /// This layer's state on one loop, in the loop's extensions: its tasks, weakly
 /// (asyncio's `_all_tasks`), and the task whose step runs now (asyncio keeps that per
@@ -202,6 +206,7 @@ impl Ctl {
             woken: Arc::new(AtomicBool::new(true)),
             stepping: Cell::new(false),
             done: Cell::new(false),
+            finished_seq: Cell::new(0),
             handle_alive: Cell::new(true),
             retrieved: Cell::new(false),
             ended_cancelled: Cell::new(false),
@@ -214,6 +219,13 @@ impl Ctl {
                 ..Links::default()
             },
         })
+    }
+
+    /// Marks the task done, and when, in the order tasks finish.
+    pub(crate) fn set_done(&self) {
+        self.done.set(true);
+        self.finished_seq
+            .set(NEXT_FINISH.fetch_add(1, Ordering::Relaxed));
     }
 
     pub(crate) fn wake(&self) {

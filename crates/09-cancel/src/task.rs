@@ -77,7 +77,7 @@ fn finish<T>(ctl: &Rc<Ctl>, outcome: &RefCell<Outcome<T>>, result: Result<T, Err
     {
         *ctl.failure.borrow_mut() = Some(error.clone());
     }
-    ctl.done.set(true);
+    ctl.set_done();
     ctl.waiting_on.borrow_mut().clear();
     // A failure nobody can read any more is reported now; one that a done callback
     // may still read (a group's `_on_task_done`) is looked at again right after the
@@ -208,7 +208,7 @@ impl<T, F> Drop for TaskFuture<T, F> {
         };
         drop(self.future.take());
         self.ctl.ended_cancelled.set(error.is_cancelled());
-        self.ctl.done.set(true);
+        self.ctl.set_done();
         self.ctl.waiting_on.borrow_mut().clear();
         for joiner in mem::take(&mut *self.ctl.joiners.borrow_mut()) {
             joiner.wake();
