@@ -152,12 +152,16 @@ impl<T> Future for Gather<'_, T> {
         let this = self.get_mut();
         let requests_now = awaiting.as_ref().map_or(0, |task| task.requests.get());
         let requests_at_start = *this.requests_at_start.get_or_insert(requests_now);
+        // The failure that happened first: several children may have ended since the
+        // last poll.
         let first_failure = (!this.return_exceptions)
             .then(|| {
                 this.tasks
                     .iter()
                     .filter(|t| t.is_done())
-                    .find_map(|t| t.try_result_error())
+                    .filter_map(|t| Some((t.ctl.finished_seq.get(), t.try_result_error()?)))
+                    .min_by_key(|(finished, _)| *finished)
+                    .map(|(_, error)| error)
             })
             .flatten();
         if let Some(error) = first_failure {

@@ -547,6 +547,27 @@ fn gather_keeps_argument_order_and_returns_exceptions_in_place() {
     });
 }
 
+/// Two children fail before the awaiting task's next step: the second fails a turn
+/// before the first, whose step runs just before the awaiting task's. The failure that
+/// happened first is returned, as 3.11's gather raises the first `_done_callback`'s.
+#[test]
+fn gather_returns_the_failure_that_happened_first() {
+    watchdog_default(|| {
+        let result = run(async {
+            let fail_after = |yields: u32, text: &'static str| -> Boxed {
+                Box::pin(async move {
+                    for _ in 0..yields {
+                        yield_now().await?;
+                    }
+                    Err(Error::Failed(text.into()))
+                })
+            };
+            gather(vec![fail_after(2, "first"), fail_after(1, "second")], false).await
+        });
+        assert_eq!(result, Err(Error::Failed("second".into())));
+    });
+}
+
 #[test]
 fn wait_returns_done_and_pending_as_asked() {
     watchdog_default(|| {
