@@ -350,6 +350,11 @@ scenarios! {
         cpython_says ["turn=3 event=waiting-cancelled-first-locked-True",
             "turn=8 event=reacquiring-cancelled-None-locked-True",
             "turn=14 event=twice-cancelled-None-locked-True"];
+    /// A semaphore waiter woken and cancelled gives its unit on to the next waiter; a
+    /// newcomer queues behind.
+    semaphore_cancelled_waiter: differs [],
+        cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-in", "turn=6 event=c-in",
+            "turn=8 event=a-joined-value-1"];
     /// A queue getter woken and cancelled passes the item on; the misuse of queues,
     /// semaphores and locks fails at once, with no turn.
     primitives_corners: differs [],
@@ -2384,6 +2389,40 @@ mod oneloop {
                 let lock = Lock::new();
                 if lock.release().is_err() {
                     rec.event(format!("lock-refused-locked-{}", py(lock.locked())));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn semaphore_cancelled_waiter(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let sem = Rc::new(Semaphore::new(1));
+                sem.acquire().await?;
+                let worker = |name: &'static str| {
+                    let (r, sem) = (Rc::clone(&rec), Rc::clone(&sem));
+                    spawn_named(name, async move {
+                        if let Err(error) = sem.acquire().await {
+                            r.event(format!("{name}-cancelled"));
+                            return Err(error);
+                        }
+                        r.event(format!("{name}-in"));
+                        let slept = bare_yield().await;
+                        sem.release();
+                        slept?;
+                        r.event(format!("{name}-out"));
+                        Ok(())
+                    })
+                };
+                let (a, b) = (worker("a"), worker("b"));
+                bare_yield().await?;
+                sem.release();
+                a.cancel(None);
+                let newcomer = worker("c");
+                rec.event(format!("released-locked-{}", py(sem.locked())));
+                b.join().await?;
+                newcomer.join().await?;
+                if a.join().await.is_err() {
+                    rec.event(format!("a-joined-value-{}", sem.value()));
                 }
                 Ok(())
             });
