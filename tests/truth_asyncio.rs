@@ -326,6 +326,11 @@ scenarios! {
     as_completed_order: differs [WaitDoneCallbackHop],
         cpython_says ["turn=5 run=_on_completion", "turn=6 event=main-got-t1",
             "turn=6 event=main-got-t0"];
+    /// Two nested timeouts with one deadline: the inner lets the cancel through, the
+    /// outer gives the timeout, whichever armed first.
+    nested_timeouts: differs [],
+        cpython_says ["turn=3 event=outer-armed-first-inner-let-it-through-cancelling-1",
+            "turn=5 event=inner-armed-first-outer-timed-out-cancelling-0-expired-True-True"];
     /// timeout's reschedule: to a past deadline it expires through call_soon; once the
     /// scope expired or ended it refuses.
     timeout_reschedule: differs [],
@@ -2119,6 +2124,58 @@ mod oneloop {
                     order.push(name);
                 }
                 rec.event(format!("main-got-{}", order.join("-")));
+                Ok(())
+            });
+        }
+
+        pub fn nested_timeouts(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                for order in ["outer-armed-first", "inner-armed-first"] {
+                    let when = oneloop_timers::time() + Duration::from_millis(100);
+                    let outer_first = order == "outer-armed-first";
+                    let (mut outer_scope, mut inner_scope) = (None, None);
+                    let r = Rc::clone(&rec);
+                    let me_inside = me.clone();
+                    let timed = timeout_scope(outer_first.then_some(when), |outer| {
+                        outer_scope = Some(outer.clone());
+                        let inner_slot = &mut inner_scope;
+                        async move {
+                            let inner = timeout_scope(Some(when), |inner| {
+                                *inner_slot = Some(inner);
+                                async move {
+                                    if !outer_first {
+                                        outer.reschedule(Some(when))?;
+                                    }
+                                    sleep(Duration::from_secs(10)).await
+                                }
+                            })
+                            .await;
+                            match &inner {
+                                Err(Error::TimedOut) => r.event(format!("{order}-inner-timed-out")),
+                                Err(Error::Cancelled(_)) => r.event(format!(
+                                    "{order}-inner-let-it-through-cancelling-{}",
+                                    me_inside.cancelling()
+                                )),
+                                _ => {}
+                            }
+                            inner
+                        }
+                    })
+                    .await;
+                    if timed == Err(Error::TimedOut) {
+                        let (outer, inner) = (
+                            outer_scope.expect("the body ran"),
+                            inner_scope.expect("the body ran"),
+                        );
+                        rec.event(format!(
+                            "{order}-outer-timed-out-cancelling-{}-expired-{}-{}",
+                            me.cancelling(),
+                            py(outer.expired()),
+                            py(inner.expired())
+                        ));
+                    }
+                }
                 Ok(())
             });
         }
