@@ -304,7 +304,8 @@ impl<T> Task<T> {
 
     /// Requests a cancel (asyncio's `Task.cancel(msg)`): false if the task is finished.
     /// If the task awaits other tasks, the request goes to them; otherwise it waits,
-    /// undelivered, for the task's next cancellation point.
+    /// undelivered, for the task's next cancellation point. A task cancelled before its
+    /// first step ends cancelled at that step, running none of its code.
     pub fn cancel(&self, message: Option<&str>) -> bool {
         self.ctl.cancel(message.map(str::to_owned))
     }
