@@ -42,7 +42,7 @@ use truth::Difference::{
     CancelBecomesDrop, ChainCancelCheck, GatherDoneCallbackHop, SelfPipeRead, ShutdownTurns,
     TiesInSchedulingOrder, TimeoutFiresASleep,
 };
-use truth::Difference::{ShieldOuterCallback, WaitDoneCallbackHop};
+use truth::Difference::{GroupCancelsInSetOrder, ShieldOuterCallback, WaitDoneCallbackHop};
 use truth::{Difference, Scenario};
 
 /// Declares the scenarios: the list `SCENARIOS`, and one `#[test]` per scenario, so a
@@ -110,6 +110,10 @@ scenarios! {
     empty_run: differs [ShutdownTurns], cpython_says ["turns=6"];
     /// stop() from a callback ends run_forever after the current turn.
     stop_from_callback: differs [], cpython_says ["turn=2 run=later", "turns=2"];
+    /// stop() before run_forever: one turn, then it returns; stop() twice is one stop.
+    stop_before_run: differs [],
+        cpython_says ["turn=1 event=first", "turn=- event=run_forever-returned",
+            "turn=2 event=second", "turns=2"];
     /// A raising (panicking) callback is reported, and the loop goes on.
     raising_callback: differs [],
         cpython_says ["turn=1 event=exception:bad:oops", "turn=1 run=good", "turns=2"];
@@ -279,6 +283,89 @@ scenarios! {
     /// scheduled second, runs before a call_later(0) timer scheduled first.
     call_later_then_call_at: differs [],
         cpython_says ["turn=2 event=at", "turn=2 event=later", "turn=3 event=main-resumed"];
+    /// sleep of one microsecond makes a timer: two turns per call, sleep(0) one.
+    sleep_tiny: differs [],
+        cpython_says ["turn=2 run=_set_result_unless_cancelled", "turn=3 event=main-0-timers-0",
+            "turns=6"];
+    /// A timer cancelled twice counts once; one cancelled after it ran counts nothing;
+    /// a cancelled head and the cancelled timer behind it leave in the next turn.
+    timer_cancel_twice: differs [],
+        cpython_says ["turn=1 event=cancelled-twice-scheduled=3-cancelled=1-True",
+            "turn=3 event=cancelled-after-run-scheduled=2-cancelled=1-True",
+            "turn=4 event=after-turn-scheduled=0-cancelled=0"];
+
+    // Stage 9's corners.
+    /// Two requests with different messages before the task's next step: a sleeping
+    /// task sees the first, a task at a bare yield or not started yet the last; a task
+    /// that cancelled itself and then awaited keeps its own message, and its next step
+    /// is queued at the end of the step that cancelled.
+    cancel_twice_messages: differs [],
+        cpython_says ["turn=3 event=sleeper-saw-first-cancelling-2",
+            "turn=7 event=yielder-saw-second-cancelling-2",
+            "turn=11 event=unstarted-ended-cancelled-second",
+            "turn=13 run=soon", "turn=13 event=itself-saw-own-cancelling-2"];
+    /// A timeout's deadline and a cancel from outside in one turn: the body's cancel
+    /// stays a cancel, with the message of the request that came first, and one
+    /// request is left.
+    timeout_meets_outer_cancel: differs [],
+        cpython_says ["turn=3 run=outer_cancel", "turn=3 run=_on_timeout",
+            "turn=4 event=outer-first-cancelled-outer-expired-True-cancelling-1",
+            "turn=7 run=_on_timeout", "turn=7 run=outer_cancel",
+            "turn=8 event=deadline-first-cancelled-None-expired-True-cancelling-1"];
+    /// A failing group cancels its other children: CPython in its set's order, oneloop
+    /// in spawn order; the same turns.
+    taskgroup_abort_order: differs [GroupCancelsInSetOrder],
+        cpython_says ["turn=4 run=_on_task_done", "turn=7 event=main-caught-1"];
+    /// A task awaiting gather is cancelled: the children are; collecting, the task
+    /// resumes after the last child, cancelled though one child returned; not
+    /// collecting, at the first cancelled child.
+    gather_cancelled: differs [GatherDoneCallbackHop],
+        cpython_says ["turn=7 run=_done_callback", "turn=8 event=collect-cancelled-stop",
+            "turn=13 run=_done_callback", "turn=14 event=first-cancelled-stop"];
+    /// as_completed yields in the order the tasks finished, not the argument order.
+    as_completed_order: differs [WaitDoneCallbackHop],
+        cpython_says ["turn=5 run=_on_completion", "turn=6 event=main-got-t1",
+            "turn=6 event=main-got-t0"];
+    /// Two nested timeouts with one deadline: the inner lets the cancel through, the
+    /// outer gives the timeout, whichever armed first.
+    nested_timeouts: differs [],
+        cpython_says ["turn=3 event=outer-armed-first-inner-let-it-through-cancelling-1",
+            "turn=5 event=inner-armed-first-outer-timed-out-cancelling-0-expired-True-True"];
+    /// timeout's reschedule: to a past deadline it expires through call_soon; once the
+    /// scope expired or ended it refuses.
+    timeout_reschedule: differs [],
+        cpython_says ["turn=2 run=_on_timeout", "turn=3 event=past-timed-out-expired-True",
+            "turn=5 event=refused-while-expiring", "turn=5 event=refused-after-exit",
+            "turn=6 event=refused-after-clean-exit-expired-False"];
+    /// TaskGroup corners: two children failing in one turn, a child failing while the
+    /// body gets an outer cancel, a task refused by an aborting group, an outer cancel,
+    /// a body that swallows the group's cancel: what the group raises, and the count.
+    taskgroup_corners: differs [],
+        cpython_says [
+            "turn=6 event=two-fail-raised-ExceptionGroup[ValueError(a),ValueError(b)]-cancelling-0",
+            "turn=11 event=fail-under-outer-raised-ExceptionGroup[ValueError(c)]-cancelling-1",
+            "turn=16 event=refused-new-task",
+            "turn=22 event=outer-cancel-raised-CancelledError(outer)-cancelling-1",
+            "turn=28 event=body-swallows-raised-ExceptionGroup[ValueError(f)]-cancelling-0"];
+
+    // Stage 10's corners.
+    /// A Condition waiter cancelled while it waits keeps the cancel's message; one
+    /// cancelled while it takes the lock back raises a cancel with no message.
+    condition_cancelled: differs [],
+        cpython_says ["turn=3 event=waiting-cancelled-first-locked-True",
+            "turn=8 event=reacquiring-cancelled-None-locked-True",
+            "turn=14 event=twice-cancelled-None-locked-True"];
+    /// A semaphore waiter woken and cancelled gives its unit on to the next waiter; a
+    /// newcomer queues behind.
+    semaphore_cancelled_waiter: differs [],
+        cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-in", "turn=6 event=c-in",
+            "turn=8 event=a-joined-value-1"];
+    /// A queue getter woken and cancelled passes the item on; the misuse of queues,
+    /// semaphores and locks fails at once, with no turn.
+    primitives_corners: differs [],
+        cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-got-x",
+            "turn=5 event=join-of-nothing-returned", "turn=5 event=semaphore-value-3",
+            "turn=5 event=bounded-refused-value-1"];
 }
 // ANCHOR_END: scenarios
 
@@ -519,6 +606,25 @@ mod oneloop {
         event_loop.run_forever().expect("stopper stops the loop");
         rec.event("run_forever-returned");
         event_loop.run_forever().expect("later stops the loop");
+        event_loop.close();
+    }
+
+    pub fn stop_before_run(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let (first, second) = (named(rec, "first"), named(rec, "second"));
+        event_loop.call_soon_named("first", move || {
+            first();
+            call_soon("second", move || {
+                second();
+                current().stop();
+                current().stop();
+            });
+        });
+        event_loop.core().stop();
+        event_loop.run_forever().expect("stopped before it ran");
+        rec.event("run_forever-returned");
+        event_loop.run_forever().expect("second stops the loop");
+        rec.event("run_forever-returned-again");
         event_loop.close();
     }
 
@@ -1651,6 +1757,735 @@ mod oneloop {
         }
     }
     pub use names::*;
+
+    pub fn sleep_tiny(rec: &Rc<Recorder>) {
+        run_main(rec, real_time_loop(), |rec| async move {
+            for step in 0..2 {
+                sleep(Duration::from_micros(1)).await;
+                let timers = Timers::current().expect("a timer layer");
+                rec.event(format!("main-{step}-timers-{}", timers.scheduled()));
+            }
+            rec.event("main-done");
+        });
+    }
+
+    pub fn timer_cancel_twice(rec: &Rc<Recorder>) {
+        run_main(rec, real_time_loop(), |rec| async move {
+            let timers = Timers::current().expect("a timer layer");
+            let later = timers.time() + Duration::from_secs(3600);
+            let first = timers.call_at_named(later, "ran", named(&rec, "ran"));
+            let second =
+                timers.call_at_named(later + Duration::from_secs(1), "ran", named(&rec, "ran"));
+            let soon = timers.call_later_named(Duration::ZERO, "ran", named(&rec, "ran"));
+            second.cancel();
+            second.cancel();
+            let py = |value: bool| if value { "True" } else { "False" };
+            rec.event(format!(
+                "cancelled-twice-{}-{}",
+                counts(),
+                py(second.is_cancelled())
+            ));
+            sleep(Duration::ZERO).await;
+            sleep(Duration::ZERO).await;
+            soon.cancel();
+            rec.event(format!(
+                "cancelled-after-run-{}-{}",
+                counts(),
+                py(soon.is_cancelled())
+            ));
+            first.cancel();
+            rec.event(format!(
+                "cancelled-head-{}-{}",
+                counts(),
+                py(first.is_cancelled())
+            ));
+            sleep(Duration::ZERO).await;
+            rec.event(format!("after-turn-{}", counts()));
+        });
+    }
+
+    // Stage 9's corners: second requests, timeouts and groups meeting an outer cancel.
+    mod stage9_corners {
+        use std::future::Future;
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use std::pin::Pin;
+
+        use oneloop_cancel::{
+            AsCompleted, Error, TaskGroup, current, gather, sleep, spawn_named, task_future,
+            task_group, timeout_scope, yield_now,
+        };
+        use oneloop_timers::{Timers, virtual_time_loop};
+
+        use super::super::truth::Recorder;
+        use super::{call_soon, named, run_main};
+
+        /// Python's `run_until_complete(main())`, with main a task of stage 9.
+        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
+            rec: &Rc<Recorder>,
+            main: impl FnOnce(Rc<Recorder>) -> F,
+        ) {
+            let (future, task) = task_future("main", main(Rc::clone(rec)));
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+
+        fn py(value: bool) -> &'static str {
+            if value { "True" } else { "False" }
+        }
+
+        /// A cancel's message as Python's `error.args[0]` prints it.
+        fn message(error: &Error) -> String {
+            match error {
+                Error::Cancelled(Some(message)) => message.clone(),
+                Error::Cancelled(None) => "None".to_owned(),
+                other => other.to_string(),
+            }
+        }
+
+        /// How the task of `cancel_twice_messages` waits when the requests come.
+        #[derive(Clone, Copy)]
+        enum Wait {
+            Sleeping,
+            Bare,
+            CancelsItself,
+        }
+
+        pub fn cancel_twice_messages(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                for (name, wait, yields) in [
+                    ("sleeper", Wait::Sleeping, 1),
+                    ("yielder", Wait::Bare, 1),
+                    ("unstarted", Wait::Sleeping, 0),
+                    ("itself", Wait::CancelsItself, 1),
+                ] {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named(name, async move {
+                        let waited = match wait {
+                            Wait::Sleeping => sleep(Duration::from_secs(10)).await,
+                            Wait::Bare => yield_now().await,
+                            Wait::CancelsItself => {
+                                current().expect("a task").cancel(Some("own"));
+                                call_soon("soon", named(&r, "soon"));
+                                sleep(Duration::from_secs(10)).await
+                            }
+                        };
+                        match waited {
+                            Ok(()) => r.event(format!("{name}-not-cancelled")),
+                            Err(error) => {
+                                let me = current().expect("a task");
+                                r.event(format!(
+                                    "{name}-saw-{}-cancelling-{}",
+                                    message(&error),
+                                    me.cancelling()
+                                ));
+                            }
+                        }
+                        yield_now().await?;
+                        r.event(format!("{name}-carried-on"));
+                        Ok(())
+                    });
+                    for _ in 0..yields {
+                        yield_now().await?;
+                    }
+                    if matches!(wait, Wait::CancelsItself) {
+                        task.cancel(Some("outer"));
+                    } else {
+                        task.cancel(Some("first"));
+                        task.cancel(Some("second"));
+                    }
+                    if let Err(error) = task.join().await {
+                        rec.event(format!("{name}-ended-cancelled-{}", message(&error)));
+                    }
+                    let again = task.cancel(Some("late"));
+                    rec.event(format!(
+                        "{name}-done-cancel-{}-cancelling-{}",
+                        py(again),
+                        task.cancelling()
+                    ));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_meets_outer_cancel(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                for name in ["outer-first", "deadline-first"] {
+                    let when = oneloop_timers::time() + Duration::from_millis(100);
+                    let r = Rc::clone(&rec);
+                    let task = Rc::new(spawn_named(name, async move {
+                        let me = current().expect("a task");
+                        let mut expired = None;
+                        let timed = timeout_scope(Some(when), |scope| {
+                            expired = Some(scope.clone());
+                            sleep(Duration::from_secs(10))
+                        })
+                        .await;
+                        match &timed {
+                            Err(Error::TimedOut) => r.event(format!("{name}-timed-out")),
+                            Err(error @ Error::Cancelled(_)) => {
+                                let scope = expired.expect("the body ran");
+                                r.event(format!(
+                                    "{name}-cancelled-{}-expired-{}-cancelling-{}",
+                                    message(error),
+                                    py(scope.expired()),
+                                    me.cancelling()
+                                ));
+                            }
+                            _ => {}
+                        }
+                        timed
+                    }));
+                    if name == "deadline-first" {
+                        yield_now().await?;
+                    }
+                    let target = Rc::clone(&task);
+                    Timers::current().expect("a timer loop").call_at_named(
+                        when,
+                        "outer_cancel",
+                        move || {
+                            target.cancel(Some("outer"));
+                        },
+                    );
+                    if task.join().await.is_err() {
+                        rec.event(format!(
+                            "{name}-joined-cancelled-{}",
+                            py(task.is_cancelled())
+                        ));
+                    }
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_reschedule(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let mut kept = None;
+                let r = Rc::clone(&rec);
+                let past = timeout_scope(Some(Duration::from_secs(10)), |scope| {
+                    kept = Some(scope.clone());
+                    async move {
+                        // Now is not after now: the deadline is already past.
+                        scope.reschedule(Some(oneloop_timers::time()))?;
+                        r.event("moved-to-the-past");
+                        sleep(Duration::from_secs(10)).await
+                    }
+                })
+                .await;
+                let scope = kept.take().expect("the body ran");
+                if past == Err(Error::TimedOut) {
+                    rec.event(format!("past-timed-out-expired-{}", py(scope.expired())));
+                }
+
+                let r = Rc::clone(&rec);
+                timeout_scope(
+                    Some(oneloop_timers::time() + Duration::from_millis(10)),
+                    |scope| {
+                        kept = Some(scope.clone());
+                        async move {
+                            if sleep(Duration::from_secs(10)).await.is_err() {
+                                r.event(format!("caught-expired-{}", py(scope.expired())));
+                            }
+                            let later = oneloop_timers::time() + Duration::from_secs(10);
+                            if scope.reschedule(Some(later)).is_err() {
+                                r.event("refused-while-expiring");
+                            }
+                            Ok(())
+                        }
+                    },
+                )
+                .await?;
+                let scope = kept.take().expect("the body ran");
+                rec.event(format!(
+                    "swallowed-scope-ended-expired-{}",
+                    py(scope.expired())
+                ));
+                if scope.reschedule(None).is_err() {
+                    rec.event("refused-after-exit");
+                }
+
+                timeout_scope(Some(Duration::from_secs(10)), |scope| {
+                    kept = Some(scope);
+                    yield_now()
+                })
+                .await?;
+                let scope = kept.take().expect("the body ran");
+                if scope.reschedule(None).is_err() {
+                    rec.event(format!(
+                        "refused-after-clean-exit-expired-{}",
+                        py(scope.expired())
+                    ));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn taskgroup_abort_order(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let members = Rc::clone(&rec);
+                let grouped = task_group(|tg| async move {
+                    for n in 0..8 {
+                        let r = Rc::clone(&members);
+                        let name = format!("member_{n}");
+                        tg.spawn(&name.clone(), async move {
+                            let slept = sleep(Duration::from_secs(10)).await;
+                            if slept.is_err() {
+                                r.event(format!("{name}-cancelled"));
+                            }
+                            slept
+                        })?;
+                    }
+                    tg.spawn("failing", fail_after(1, "boom"))?;
+                    sleep(Duration::from_secs(10)).await
+                })
+                .await;
+                if let Err(Error::Group(errors)) = grouped {
+                    rec.event(format!("main-caught-{}", errors.len()));
+                }
+                Ok(())
+            });
+        }
+
+        async fn gathered_child(
+            rec: Rc<Recorder>,
+            case: &'static str,
+            name: &'static str,
+            cleanup: u32,
+        ) -> Result<&'static str, Error> {
+            if let Err(cancel) = sleep(Duration::from_secs(10)).await {
+                rec.event(format!("{case}-{name}-cancelled"));
+                for _ in 0..cleanup {
+                    yield_now().await.ok();
+                }
+                if name != "b" {
+                    return Err(cancel);
+                }
+            }
+            Ok(name)
+        }
+
+        pub fn gather_cancelled(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                for (case, collect, cleanups) in
+                    [("collect", true, [0, 2, 1]), ("first", false, [0, 0, 0])]
+                {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named(case, async move {
+                        let children = ["a", "b", "c"]
+                            .into_iter()
+                            .zip(cleanups)
+                            .map(|(name, cleanup)| {
+                                gathered_child(Rc::clone(&r), case, name, cleanup)
+                            })
+                            .collect();
+                        let gathered = gather(children, collect).await;
+                        match &gathered {
+                            Ok(_) => r.event(format!("{case}-got-results")),
+                            Err(error) => {
+                                r.event(format!("{case}-cancelled-{}", message(error)));
+                            }
+                        }
+                        gathered.map(|_| ())
+                    });
+                    yield_now().await?;
+                    yield_now().await?;
+                    task.cancel(Some("stop"));
+                    if task.join().await.is_err() {
+                        rec.event(format!(
+                            "{case}-joined-cancelled-{}",
+                            py(task.is_cancelled())
+                        ));
+                    }
+                }
+                Ok(())
+            });
+        }
+
+        pub fn as_completed_order(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let child = |name: &'static str| {
+                    let r = Rc::clone(&rec);
+                    spawn_named(name, async move {
+                        yield_now().await?;
+                        yield_now().await?;
+                        r.event(format!("{name}-done"));
+                        Ok(name)
+                    })
+                };
+                let t1 = child("t1");
+                let t0 = child("t0");
+                let mut completed = AsCompleted::new(vec![t0, t1]);
+                let mut order = Vec::new();
+                while let Some(next) = completed.next().await {
+                    let (_, result) = next?;
+                    let name = result?;
+                    rec.event(format!("main-got-{name}"));
+                    order.push(name);
+                }
+                rec.event(format!("main-got-{}", order.join("-")));
+                Ok(())
+            });
+        }
+
+        pub fn nested_timeouts(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                for order in ["outer-armed-first", "inner-armed-first"] {
+                    let when = oneloop_timers::time() + Duration::from_millis(100);
+                    let outer_first = order == "outer-armed-first";
+                    let (mut outer_scope, mut inner_scope) = (None, None);
+                    let r = Rc::clone(&rec);
+                    let me_inside = me.clone();
+                    let timed = timeout_scope(outer_first.then_some(when), |outer| {
+                        outer_scope = Some(outer.clone());
+                        let inner_slot = &mut inner_scope;
+                        async move {
+                            let inner = timeout_scope(Some(when), |inner| {
+                                *inner_slot = Some(inner);
+                                async move {
+                                    if !outer_first {
+                                        outer.reschedule(Some(when))?;
+                                    }
+                                    sleep(Duration::from_secs(10)).await
+                                }
+                            })
+                            .await;
+                            match &inner {
+                                Err(Error::TimedOut) => r.event(format!("{order}-inner-timed-out")),
+                                Err(Error::Cancelled(_)) => r.event(format!(
+                                    "{order}-inner-let-it-through-cancelling-{}",
+                                    me_inside.cancelling()
+                                )),
+                                _ => {}
+                            }
+                            inner
+                        }
+                    })
+                    .await;
+                    if timed == Err(Error::TimedOut) {
+                        let (outer, inner) = (
+                            outer_scope.expect("the body ran"),
+                            inner_scope.expect("the body ran"),
+                        );
+                        rec.event(format!(
+                            "{order}-outer-timed-out-cancelling-{}-expired-{}-{}",
+                            me.cancelling(),
+                            py(outer.expired()),
+                            py(inner.expired())
+                        ));
+                    }
+                }
+                Ok(())
+            });
+        }
+
+        /// An error as the Python side prints it: `ValueError(a)`, `CancelledError(m)`,
+        /// `ExceptionGroup[..]`.
+        fn show(error: &Error) -> String {
+            match error {
+                Error::Failed(text) => format!("ValueError({text})"),
+                Error::Cancelled(_) => format!("CancelledError({})", message(error)),
+                Error::Group(errors) => {
+                    let inner: Vec<String> = errors.iter().map(show).collect();
+                    format!("ExceptionGroup[{}]", inner.join(","))
+                }
+                other => other.to_string(),
+            }
+        }
+
+        async fn fail_after(yields: u32, text: &str) -> Result<(), Error> {
+            for _ in 0..yields {
+                yield_now().await?;
+            }
+            Err(Error::Failed(text.to_owned()))
+        }
+
+        /// The body of one case of `taskgroup_corners`, given the group.
+        type Body = fn(Rc<Recorder>, TaskGroup) -> Pin<Box<dyn Future<Output = Result<(), Error>>>>;
+
+        fn two_fail(
+            _: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", fail_after(1, "a"))?;
+                tg.spawn("task", fail_after(1, "b"))?;
+                sleep(Duration::from_secs(10)).await
+            })
+        }
+
+        fn fail_under_outer(
+            _: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", fail_after(0, "c"))?;
+                sleep(Duration::from_secs(10)).await
+            })
+        }
+
+        fn refused(
+            rec: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", fail_after(0, "d"))?;
+                let slept = sleep(Duration::from_secs(10)).await;
+                if slept.is_err() && tg.spawn("task", fail_after(0, "e")).is_err() {
+                    rec.event("refused-new-task");
+                }
+                slept
+            })
+        }
+
+        fn outer_cancel(
+            _: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", sleep(Duration::from_secs(10)))?;
+                sleep(Duration::from_secs(10)).await
+            })
+        }
+
+        fn body_swallows(
+            rec: Rc<Recorder>,
+            tg: TaskGroup,
+        ) -> Pin<Box<dyn Future<Output = Result<(), Error>>>> {
+            Box::pin(async move {
+                tg.spawn("task", fail_after(1, "f"))?;
+                if sleep(Duration::from_secs(10)).await.is_err() {
+                    rec.event("body-swallowed-the-cancel");
+                }
+                Ok(())
+            })
+        }
+
+        pub fn taskgroup_corners(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let cases: [(&str, Body, Option<&str>); 5] = [
+                    ("two-fail", two_fail, None),
+                    ("fail-under-outer", fail_under_outer, Some("outer")),
+                    ("refused", refused, None),
+                    ("outer-cancel", outer_cancel, Some("outer")),
+                    ("body-swallows", body_swallows, None),
+                ];
+                for (name, body, cancel) in cases {
+                    let r = Rc::clone(&rec);
+                    let task = spawn_named(name, async move {
+                        let me = current().expect("a task");
+                        let inner = Rc::clone(&r);
+                        let grouped = task_group(|tg| body(inner, tg)).await;
+                        if let Err(error) = &grouped {
+                            r.event(format!(
+                                "{name}-raised-{}-cancelling-{}",
+                                show(error),
+                                me.cancelling()
+                            ));
+                        }
+                        match grouped {
+                            Err(error @ Error::Cancelled(_)) => Err(error),
+                            _ => Ok(()),
+                        }
+                    });
+                    if let Some(message) = cancel {
+                        yield_now().await?;
+                        task.cancel(Some(message));
+                    }
+                    let _ended = task.join().await;
+                    rec.event(format!(
+                        "{name}-ended-cancelled-{}",
+                        py(task.is_cancelled())
+                    ));
+                }
+                Ok(())
+            });
+        }
+    }
+    pub use stage9_corners::*;
+
+    // Stage 10's corners.
+    mod stage10_corners {
+        use std::future::Future;
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_cancel::{Error, sleep, spawn_named, task_future};
+        use oneloop_shared::{BoundedSemaphore, Condition, Lock, Queue, QueueError, Semaphore};
+        use oneloop_timers::virtual_time_loop;
+
+        use super::super::truth::Recorder;
+        use super::run_main;
+
+        /// Python's `run_until_complete(main())`, with main a task of stage 9.
+        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
+            rec: &Rc<Recorder>,
+            main: impl FnOnce(Rc<Recorder>) -> F,
+        ) {
+            let (future, task) = task_future("main", main(Rc::clone(rec)));
+            run_main(rec, virtual_time_loop(), |_| future);
+            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+        }
+
+        /// `await asyncio.sleep(0)`.
+        async fn bare_yield() -> Result<(), Error> {
+            sleep(Duration::ZERO).await
+        }
+
+        fn py(value: bool) -> &'static str {
+            if value { "True" } else { "False" }
+        }
+
+        /// A cancel's message as Python's `error.args[0]` prints it.
+        fn message(error: &Error) -> String {
+            match error {
+                Error::Cancelled(Some(message)) => message.clone(),
+                Error::Cancelled(None) => "None".to_owned(),
+                other => other.to_string(),
+            }
+        }
+
+        pub fn condition_cancelled(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                for name in ["waiting", "reacquiring", "twice"] {
+                    let cond = Rc::new(Condition::new());
+                    let (r, c) = (Rc::clone(&rec), Rc::clone(&cond));
+                    let task = spawn_named(name, async move {
+                        c.acquire().await?;
+                        let waited = c.wait().await;
+                        match &waited {
+                            Ok(()) => r.event(format!("{name}-notified")),
+                            Err(error) => r.event(format!(
+                                "{name}-cancelled-{}-locked-{}",
+                                message(error),
+                                py(c.lock().locked())
+                            )),
+                        }
+                        c.release()?;
+                        waited
+                    });
+                    bare_yield().await?;
+                    if name == "waiting" {
+                        task.cancel(Some("first"));
+                    } else {
+                        cond.acquire().await?;
+                        if name == "reacquiring" {
+                            cond.notify(1)?;
+                            bare_yield().await?;
+                            task.cancel(Some("first"));
+                        } else {
+                            task.cancel(Some("first"));
+                            bare_yield().await?;
+                            bare_yield().await?;
+                            task.cancel(Some("second"));
+                        }
+                        bare_yield().await?;
+                        cond.release()?;
+                    }
+                    if let Err(error) = task.join().await {
+                        rec.event(format!("{name}-joined-{}", message(&error)));
+                    }
+                }
+                Ok(())
+            });
+        }
+
+        pub fn primitives_corners(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(0));
+                let getter = |name: &'static str| {
+                    let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                    spawn_named(name, async move {
+                        match q.get().await {
+                            Ok(item) => {
+                                r.event(format!("{name}-got-{item}"));
+                                Ok(())
+                            }
+                            Err(error) => {
+                                r.event(format!("{name}-cancelled"));
+                                Err(Error::from(error))
+                            }
+                        }
+                    })
+                };
+                let (a, b) = (getter("a"), getter("b"));
+                bare_yield().await?;
+                queue.put_nowait("x")?;
+                a.cancel(None);
+                rec.event("put-and-cancelled-a");
+                b.join().await?;
+                if a.join().await.is_err() {
+                    rec.event("a-joined-cancelled");
+                }
+
+                let full = Queue::new(1);
+                full.put_nowait(1)?;
+                if full.put_nowait(2) == Err(QueueError::Full) {
+                    rec.event("put-nowait-full");
+                }
+                full.get_nowait()?;
+                if full.get_nowait() == Err(QueueError::Empty) {
+                    rec.event("get-nowait-empty");
+                }
+                full.task_done()?;
+                Queue::<u8>::new(0).join().await?;
+                rec.event("join-of-nothing-returned");
+                if full.task_done().is_err() {
+                    rec.event("task-done-too-many");
+                }
+
+                let sem = Semaphore::new(1);
+                sem.release();
+                sem.release();
+                rec.event(format!("semaphore-value-{}", sem.value()));
+                let bounded = BoundedSemaphore::new(1);
+                if bounded.release().is_err() {
+                    rec.event(format!("bounded-refused-value-{}", bounded.value()));
+                }
+                let lock = Lock::new();
+                if lock.release().is_err() {
+                    rec.event(format!("lock-refused-locked-{}", py(lock.locked())));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn semaphore_cancelled_waiter(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let sem = Rc::new(Semaphore::new(1));
+                sem.acquire().await?;
+                let worker = |name: &'static str| {
+                    let (r, sem) = (Rc::clone(&rec), Rc::clone(&sem));
+                    spawn_named(name, async move {
+                        if let Err(error) = sem.acquire().await {
+                            r.event(format!("{name}-cancelled"));
+                            return Err(error);
+                        }
+                        r.event(format!("{name}-in"));
+                        let slept = bare_yield().await;
+                        sem.release();
+                        slept?;
+                        r.event(format!("{name}-out"));
+                        Ok(())
+                    })
+                };
+                let (a, b) = (worker("a"), worker("b"));
+                bare_yield().await?;
+                sem.release();
+                a.cancel(None);
+                let newcomer = worker("c");
+                rec.event(format!("released-locked-{}", py(sem.locked())));
+                b.join().await?;
+                newcomer.join().await?;
+                if a.join().await.is_err() {
+                    rec.event(format!("a-joined-value-{}", sem.value()));
+                }
+                Ok(())
+            });
+        }
+    }
+    pub use stage10_corners::*;
 }
 
 #[test]
@@ -1791,6 +2626,20 @@ fn the_later_stages_differences_rewrite_cpython_traces_as_documented() {
         );
         let ties = on_paper(&[TiesInSchedulingOrder]);
         assert_eq!(truth::verdict(&ties, &heap_order, &in_order), Ok(()));
+
+        // A group's members: sorted the same way, by their own prefix only.
+        let set_order = lines(
+            "turn=5 run=member_1\nturn=5 event=member-1\nturn=5 run=member_0\n\
+             turn=5 event=member-0\nturn=5 run=main\nturns=5",
+        );
+        let spawn_order = lines(
+            "turn=5 run=member_0\nturn=5 event=member-0\nturn=5 run=member_1\n\
+             turn=5 event=member-1\nturn=5 run=main\nturns=5",
+        );
+        let members = on_paper(&[GroupCancelsInSetOrder]);
+        assert_eq!(truth::verdict(&members, &set_order, &spawn_order), Ok(()));
+        let message = truth::verdict(&ties, &set_order, &spawn_order).expect_err("tie_ only");
+        assert!(message.contains("changes nothing"), "{message}");
 
         // The self-pipe's read goes; a turn that ran nothing else goes with it.
         let piped = lines(

@@ -318,7 +318,8 @@ pub enum Difference {
     /// handles are removed, and a turn left with nothing is removed.
     ShieldOuterCallback,
     /// asyncio's `wait` hangs `_on_completion` on every task, which completes a waiter
-    /// future, which wakes the awaiting task: one hop more than a task join.
+    /// future, which wakes the awaiting task: one hop more than a task join
+    /// (`as_completed`'s `_on_completion` puts the task in a queue, with the same hop).
     /// oneloop's `wait` registers the awaiting task's waker on each task. Rewrite:
     /// `_on_completion` handles are removed, and a turn left with nothing is removed.
     WaitDoneCallbackHop,
@@ -331,6 +332,12 @@ pub enum Difference {
     /// the turn right after it go when that turn records no event (the awaiting task's
     /// wake that only cancels); `partial` handles go; a turn left with nothing goes.
     WaitForReleasesAWaiter,
+    /// asyncio's `TaskGroup` keeps its children in a `set`, and `_abort` cancels them
+    /// in the set's order, which follows the tasks' hashes (their addresses), not the
+    /// order they were created in. oneloop's group keeps a list and cancels in spawn
+    /// order. Rewrite: in each turn, a run of handles named `member_<n>` (each with
+    /// the events it recorded) is sorted by `n`.
+    GroupCancelsInSetOrder,
 }
 // ANCHOR_END: differences
 
@@ -348,6 +355,7 @@ impl Difference {
             Difference::ShieldOuterCallback => "shield's outer-future callback",
             Difference::WaitDoneCallbackHop => "wait's done-callback hop",
             Difference::WaitForReleasesAWaiter => "3.11 wait_for's waiter",
+            Difference::GroupCancelsInSetOrder => "group cancels in set order",
         }
     }
 }
@@ -378,17 +386,18 @@ fn removed_handle(name: &str, differences: &[Difference]) -> bool {
         || (has(Difference::WaitForReleasesAWaiter) && name == "partial")
 }
 
-/// The `n` of a handle named `tie_<n>`.
-fn tie_number(entry: &Entry) -> Option<u64> {
+/// The `n` of a handle named `<prefix><n>`.
+fn numbered(entry: &Entry, prefix: &str) -> Option<u64> {
     match entry {
-        Entry::Run { name, .. } => name.strip_prefix("tie_")?.parse().ok(),
+        Entry::Run { name, .. } => name.strip_prefix(prefix)?.parse().ok(),
         _ => None,
     }
 }
 
-/// Sorts each run of `tie_<n>` handles within one turn by `n`, each handle keeping the
-/// events it recorded.
-fn sort_ties(entries: &[Entry]) -> Vec<Entry> {
+/// Sorts each run of `<prefix><n>` handles within one turn by `n`, each handle keeping
+/// the events it recorded.
+fn sort_numbered(entries: &[Entry], prefix: &str) -> Vec<Entry> {
+    let tie_number = |entry: &Entry| numbered(entry, prefix);
     let mut out = Vec::new();
     let mut index = 0;
     while index < entries.len() {
@@ -399,7 +408,7 @@ fn sort_ties(entries: &[Entry]) -> Vec<Entry> {
         }
         let turn = turn_of(&entries[index]);
         let mut blocks: Vec<(u64, Vec<Entry>)> = Vec::new();
-        while let Some(number) = entries.get(index).and_then(tie_number) {
+        while let Some(number) = entries.get(index).and_then(&tie_number) {
             if turn_of(&entries[index]) != turn {
                 break;
             }
@@ -435,7 +444,10 @@ fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
         }
     }
     if has(Difference::TiesInSchedulingOrder) {
-        entries = sort_ties(&entries);
+        entries = sort_numbered(&entries, "tie_");
+    }
+    if has(Difference::GroupCancelsInSetOrder) {
+        entries = sort_numbered(&entries, "member_");
     }
     // The turns right after a `_release_waiter`, when they record no event.
     let mut waiter_wakes = BTreeSet::new();

@@ -152,12 +152,16 @@ impl<T> Future for Gather<'_, T> {
         let this = self.get_mut();
         let requests_now = awaiting.as_ref().map_or(0, |task| task.requests.get());
         let requests_at_start = *this.requests_at_start.get_or_insert(requests_now);
+        // The failure that happened first: several children may have ended since the
+        // last poll.
         let first_failure = (!this.return_exceptions)
             .then(|| {
                 this.tasks
                     .iter()
                     .filter(|t| t.is_done())
-                    .find_map(|t| t.try_result_error())
+                    .filter_map(|t| Some((t.ctl.finished_seq.get(), t.try_result_error()?)))
+                    .min_by_key(|(finished, _)| *finished)
+                    .map(|(_, error)| error)
             })
             .flatten();
         if let Some(error) = first_failure {
@@ -259,11 +263,19 @@ impl<T> Future for NextDone<'_, T> {
             return Poll::Ready(Err(cancel));
         }
         let this = self.get_mut();
-        for (i, slot) in this.0.tasks.iter_mut().enumerate() {
-            if slot.as_ref().is_some_and(Task::is_done) {
-                let task = slot.take().expect("checked");
-                return Poll::Ready(Ok((i, task.try_result().expect("done"))));
-            }
+        // The done task that finished first: several may have finished since the last
+        // poll, and their order is the order of their finishes, not of the tasks.
+        let first = this
+            .0
+            .tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, slot)| slot.as_ref().filter(|t| t.is_done()).map(|t| (i, t)))
+            .min_by_key(|(_, task)| task.ctl.finished_seq.get())
+            .map(|(i, _)| i);
+        if let Some(i) = first {
+            let task = this.0.tasks[i].take().expect("found done above");
+            return Poll::Ready(Ok((i, task.try_result().expect("done"))));
         }
         let awaiting = current_ctl();
         for task in this.0.tasks.iter().flatten() {

@@ -21,6 +21,10 @@ pub(crate) struct Ctl {
     /// A request not yet delivered at a cancellation point.
     pub(crate) must_cancel: Cell<bool>,
     pub(crate) message: RefCell<Option<String>>,
+    /// The undelivered request came while the task waited on something: asyncio's
+    /// first request cancels that future with its message, so a later request does
+    /// not replace it.
+    pub(crate) keeps_message: Cell<bool>,
     /// How many requests are pending (`cancelling()`).
     pub(crate) requests: Cell<u32>,
     /// How many steps the task began; a request records the count when it is made.
@@ -30,9 +34,18 @@ pub(crate) struct Ctl {
     pub(crate) waiting_on: RefCell<Vec<Rc<Ctl>>>,
     /// Set by `abort` (from any thread): the next step drops the future.
     pub(crate) aborted: Arc<AtomicBool>,
-    /// The task's waker, refreshed at every step (another thread may take it).
+    /// The waker the task's future is polled with, refreshed at every step (another
+    /// thread may take it): it wakes the loop's task and sets `woken`.
     pub(crate) waker: Arc<Mutex<Option<Waker>>>,
+    /// Set by every wake of the task, cleared when a step begins: whether the task's
+    /// next step is queued, or it waits on something (asyncio's pending `_fut_waiter`).
+    pub(crate) woken: Arc<AtomicBool>,
+    /// Set while the task's own step runs.
+    pub(crate) stepping: Cell<bool>,
     pub(crate) done: Cell<bool>,
+    /// When the task finished, as a count unique in the process (0: not yet): what
+    /// `as_completed` orders by.
+    pub(crate) finished_seq: Cell<u64>,
     /// False once the task's handle is dropped.
     pub(crate) handle_alive: Cell<bool>,
     /// Set once someone read the task's failure (an await, a group).
@@ -64,6 +77,7 @@ pub(crate) struct Links {
 }
 
 static NEXT_TASK_ID: AtomicU64 = AtomicU64::new(1);
+static NEXT_FINISH: AtomicU64 = AtomicU64::new(1);
 
 /// This layer's state on one loop, in the loop's extensions: its tasks, weakly
 /// (asyncio's `_all_tasks`), and the task whose step runs now (asyncio keeps that per
@@ -181,13 +195,18 @@ impl Ctl {
             name,
             must_cancel: Cell::new(false),
             message: RefCell::new(None),
+            keeps_message: Cell::new(false),
             requests: Cell::new(0),
             steps: Cell::new(0),
             requested_at: Cell::new(0),
             waiting_on: RefCell::new(Vec::new()),
             aborted: Arc::new(AtomicBool::new(false)),
             waker: Arc::new(Mutex::new(None)),
+            // A new task's first step is queued.
+            woken: Arc::new(AtomicBool::new(true)),
+            stepping: Cell::new(false),
             done: Cell::new(false),
+            finished_seq: Cell::new(0),
             handle_alive: Cell::new(true),
             retrieved: Cell::new(false),
             ended_cancelled: Cell::new(false),
@@ -200,6 +219,13 @@ impl Ctl {
                 ..Links::default()
             },
         })
+    }
+
+    /// Marks the task done, and when, in the order tasks finish.
+    pub(crate) fn set_done(&self) {
+        self.done.set(true);
+        self.finished_seq
+            .set(NEXT_FINISH.fetch_add(1, Ordering::Relaxed));
     }
 
     pub(crate) fn wake(&self) {
@@ -217,6 +243,10 @@ impl Ctl {
     /// asyncio's `Task.cancel`: false on a finished task; else count the request, pass
     /// it on to the tasks this one awaits (if one of them takes it, that is enough:
     /// its end wakes this task), or mark it undelivered and queue a step.
+    ///
+    /// The message delivered is the first request's when the task waited on something
+    /// at that request (asyncio cancels the awaited future with it), else the latest.
+    /// A request made during the task's own step queues nothing: the step's end does.
     pub(crate) fn cancel(&self, message: Option<String>) -> bool {
         if self.done.get() {
             return false;
@@ -230,13 +260,31 @@ impl Ctl {
         if passed_on {
             return true;
         }
-        self.must_cancel.set(true);
-        self.requested_at.set(self.steps.get());
-        *self.message.borrow_mut() = message;
-        self.wake();
+        if !self.must_cancel.replace(true) {
+            self.requested_at.set(self.steps.get());
+            let waiting = !self.stepping.get() && !self.woken.load(Ordering::Relaxed);
+            self.keeps_message.set(waiting);
+            *self.message.borrow_mut() = message;
+        } else if !self.keeps_message.get() {
+            *self.message.borrow_mut() = message;
+        }
+        if !self.stepping.get() {
+            self.wake();
+        }
         true
     }
     // ANCHOR_END: cancel
+
+    /// The end of a step that suspended with a request undelivered. asyncio's step
+    /// ends by cancelling the future the task now awaits, which keeps the message;
+    /// a task that queued its own next step (a bare yield) awaits none. A request made
+    /// during the step queues the next one now, behind what the step queued.
+    pub(crate) fn suspended_with_request(&self, waker: &Waker) {
+        self.keeps_message.set(!self.woken.load(Ordering::Relaxed));
+        if self.requested_at.get() == self.steps.get() {
+            waker.wake_by_ref();
+        }
+    }
 
     /// Takes the undelivered request, if any, made before the step now running: the
     /// cancellation point that calls this delivers it. A request made during this

@@ -6,9 +6,9 @@ use std::future::Future;
 use std::mem;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 
 use oneloop_core::hooks::with_current;
 use oneloop_offload::LoopHandle;
@@ -33,8 +33,29 @@ pub struct TaskFuture<T, F> {
     ctl: Rc<Ctl>,
     future: Option<Pin<Box<F>>>,
     outcome: Rc<RefCell<Outcome<T>>>,
+    /// The loop's waker for this task, and the [`StepWake`] around it.
+    wakers: Option<(Waker, Waker)>,
 }
 // ANCHOR_END: driven
+
+/// The waker a task's future is polled with: it notes the wake in the task's
+/// `woken` flag, then wakes the loop's task. A cancel reads the flag to tell a task
+/// that waits on something from one whose step is queued.
+struct StepWake {
+    woken: Arc<AtomicBool>,
+    task: Waker,
+}
+
+impl Wake for StepWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Relaxed);
+        self.task.wake_by_ref();
+    }
+}
 
 impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
     fn finish(&mut self, result: Result<T, Error>) {
@@ -56,7 +77,7 @@ fn finish<T>(ctl: &Rc<Ctl>, outcome: &RefCell<Outcome<T>>, result: Result<T, Err
     {
         *ctl.failure.borrow_mut() = Some(error.clone());
     }
-    ctl.done.set(true);
+    ctl.set_done();
     ctl.waiting_on.borrow_mut().clear();
     // A failure nobody can read any more is reported now; one that a done callback
     // may still read (a group's `_on_task_done`) is looked at again right after the
@@ -94,15 +115,21 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         // Every field is `Unpin` (the user's future is boxed).
         let this = self.get_mut();
+        if !this
+            .wakers
+            .as_ref()
+            .is_some_and(|(task, _)| task.will_wake(cx.waker()))
         {
-            let mut waker = this
+            let step = Waker::from(Arc::new(StepWake {
+                woken: Arc::clone(&this.ctl.woken),
+                task: cx.waker().clone(),
+            }));
+            *this
                 .ctl
                 .waker
                 .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *waker = Some(cx.waker().clone());
-            }
+                .unwrap_or_else(PoisonError::into_inner) = Some(step.clone());
+            this.wakers = Some((cx.waker().clone(), step));
         }
         if this.ctl.is_aborted() {
             // Abort, Rust's way: the future is dropped here, between two of its steps,
@@ -117,12 +144,32 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
         let Some(future) = this.future.as_mut() else {
             return Poll::Ready(());
         };
+        if this.ctl.steps.get() == 1
+            && let Some(message) = this.ctl.take_request()
+        {
+            // Cancelled before its first step: asyncio throws into a coroutine that
+            // has not started, and it ends at once, running none of its code.
+            drop(this.future.take());
+            this.finish(Err(Error::Cancelled(message)));
+            return Poll::Ready(());
+        }
+        let Some((_, step)) = this.wakers.as_ref() else {
+            unreachable!("the step's waker is made above");
+        };
+        this.ctl.woken.store(false, Ordering::Relaxed);
+        this.ctl.stepping.set(true);
         let poll = {
             let _current = CurrentGuard::enter(&this.ctl);
-            future.as_mut().poll(cx)
+            future.as_mut().poll(&mut Context::from_waker(step))
         };
+        this.ctl.stepping.set(false);
         match poll {
-            Poll::Pending => Poll::Pending,
+            Poll::Pending => {
+                if this.ctl.must_cancel.get() {
+                    this.ctl.suspended_with_request(step);
+                }
+                Poll::Pending
+            }
             Poll::Ready(result) => {
                 drop(this.future.take());
                 // A request that no cancellation point delivered still ends the task
@@ -161,7 +208,7 @@ impl<T, F> Drop for TaskFuture<T, F> {
         };
         drop(self.future.take());
         self.ctl.ended_cancelled.set(error.is_cancelled());
-        self.ctl.done.set(true);
+        self.ctl.set_done();
         self.ctl.waiting_on.borrow_mut().clear();
         for joiner in mem::take(&mut *self.ctl.joiners.borrow_mut()) {
             joiner.wake();
@@ -186,6 +233,7 @@ where
         ctl: Rc::clone(&ctl),
         future: Some(Box::pin(future)),
         outcome: Rc::clone(&outcome),
+        wakers: None,
     };
     (driven, Task { ctl, outcome })
 }
@@ -256,7 +304,8 @@ impl<T> Task<T> {
 
     /// Requests a cancel (asyncio's `Task.cancel(msg)`): false if the task is finished.
     /// If the task awaits other tasks, the request goes to them; otherwise it waits,
-    /// undelivered, for the task's next cancellation point.
+    /// undelivered, for the task's next cancellation point. A task cancelled before its
+    /// first step ends cancelled at that step, running none of its code.
     pub fn cancel(&self, message: Option<&str>) -> bool {
         self.ctl.cancel(message.map(str::to_owned))
     }

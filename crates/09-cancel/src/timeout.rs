@@ -11,7 +11,7 @@ use oneloop_core::CallbackHandle;
 use oneloop_core::hooks::with_current;
 use oneloop_timers::TimerHandle;
 
-use crate::error::NO_CURRENT_TASK;
+use crate::error::{NO_CURRENT_TASK, TIMEOUT_OVER};
 use crate::timeout_exit::timeout_exit;
 use crate::{Error, TaskRef, current};
 
@@ -65,17 +65,19 @@ impl TimeoutScope {
     }
 
     /// Moves the deadline (`None` removes it). A deadline already past cancels in the
-    /// next turn, as asyncio's `call_soon`. Ignored once the scope exited or expired.
-    pub fn reschedule(&self, when: Option<Duration>) {
+    /// next turn, as asyncio's `call_soon`. Once the scope expired or ended, the
+    /// deadline cannot move: `Err(Error::Misuse(TIMEOUT_OVER))`, as asyncio raises
+    /// `RuntimeError` then.
+    pub fn reschedule(&self, when: Option<Duration>) -> Result<(), Error> {
         let inner = &self.inner;
         if inner.exited.get() || inner.expired.get() {
-            return;
+            return Err(Error::Misuse(TIMEOUT_OVER));
         }
         if let Some(old) = inner.armed.borrow_mut().take() {
             old.cancel();
         }
         inner.when.set(when);
-        let Some(when) = when else { return };
+        let Some(when) = when else { return Ok(()) };
         let weak = Rc::downgrade(inner);
         let fire = move || on_timeout(&weak);
         let now = oneloop_timers::time();
@@ -86,6 +88,7 @@ impl TimeoutScope {
                 .map(|timers| Armed::Timer(timers.call_at_named(when, "_on_timeout", fire)))
         };
         *inner.armed.borrow_mut() = armed;
+        Ok(())
     }
 }
 
@@ -123,7 +126,9 @@ where
             exited: Cell::new(false),
         }),
     };
-    scope.reschedule(when);
+    scope
+        .reschedule(when)
+        .expect("a new scope has neither expired nor ended");
     let result = body(scope.clone()).await;
     scope.inner.exited.set(true);
     if let Some(armed) = scope.inner.armed.borrow_mut().take() {

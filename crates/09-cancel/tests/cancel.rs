@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use oneloop_cancel::{
     AsCompleted, Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LoserFate, RESULT_TAKEN, ReturnWhen,
-    Selected, current, gather, race, select, shield, sleep, spawn, spawn_named, task_future,
-    task_group, timeout, timeout_scope, wait, wait_for, yield_now,
+    Selected, TIMEOUT_OVER, current, gather, race, select, shield, sleep, spawn, spawn_named,
+    task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
 };
 use oneloop_testkit::{DropFlag, watchdog_default};
 use oneloop_timers::Timers;
@@ -194,24 +194,57 @@ fn cancel_of_a_finished_task_returns_false() {
     });
 }
 
-/// oneloop delivers the latest message. CPython 3.11 differs here for a task that
-/// waits on a future (its sleep's future took the first request, and the task sees
-/// the first message); chapter 9.2 shows both cases on 3.11.
+/// Both requests count. A task that waits on a sleep sees the first message, as 3.11's
+/// sleep future took the first request; a task whose step is queued (it yielded) sees
+/// the latest, as in 3.11, where no future held it.
 #[test]
-fn a_second_cancel_while_one_is_pending_counts_and_replaces_the_message() {
+fn a_second_cancel_counts_and_the_message_depends_on_where_the_task_waits() {
     watchdog_default(|| {
         let result = run(async {
-            let child = spawn(async { sleep(secs(10)).await });
-            yield_now().await?;
-            let first = child.cancel(Some("one"));
-            let second = child.cancel(Some("two"));
-            let count = child.cancelling();
-            Ok((first, second, count, child.join().await))
+            let mut seen = Vec::new();
+            for bare in [false, true] {
+                let child = spawn(async move {
+                    if bare {
+                        yield_now().await
+                    } else {
+                        sleep(secs(10)).await
+                    }
+                });
+                yield_now().await?;
+                let first = child.cancel(Some("one"));
+                let second = child.cancel(Some("two"));
+                seen.push((first, second, child.cancelling(), child.join().await));
+            }
+            Ok(seen)
         });
+        let cancelled = |message: &str| Err(Error::Cancelled(Some(message.to_owned())));
         assert_eq!(
             result,
-            Ok((true, true, 2, Err(Error::Cancelled(Some("two".to_owned())))))
+            Ok(vec![
+                (true, true, 2, cancelled("one")),
+                (true, true, 2, cancelled("two")),
+            ])
         );
+    });
+}
+
+/// A request made before the task's first step ends it at that step, with none of its
+/// code run: asyncio throws into a coroutine that has not started.
+#[test]
+fn a_task_cancelled_before_its_first_step_runs_none_of_its_code() {
+    watchdog_default(|| {
+        let ran = Rc::new(Cell::new(false));
+        let flag = Rc::clone(&ran);
+        let result = run(async move {
+            let child = spawn(async move {
+                flag.set(true);
+                yield_now().await
+            });
+            child.cancel(Some("early"));
+            Ok(child.join().await)
+        });
+        assert_eq!(result, Ok(Err(Error::Cancelled(Some("early".to_owned())))));
+        assert!(!ran.get(), "the body never started");
     });
 }
 
@@ -293,14 +326,54 @@ fn uncancel_takes_a_request_back() {
     });
 }
 
+/// asyncio raises `RuntimeError` for a `reschedule` once the timeout expired or ended.
+#[test]
+fn a_timeout_that_expired_or_ended_refuses_to_move() {
+    watchdog_default(|| {
+        let result = run(async {
+            let mut refused = Vec::new();
+            let mut kept = None;
+            let swallowed = timeout_scope(Some(secs(1)), |scope| {
+                kept = Some(scope.clone());
+                async move {
+                    let caught = sleep(secs(10)).await.is_err();
+                    Ok((caught, scope.reschedule(Some(secs(20)))))
+                }
+            })
+            .await;
+            let scope = kept.expect("the body ran");
+            refused.push(scope.reschedule(None));
+            let mut clean = None;
+            timeout_scope(Some(secs(10)), |scope| {
+                clean = Some(scope);
+                yield_now()
+            })
+            .await?;
+            let clean = clean.expect("the body ran");
+            refused.push(clean.reschedule(None));
+            Ok((swallowed, scope.expired(), refused, clean.expired()))
+        });
+        let over = Err(Error::Misuse(TIMEOUT_OVER));
+        assert_eq!(
+            result,
+            Ok((
+                Ok((true, over.clone())),
+                true,
+                vec![over.clone(), over],
+                false
+            ))
+        );
+    });
+}
+
 #[test]
 fn a_timeout_can_be_rescheduled_from_inside() {
     watchdog_default(|| {
         let result = run(async {
             let r = timeout_scope(Some(secs(1)), |scope| async move {
-                scope.reschedule(Some(secs(3)));
+                scope.reschedule(Some(secs(3)))?;
                 sleep(secs(2)).await?;
-                scope.reschedule(None);
+                scope.reschedule(None)?;
                 sleep(secs(5)).await?;
                 Ok(scope.when())
             })
@@ -471,6 +544,27 @@ fn gather_keeps_argument_order_and_returns_exceptions_in_place() {
             Ok((r, oneloop_timers::time()))
         });
         assert_eq!(result, Ok((Err(Error::Failed("two".into())), secs(1))));
+    });
+}
+
+/// Two children fail before the awaiting task's next step: the second fails a turn
+/// before the first, whose step runs just before the awaiting task's. The failure that
+/// happened first is returned, as 3.11's gather raises the first `_done_callback`'s.
+#[test]
+fn gather_returns_the_failure_that_happened_first() {
+    watchdog_default(|| {
+        let result = run(async {
+            let fail_after = |yields: u32, text: &'static str| -> Boxed {
+                Box::pin(async move {
+                    for _ in 0..yields {
+                        yield_now().await?;
+                    }
+                    Err(Error::Failed(text.into()))
+                })
+            };
+            gather(vec![fail_after(2, "first"), fail_after(1, "second")], false).await
+        });
+        assert_eq!(result, Err(Error::Failed("second".into())));
     });
 }
 

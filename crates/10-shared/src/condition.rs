@@ -67,7 +67,9 @@ impl Condition {
 
     /// Releases the lock, waits for a notify, takes the lock back. Without the lock
     /// held: `Err(Error::Misuse(CONDITION_NOT_LOCKED))`. A cancel while it waits is
-    /// returned only once the lock is held again. Dropped while waiting (an abort),
+    /// returned only once the lock is held again; a cancel while it takes the lock back
+    /// is returned as `Err(Error::Cancelled(None))`, as 3.11 raises a new
+    /// `CancelledError` there. Dropped while waiting (an abort),
     /// it cannot take the lock back: a drop cannot await.
     pub async fn wait(&self) -> Result<(), Error> {
         if !self.lock.locked() {
@@ -75,17 +77,20 @@ impl Condition {
         }
         self.lock.release()?;
         let waited = Wait::new(&self.waiters, &self.bound, |_| {}).await;
-        let mut cancelled = None;
+        let mut cancelled = false;
         loop {
             match self.lock.acquire().await {
                 Ok(()) => break,
-                Err(error @ Error::Cancelled(_)) => cancelled = Some(error),
+                Err(Error::Cancelled(_)) => cancelled = true,
                 Err(other) => return Err(other),
             }
         }
         match (waited, cancelled) {
-            (Err(error), _) | (Ok(()), Some(error)) => Err(error),
-            (Ok(()), None) => Ok(()),
+            // Cancelled while taking the lock back: asyncio raises a new cancel then,
+            // with no message, in place of whatever the wait ended with.
+            (_, true) => Err(Error::Cancelled(None)),
+            (Err(error), false) => Err(error),
+            (Ok(()), false) => Ok(()),
         }
     }
 
