@@ -309,6 +309,10 @@ impl Timers {
     // ANCHOR: sweep_call
     /// Step 1 of a turn: the sweep, with the removed timers dropped after the borrow.
     pub(crate) fn sweep(&self) -> usize {
+        // An empty heap has nothing to sweep: a busy loop with no timer pays no more.
+        if self.heap.borrow().is_empty() {
+            return 0;
+        }
         let gone = self.heap.borrow_mut().sweep();
         let removed = gone.len();
         drop(gone);
@@ -336,7 +340,9 @@ impl Timers {
     pub(crate) fn move_due(&self, ready: &ReadyQueue) -> usize {
         // Entries cancelled while their handles were queued, in an earlier turn: their
         // handles were skipped. Dropped here, with the due list released.
-        drop(self.due.take_cancelled_front());
+        if !self.due.entries.borrow().is_empty() {
+            drop(self.due.take_cancelled_front());
+        }
         // No timer, nothing due: the clock need not be read.
         if self.heap.borrow().is_empty() {
             return 0;
