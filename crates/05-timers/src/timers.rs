@@ -345,7 +345,7 @@ impl Timers {
         }
         // In `u128`: a deadline kept as the last `u64` nanosecond is due once the clock
         // reaches it (saturated to `u64`, `end` would never be above it).
-        let end = (self.clock.now() + self.clock.resolution()).as_nanos();
+        let end = (self.clock.now().saturating_add(self.clock.resolution())).as_nanos();
         let mut moved = 0;
         let mut skipped = Vec::new();
         // One borrow for the whole batch: nothing below runs user code or drops a

@@ -314,3 +314,19 @@ fn ex3_call_later_with_a_delay_past_the_clocks_range_saturates() {
         assert_eq!(timers.earliest(), Some(Duration::from_nanos(u64::MAX)));
     });
 }
+
+#[test]
+fn ex3_a_virtual_block_past_the_clocks_range_stops_at_its_end_and_timers_still_come_due() {
+    watchdog_default(|| {
+        // Virtual time at 1 ms, then a block of `Duration::MAX`: the clock stops at the
+        // largest `Duration` instead of overflowing, and the next park moves the timer.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        timers.block_for(ms(1));
+        timers.call_at_named(DAY, "tomorrow", || {});
+        timers.block_for(Duration::MAX);
+        assert_eq!(timers.time(), Duration::MAX);
+        event_loop.run_once().unwrap();
+        assert_eq!(log.labels(1), ["tomorrow"]);
+    });
+}
