@@ -130,7 +130,7 @@ fn ex4_time_call_later_and_call_at_work_inside_tasks() {
 fn ex1_deadlines_past_the_nanosecond_limit_sort_as_its_last_nanosecond() {
     watchdog_default(|| {
         // Deadlines are whole nanoseconds: one past 584 years is kept as the last one,
-        // and ties with a deadline given as exactly that nanosecond by scheduling order.
+        // and then ties with a deadline of exactly that nanosecond (scheduling order).
         let last = Duration::from_nanos(u64::MAX);
         let mut heap = TimerHeap::new();
         let max = heap.push(Duration::MAX, Label::from("max"), Box::new(|| {}));
