@@ -97,7 +97,8 @@ impl Clock for VirtualClock {
     }
 
     fn block_for(&self, duration: Duration) {
-        self.now.set(self.now.get() + duration);
+        // Past the largest `Duration` the clock stops there instead of overflowing.
+        self.now.set(self.now.get().saturating_add(duration));
     }
 
     fn before_park(&self, timeout: Option<Duration>) -> Option<Duration> {

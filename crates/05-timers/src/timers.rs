@@ -19,7 +19,6 @@ use oneloop_core::{Core, Label};
 
 use crate::debug::debug_from_env;
 use crate::entry::WAKING;
-use crate::heap::deadline_nanos;
 use crate::{
     Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerAction, TimerEntry, TimerHandle,
     TimerHeap,
@@ -186,13 +185,15 @@ impl Timers {
     }
 
     /// Runs `callback` after `delay` (asyncio's `call_later`: `call_at(time() + delay)`).
+    /// A sum past `Duration::MAX` saturates: the deadline is then the last nanosecond a
+    /// deadline can hold.
     pub fn call_later_named(
         &self,
         delay: Duration,
         label: impl Into<Label>,
         callback: impl FnOnce() + 'static,
     ) -> TimerHandle {
-        self.call_at_named(self.time() + delay, label, callback)
+        self.call_at_named(self.time().saturating_add(delay), label, callback)
     }
     // ANCHOR_END: call_at
 
@@ -215,14 +216,15 @@ impl Timers {
         self.heap.borrow_mut().push_wake(when, label.into(), waker)
     }
 
-    /// [`wake_at_named`](Self::wake_at_named) after `delay` (`time() + delay`).
+    /// [`wake_at_named`](Self::wake_at_named) after `delay` (`time() + delay`,
+    /// saturating as in [`call_later_named`](Self::call_later_named)).
     pub fn wake_later_named(
         &self,
         delay: Duration,
         label: impl Into<Label>,
         waker: &Waker,
     ) -> TimerHandle {
-        self.wake_at_named(self.time() + delay, label, waker)
+        self.wake_at_named(self.time().saturating_add(delay), label, waker)
     }
     // ANCHOR_END: wake_at
 
@@ -347,13 +349,15 @@ impl Timers {
         if self.heap.borrow().is_empty() {
             return 0;
         }
-        let end = deadline_nanos(self.clock.now() + self.clock.resolution());
+        // In `u128`: a deadline kept as the last `u64` nanosecond is due once the clock
+        // reaches it (saturated to `u64`, `end` would never be above it).
+        let end = (self.clock.now().saturating_add(self.clock.resolution())).as_nanos();
         let mut moved = 0;
         let mut skipped = Vec::new();
         // One borrow for the whole batch: nothing below runs user code or drops a
         // callback (the skipped timers are dropped after it).
         let mut heap = self.heap.borrow_mut();
-        while heap.peek().is_some_and(|head| head.when < end) {
+        while heap.peek().is_some_and(|head| u128::from(head.when) < end) {
             let Some(head) = heap.pop() else { break };
             if head.is_cancelled() {
                 // Its callback or waker is already gone: dropped below.

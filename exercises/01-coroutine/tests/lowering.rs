@@ -64,6 +64,11 @@ fn ex1_too_many_wrong_guesses_raise_locked() {
             login.send("two".into()),
             Err(CoError::Raised(LoginError::Locked { user: "bob".into() }))
         );
+        // Raising `Locked` ended the dialogue: even the right password comes too late.
+        assert_eq!(
+            login.send("open sesame".into()),
+            Err(CoError::ResumedAfterCompletion)
+        );
     });
 }
 

@@ -231,6 +231,71 @@ fn ex2_an_error_thrown_from_outside_reaches_the_innermost_frame() {
     });
 }
 
+/// ```python
+/// def patient(tag):
+///     try:
+///         return (yield tag)
+///     except Error:
+///         return (yield -1)    # handled: asks again, with -1
+/// ```
+struct Patient {
+    asked: u8,
+}
+
+impl Coroutine for Patient {
+    frame_types!();
+
+    fn resume(&mut self, input: Resume<i64, String>) -> Out {
+        self.asked += 1;
+        match (self.asked, input) {
+            (1, input) => Ok(Step::Yielded(Op::Suspend(sent(input)?))),
+            (2, Resume::Throw(_)) => Ok(Step::Yielded(Op::Suspend(-1))),
+            (_, input) => Ok(Step::Complete(sent(input)?)),
+        }
+    }
+}
+
+#[test]
+fn ex2_an_error_thrown_from_outside_is_handled_by_the_innermost_frame_if_it_can() {
+    watchdog_default(|| {
+        let mut chain = Trampoline::new(Box::new(Catch {
+            child: Some(Box::new(Patient { asked: 0 })),
+        }));
+        assert_eq!(chain.send(0), Ok(Step::Yielded(7)));
+        // patient handles it and suspends again; catch, its parent, never sees it.
+        assert_eq!(chain.throw("late".to_owned()), Ok(Step::Yielded(-1)));
+        assert_eq!(chain.frames(), 2);
+        assert_eq!(chain.send(9), Ok(Step::Complete(9)));
+    });
+}
+
+/// A frame that breaks the protocol: every resume says it had already ended.
+struct Broken;
+
+impl Coroutine for Broken {
+    frame_types!();
+
+    fn resume(&mut self, _input: Resume<i64, String>) -> Out {
+        Err(CoError::ResumedAfterCompletion)
+    }
+}
+
+#[test]
+fn ex2_a_frame_that_reports_resumed_after_completion_ends_the_whole_chain() {
+    watchdog_default(|| {
+        let mut chain = Trampoline::new(Box::new(Catch {
+            child: Some(Box::new(Broken)),
+        }));
+        assert_eq!(chain.send(0), Err(CoError::ResumedAfterCompletion));
+        assert_eq!(
+            chain.frames(),
+            0,
+            "every frame of the broken chain is dropped"
+        );
+        assert_eq!(chain.send(0), Err(CoError::ResumedAfterCompletion));
+    });
+}
+
 #[test]
 fn ex2_an_unhandled_error_unwinds_the_whole_chain() {
     watchdog_default(|| {

@@ -125,3 +125,92 @@ fn ex4_time_call_later_and_call_at_work_inside_tasks() {
         assert_eq!(event_loop.timers().time(), ms(300));
     });
 }
+
+#[test]
+fn ex1_deadlines_past_the_nanosecond_limit_sort_as_its_last_nanosecond() {
+    watchdog_default(|| {
+        // Deadlines are whole nanoseconds: one past 584 years is kept as the last one,
+        // and then ties with a deadline of exactly that nanosecond (scheduling order).
+        let last = Duration::from_nanos(u64::MAX);
+        let mut heap = TimerHeap::new();
+        let max = heap.push(Duration::MAX, Label::from("max"), Box::new(|| {}));
+        heap.push(last, Label::from("last"), Box::new(|| {}));
+        heap.push(
+            last - Duration::from_nanos(1),
+            Label::from("before"),
+            Box::new(|| {}),
+        );
+        assert_eq!(max.when(), last);
+        assert_eq!(drain(&mut heap), ["before", "max", "last"]);
+    });
+}
+
+#[test]
+fn ex3_equal_deadlines_scheduled_in_different_turns_run_in_scheduling_order() {
+    watchdog_default(|| {
+        // Virtual time: four timers at 0.1 s, scheduled from the loop before it runs,
+        // from main's first and second steps, and from a timer callback at 0.05 s. The
+        // last one's label is built at run time.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let fired = shared::<String>();
+        let record = |name: &str| {
+            let fired = Rc::clone(&fired);
+            let name = name.to_string();
+            move || fired.borrow_mut().push(name)
+        };
+        timers.call_at_named(ms(100), "before the run", record("before the run"));
+        let in_callback = record("from a callback");
+        timers.call_at_named(ms(50), "at 50 ms", move || {
+            let name = format!("callback {}", 50);
+            call_at_named_here(ms(100), name, in_callback);
+        });
+        let (first, second) = (record("main, step 1"), record("main, step 2"));
+        event_loop
+            .run_until_complete(async move {
+                let timers = ex05_timers::Timers::current().unwrap();
+                timers.call_at_named(ms(100), "main, step 1", first);
+                oneloop_core::yield_now().await;
+                timers.call_at_named(ms(100), "main, step 2", second);
+                ex05_timers::sleep(ms(200)).await;
+            })
+            .unwrap();
+        assert_eq!(
+            *fired.borrow(),
+            [
+                "before the run",
+                "main, step 1",
+                "main, step 2",
+                "from a callback"
+            ]
+        );
+        // All four came due in one park and ran in one turn, the built label reported.
+        let turn = log
+            .turns()
+            .into_iter()
+            .find(|turn| turn.labels.iter().any(|label| label == "before the run"))
+            .expect("the tied timers ran");
+        assert_eq!(
+            turn.labels,
+            [
+                "before the run",
+                "main, step 1",
+                "main, step 2",
+                "callback 50"
+            ]
+        );
+        assert_eq!(turn.end, ms(100));
+    });
+}
+
+/// Schedules on the running loop's timers, with a label built at run time.
+fn call_at_named_here(when: Duration, label: String, callback: impl FnOnce() + 'static) {
+    let handle = ex05_timers::Timers::current()
+        .expect("a loop runs")
+        .call_at_named(when, label, callback);
+    assert_eq!(
+        handle.label().to_string(),
+        "callback 50",
+        "the built label is kept"
+    );
+}

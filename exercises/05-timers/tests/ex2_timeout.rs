@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use common::{TurnLog, logged_virtual_loop, ms};
 use ex05_timers::{
-    LoopError, LoopTimers, MAXIMUM_SELECT_TIMEOUT, TimerDriver, select_timeout, virtual_time_loop,
+    Clock, CountingClock, LoopError, LoopTimers, MAXIMUM_SELECT_TIMEOUT, TimerDriver, VirtualClock,
+    select_timeout, virtual_time_loop,
 };
 use oneloop_core::hooks::{CancelFlag, Handle, ReadyQueue};
 use oneloop_core::{Driver, EventLoop, Label, ParkReport, ThreadParker};
@@ -224,5 +225,108 @@ fn ex3_a_snapshot_shows_the_head_of_the_timer_heap_earliest_first() {
                 "when=0.300 late"
             ]
         );
+    });
+}
+
+#[test]
+fn ex2_an_asked_timeout_longer_than_the_time_left_gives_way_to_the_deadline() {
+    watchdog_default(|| {
+        // A layer above may ask for a timeout of its own: the earlier of the two wins.
+        assert_eq!(
+            select_timeout(Some(ms(500)), Some(ms(250)), ms(100)),
+            Some(ms(150))
+        );
+        assert_eq!(
+            select_timeout(Some(DAY * 2), Some(DAY * 30), ms(0)),
+            Some(DAY),
+            "and never more than a day"
+        );
+    });
+}
+
+#[test]
+fn ex3_a_timer_one_resolution_after_now_waits_for_the_next_park() {
+    watchdog_default(|| {
+        // Virtual time (resolution 1 ns): timers at 0.1 s and at 0.1 s + 1 ns. The clock
+        // jumps to 0.1 s; due means `when < now + resolution`, so only the first moves.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let one_ns = Duration::from_nanos(1);
+        timers.call_at_named(ms(100) + one_ns, "a nanosecond later", || {});
+        timers.call_at_named(ms(100), "at 0.1 s", || {});
+        event_loop.run_once().unwrap();
+        assert_eq!(log.labels(1), ["at 0.1 s"]);
+        assert_eq!(timers.time(), ms(100));
+        event_loop.run_once().unwrap();
+        assert_eq!(log.labels(2), ["a nanosecond later"]);
+        assert_eq!(log.turns()[1].park.timeout, Some(one_ns));
+        assert_eq!(timers.time(), ms(100) + one_ns);
+    });
+}
+
+#[test]
+fn ex3_a_turn_reads_the_clock_only_when_a_timer_needs_the_time() {
+    watchdog_default(|| {
+        // Virtual time, through a clock that counts its reads.
+        let clock = Rc::new(CountingClock::new(VirtualClock::new()));
+        let shared: Rc<dyn Clock> = clock.clone();
+        let mut event_loop = EventLoop::with_driver(TimerDriver::with_clock(ThreadParker, shared));
+        // Something ready and no timer: a zero timeout, nothing to move, no read.
+        event_loop.call_soon_named("soon", || {});
+        event_loop.run_once().unwrap();
+        assert_eq!(clock.reads(), 0, "a turn with no timer reads no clock");
+        // Something ready and a timer: the timeout stays zero unread, and the due
+        // check reads the clock once.
+        event_loop.timers().call_at_named(ms(500), "later", || {});
+        event_loop.call_soon_named("soon", || {});
+        event_loop.run_once().unwrap();
+        assert_eq!(clock.reads(), 1, "only the due check needs the time");
+    });
+}
+
+#[test]
+fn ex3_a_timer_at_the_last_nanosecond_fires_once_the_clock_gets_there() {
+    watchdog_default(|| {
+        // Virtual time, moved to 1 µs before the last nanosecond a deadline can hold.
+        // A `call_at(Duration::MAX)` is kept as that nanosecond, and comes due there.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let last = Duration::from_nanos(u64::MAX);
+        timers.block_for(last - Duration::from_micros(1));
+        timers.call_at_named(Duration::MAX, "max", || {});
+        timers.call_at_named(last, "last", || {});
+        event_loop.run_once().unwrap();
+        assert_eq!(timers.time(), last);
+        assert_eq!(log.labels(1), ["max", "last"]);
+        assert_eq!(timers.scheduled(), 0);
+    });
+}
+
+#[test]
+fn ex3_call_later_with_a_delay_past_the_clocks_range_saturates() {
+    watchdog_default(|| {
+        // Virtual time at 5 ms: `time() + Duration::MAX` does not fit a `Duration`.
+        let event_loop = virtual_time_loop();
+        let timers = event_loop.timers();
+        timers.block_for(ms(5));
+        let handle = timers.call_later(Duration::MAX, || {});
+        assert_eq!(handle.when(), Duration::from_nanos(u64::MAX));
+        assert_eq!(timers.earliest(), Some(Duration::from_nanos(u64::MAX)));
+    });
+}
+
+#[test]
+fn ex3_a_virtual_block_past_the_clocks_range_stops_at_its_end_and_timers_still_come_due() {
+    watchdog_default(|| {
+        // Virtual time at 1 ms, then a block of `Duration::MAX`: the clock stops at the
+        // largest `Duration` instead of overflowing, and the next park moves the timer.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        timers.block_for(ms(1));
+        timers.call_at_named(DAY, "tomorrow", || {});
+        timers.block_for(Duration::MAX);
+        assert_eq!(timers.time(), Duration::MAX);
+        event_loop.run_once().unwrap();
+        assert_eq!(log.labels(1), ["tomorrow"]);
     });
 }

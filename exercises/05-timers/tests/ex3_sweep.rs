@@ -191,3 +191,69 @@ fn ex3_a_timer_cancelled_after_it_came_due_does_not_run() {
         assert_eq!(timers.cancelled(), 0, "it had left the heap: not counted");
     });
 }
+
+#[test]
+fn ex3_a_rebuild_keeps_tied_timers_in_scheduling_order() {
+    watchdog_default(|| {
+        // 150 timers at one deadline, labels built at run time; 90 cancelled: rebuilt.
+        let mut heap = TimerHeap::new();
+        let handles: Vec<_> = (0..150)
+            .map(|n| heap.push(ms(100), Label::from(format!("t{n}")), Box::new(|| {})))
+            .collect();
+        // Every timer but those numbered 0 and 1 modulo 5.
+        for (n, handle) in handles.iter().enumerate() {
+            if n % 5 > 1 {
+                handle.cancel();
+            }
+        }
+        assert_eq!(heap.cancelled(), 90);
+        assert_eq!(
+            heap.sweep().len(),
+            90,
+            "more than 100, more than half: rebuilt"
+        );
+        let order: Vec<String> = std::iter::from_fn(|| heap.pop())
+            .map(|timer| timer.label().to_string())
+            .collect();
+        let expected: Vec<String> = (0..150)
+            .filter(|n| n % 5 <= 1)
+            .map(|n| format!("t{n}"))
+            .collect();
+        assert_eq!(order, expected);
+    });
+}
+
+#[test]
+fn ex3_cancelling_a_due_or_finished_timer_again_counts_nothing() {
+    watchdog_default(|| {
+        // Virtual time: two timers at 0.1 s; the first cancels the second twice while
+        // its handle is queued. After the turn, both handles are cancelled once more.
+        let (mut event_loop, log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let second_ran = Rc::new(Cell::new(false));
+        let ran = Rc::clone(&second_ran);
+        let slot: Rc<Cell<Option<TimerHandle>>> = Rc::new(Cell::new(None));
+        let target = Rc::clone(&slot);
+        let first = timers.call_later_named(ms(100), "first", move || {
+            if let Some(second) = target.take() {
+                second.cancel();
+                second.cancel();
+            }
+        });
+        let second = timers.call_later_named(ms(100), "second", move || ran.set(true));
+        slot.set(Some(second.clone()));
+        event_loop.run_once().unwrap();
+        assert_eq!(log.labels(1), ["first"]);
+        assert!(!second_ran.get());
+        assert_eq!(
+            timers.cancelled(),
+            0,
+            "neither cancel counted: it had left the heap"
+        );
+        first.cancel();
+        second.cancel();
+        assert!(first.is_cancelled() && second.is_cancelled());
+        assert!(!first.is_scheduled() && !second.is_scheduled());
+        assert_eq!((timers.scheduled(), timers.cancelled()), (0, 0));
+    });
+}

@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::{logged_virtual_loop, ms, shared};
 use ex05_timers::{LoopTimers, TimedOut, sleep, time, timeout};
 use oneloop_core::{spawn, yield_now};
-use oneloop_testkit::{CountingWaker, DropFlag, watchdog_default};
+use oneloop_testkit::{CloneCountingWaker, CountingWaker, DropFlag, watchdog_default};
 
 #[test]
 fn ex4_sleep_wakes_the_task_after_its_delay() {
@@ -277,5 +277,51 @@ fn ex4_timeout_drops_the_inner_future_and_reports_timed_out() {
             TimedOut { after: ms(300) }.to_string(),
             "timed out after 0.300 seconds"
         );
+    });
+}
+
+#[test]
+fn ex4_a_sleep_of_duration_max_waits_without_overflow_and_a_timeout_ends_it() {
+    watchdog_default(|| {
+        // Virtual time: main blocks 1 ms, then sleeps `Duration::MAX` under a 10 ms limit.
+        // `time() + Duration::MAX` does not fit a `Duration`: the deadline saturates.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let timers = event_loop.timers();
+        let (outcome, at) = event_loop
+            .run_until_complete(async {
+                ex05_timers::block_for(ms(1));
+                let outcome = timeout(ms(10), sleep(Duration::MAX)).await;
+                (outcome, time())
+            })
+            .unwrap();
+        assert_eq!(outcome, Err(TimedOut { after: ms(10) }));
+        assert_eq!(at, ms(11));
+        assert_eq!(timers.live(), 0, "the long sleep's timer was cancelled");
+    });
+}
+
+#[test]
+fn ex4_polling_a_sleep_again_under_the_same_waker_keeps_the_waker_it_holds() {
+    watchdog_default(|| {
+        // Virtual time: main polls a 0.1 s sleep three times under one outside waker,
+        // then awaits it. The timer clones that waker once; `will_wake` spares the rest.
+        let (mut event_loop, _log) = logged_virtual_loop();
+        let outside = Rc::new(CloneCountingWaker::new());
+        let counter = Rc::clone(&outside);
+        let clones = event_loop
+            .run_until_complete(async move {
+                let mut nap = sleep(ms(100));
+                for _ in 0..3 {
+                    let poll = counter.with_context(|cx| Pin::new(&mut nap).poll(cx));
+                    assert!(poll.is_pending());
+                }
+                let clones = counter.clones();
+                nap.await;
+                clones
+            })
+            .unwrap();
+        assert_eq!(clones, 1, "one clone when the timer was made, none after");
+        assert_eq!(outside.wakes(), 0);
+        assert_eq!(outside.live_wakers(), 0, "main's waker replaced it");
     });
 }
