@@ -138,6 +138,11 @@ scenarios! {
             "turn=2 event=after-scheduled=50-cancelled=0",
             "turn=2 event=after-scheduled=102-cancelled=51",
             "turn=2 event=after-scheduled=50-cancelled=0"];
+    /// Cancelled timers that the due pass takes out stay counted (only the sweep's pops
+    /// lower the count), so a later sweep rebuilds sooner than the heap alone says.
+    due_pass_keeps_cancel_count: differs [],
+        cpython_says ["turn=2 event=after-due-pass-scheduled=0-cancelled=150",
+            "turn=3 event=after-sweep-scheduled=109-cancelled=0"];
     /// A sleeping task cancelled (CPython) or its sleep dropped (oneloop): the timer is
     /// cancelled in the task's next step and swept a turn later. Where oneloop differs,
     /// it differs without changing the trace, so it cannot be a declared difference:
@@ -755,6 +760,32 @@ mod oneloop {
             rec.event("scheduled");
             all_ran.wait().await.expect("the last tie sets it");
             rec.event("main-resumed");
+        });
+    }
+
+    pub fn due_pass_keeps_cancel_count(rec: &Rc<Recorder>) {
+        run_main(rec, real_time_loop(), |rec| async move {
+            let timers = Timers::current().expect("a timer layer");
+            // Deadlines already past, whenever the loop's clock began: a second before
+            // now, or its first nanoseconds. Every timer comes due in the next turn.
+            let past = timers.time().saturating_sub(Duration::from_secs(1));
+            let handles: Vec<_> = (0..311u64)
+                .map(|n| timers.call_at_named(past + Duration::from_nanos(n), "<lambda>", || {}))
+                .collect();
+            for handle in &handles[1..151] {
+                handle.cancel();
+            }
+            rec.event(format!("due-{}", counts()));
+            sleep(Duration::ZERO).await;
+            rec.event(format!("after-due-pass-{}", counts()));
+            let start = timers.time() + Duration::from_secs(3600);
+            let later: Vec<_> = (0..110u64)
+                .map(|n| timers.call_at_named(start + Duration::from_secs(n), "<lambda>", || {}))
+                .collect();
+            later[50].cancel();
+            rec.event(format!("later-{}", counts()));
+            sleep(Duration::ZERO).await;
+            rec.event(format!("after-sweep-{}", counts()));
         });
     }
 

@@ -103,6 +103,8 @@ pub struct TimerHeap {
     pub(crate) next_seq: u64,
     /// Shared with every entry, so a cancel counts without borrowing the heap.
     pub(crate) cancelled: Rc<Cell<usize>>,
+    /// Cancelled timers the due pass took out, which asyncio's count still counts.
+    pub(crate) counted_but_gone: usize,
 }
 // ANCHOR_END: heap
 
@@ -113,6 +115,7 @@ impl TimerHeap {
             entries: BinaryHeap::new(),
             next_seq: 0,
             cancelled: Rc::new(Cell::new(0)),
+            counted_but_gone: 0,
         }
     }
 
@@ -172,6 +175,18 @@ impl TimerHeap {
         Some(head)
     }
 
+    /// Takes the head out for the due pass (step 5). It is no longer scheduled, and
+    /// stays counted if it was cancelled: asyncio's due pass appends every due timer to
+    /// the ready queue, cancelled or not, and only the sweep's pops lower the count.
+    pub fn pop_due(&mut self) -> Option<Scheduled> {
+        let head = self.entries.pop()?;
+        head.unschedule();
+        if head.is_cancelled() {
+            self.counted_but_gone += 1;
+        }
+        Some(head)
+    }
+
     /// Timers in the heap, cancelled ones included (asyncio's `len(_scheduled)`).
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -182,14 +197,26 @@ impl TimerHeap {
         self.entries.is_empty()
     }
 
-    /// Cancelled timers still in the heap (asyncio's `_timer_cancelled_count`).
+    /// asyncio's `_timer_cancelled_count`: raised by a cancel of a timer in the heap,
+    /// lowered when the sweep pops a cancelled head, reset by a rebuild. Like asyncio's,
+    /// it still counts the cancelled timers the due pass took out ([`pop_due`](Self::pop_due)),
+    /// so it can say more than the heap holds until the count next reaches zero.
     pub fn cancelled(&self) -> usize {
         self.cancelled.get()
     }
 
     /// Timers in the heap that may still run.
     pub fn live(&self) -> usize {
-        self.len() - self.cancelled()
+        let in_heap = self.cancelled().saturating_sub(self.counted_but_gone);
+        self.len().saturating_sub(in_heap)
+    }
+
+    /// Called after each sweep: a count of zero (a rebuild) leaves nothing counted
+    /// that the due pass took out.
+    pub(crate) fn settle_count(&mut self) {
+        if self.cancelled() == 0 {
+            self.counted_but_gone = 0;
+        }
     }
 
     /// The earliest deadline, if any timer is in the heap.
@@ -206,6 +233,7 @@ impl TimerHeap {
             timer.unschedule();
         }
         self.cancelled.set(0);
+        self.counted_but_gone = 0;
         gone
     }
 

@@ -243,7 +243,7 @@ impl Timers {
         self.heap.borrow().len()
     }
 
-    /// Cancelled timers still in the heap (asyncio's `_timer_cancelled_count`).
+    /// asyncio's `_timer_cancelled_count`, with its quirk: see [`TimerHeap::cancelled`].
     pub fn cancelled(&self) -> usize {
         self.heap.borrow().cancelled()
     }
@@ -315,7 +315,12 @@ impl Timers {
         if self.heap.borrow().is_empty() {
             return 0;
         }
-        let gone = self.heap.borrow_mut().sweep();
+        let gone = {
+            let mut heap = self.heap.borrow_mut();
+            let gone = heap.sweep();
+            heap.settle_count();
+            gone
+        };
         let removed = gone.len();
         drop(gone);
         removed
@@ -358,7 +363,7 @@ impl Timers {
         // callback (the skipped timers are dropped after it).
         let mut heap = self.heap.borrow_mut();
         while heap.peek().is_some_and(|head| u128::from(head.when) < end) {
-            let Some(head) = heap.pop() else { break };
+            let Some(head) = heap.pop_due() else { break };
             if head.is_cancelled() {
                 // Its callback or waker is already gone: dropped below.
                 skipped.push(head.entry);
