@@ -2,7 +2,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
-use std::collections::VecDeque;
+use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -22,15 +22,49 @@ pub(crate) enum Store<T> {
     Fifo(VecDeque<T>),
     /// Last in, first out (`LifoQueue`).
     Lifo(Vec<T>),
-    /// Smallest first, equal items in arrival order (`PriorityQueue`).
-    Priority(VecDeque<T>, fn(&T, &T) -> Ordering),
+    /// Smallest first, equal items in arrival order (`PriorityQueue`): a heap, as
+    /// asyncio's is (`heapq`), so a put and a get each cost a logarithm of the length.
+    Priority {
+        heap: BinaryHeap<Ranked<T>>,
+        arrivals: u64,
+        order: fn(&T, &T) -> Ordering,
+    },
 }
+
+/// An item of a priority queue with its arrival number, ordered so that the heap's
+/// greatest is the smallest item, and the earliest of equal ones.
+pub(crate) struct Ranked<T> {
+    item: T,
+    arrival: u64,
+    order: fn(&T, &T) -> Ordering,
+}
+
+impl<T> Ord for Ranked<T> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.order)(&other.item, &self.item).then(other.arrival.cmp(&self.arrival))
+    }
+}
+
+impl<T> PartialOrd for Ranked<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T> PartialEq for Ranked<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl<T> Eq for Ranked<T> {}
 
 impl<T> Store<T> {
     pub(crate) fn len(&self) -> usize {
         match self {
-            Store::Fifo(items) | Store::Priority(items, _) => items.len(),
+            Store::Fifo(items) => items.len(),
             Store::Lifo(items) => items.len(),
+            Store::Priority { heap, .. } => heap.len(),
         }
     }
 
@@ -38,17 +72,26 @@ impl<T> Store<T> {
         match self {
             Store::Fifo(items) => items.push_back(item),
             Store::Lifo(items) => items.push(item),
-            Store::Priority(items, order) => {
-                let at = items.partition_point(|queued| order(queued, &item) != Ordering::Greater);
-                items.insert(at, item);
+            Store::Priority {
+                heap,
+                arrivals,
+                order,
+            } => {
+                heap.push(Ranked {
+                    item,
+                    arrival: *arrivals,
+                    order: *order,
+                });
+                *arrivals += 1;
             }
         }
     }
 
     pub(crate) fn pop(&mut self) -> Option<T> {
         match self {
-            Store::Fifo(items) | Store::Priority(items, _) => items.pop_front(),
+            Store::Fifo(items) => items.pop_front(),
             Store::Lifo(items) => items.pop(),
+            Store::Priority { heap, .. } => heap.pop().map(|ranked| ranked.item),
         }
     }
 }
@@ -224,7 +267,14 @@ impl<T: Ord> Queue<T> {
     /// A queue whose `get` gives the smallest item first (asyncio's `PriorityQueue`);
     /// equal items come out in the order they went in.
     pub fn priority(maxsize: usize) -> Self {
-        Self::with_store(maxsize, Store::Priority(VecDeque::new(), T::cmp))
+        Self::with_store(
+            maxsize,
+            Store::Priority {
+                heap: BinaryHeap::new(),
+                arrivals: 0,
+                order: T::cmp,
+            },
+        )
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_shared::{
     BOUND_TO_ANOTHER_LOOP, BOUNDED_OVER_RELEASE, Barrier, BoundedSemaphore, CONDITION_NOT_LOCKED,
-    Condition, Context, Event, Semaphore, TaskLocal, call_soon, call_soon_in, lost_update,
+    Condition, Context, Event, Queue, Semaphore, TaskLocal, call_soon, call_soon_in, lost_update,
     to_thread,
 };
 use oneloop_testkit::watchdog_default;
@@ -503,5 +503,74 @@ fn a_cancel_passed_on_to_an_awaited_child_leaves_the_lock_waiter_live() {
             got
         });
         assert_eq!(outcome, Ok("lock"));
+    });
+}
+
+/// A job ordered by its priority alone: two jobs of one priority are equal to `Ord`.
+#[derive(Debug, PartialEq, Eq)]
+struct Job(u32, &'static str);
+
+impl Ord for Job {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+impl PartialOrd for Job {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[test]
+fn a_priority_queue_gives_the_smallest_first_and_equal_items_in_arrival_order() {
+    watchdog_default(|| {
+        let result = run(async {
+            let queue = Queue::priority(0);
+            for job in [
+                Job(2, "a"),
+                Job(1, "b"),
+                Job(2, "c"),
+                Job(1, "d"),
+                Job(2, "e"),
+            ] {
+                queue.put_nowait(job)?;
+            }
+            let mut out = Vec::new();
+            while let Ok(Job(_, name)) = queue.get_nowait() {
+                out.push(name);
+            }
+            Ok(out)
+        });
+        assert_eq!(result, Ok(vec!["b", "d", "a", "c", "e"]));
+    });
+}
+
+/// asyncio's `PriorityQueue` is a heap (`heapq`): a put and a get each cost a logarithm
+/// of the length. Kept sorted in a list instead, each put into the middle moves half
+/// the items: 200,000 items of 64 bytes would move some 600 GB, which the hang detector
+/// ends long before.
+#[test]
+fn a_priority_queue_of_200000_items_puts_and_gets_in_logarithmic_time() {
+    watchdog_default(|| {
+        const ITEMS: u64 = 200_000;
+        const PADDING: [u64; 7] = [0; 7];
+        let result = run(async {
+            let queue = Queue::priority(0);
+            // Small and large in turn: each new item falls in the middle of the rest.
+            for n in 0..ITEMS / 2 {
+                queue.put_nowait((n, PADDING))?;
+                queue.put_nowait((ITEMS - 1 - n, PADDING))?;
+            }
+            let mut previous = None;
+            let mut got = 0;
+            while let Ok((item, _)) = queue.get_nowait() {
+                assert!(previous < Some(item), "{previous:?} then {item}");
+                previous = Some(item);
+                got += 1;
+            }
+            Ok(got)
+        });
+        assert_eq!(result, Ok(ITEMS));
     });
 }
