@@ -206,12 +206,14 @@ impl Table {
         let Some(registration) = self.slots[index].as_ref() else {
             return;
         };
-        match (was_active, registration.is_active()) {
+        let active = registration.is_active();
+        match (was_active, active) {
             (false, true) => self.active += 1,
             (true, false) => self.active -= 1,
             _ => {}
         }
-        if registration.is_empty() {
+        // An active entry is never empty: only an idle one can free its slot.
+        if !active && registration.is_empty() {
             drop(self.take(index));
         }
     }
@@ -606,7 +608,10 @@ impl Io {
                 .map(|waker| IoWake::new(waker, fd, Direction::Write));
             settle_kept(&mut registration.write_kept, fired.write_waker.is_some());
         }
-        if registration.forgotten || self.apply(index, registration, rearm).is_err() {
+        // With no callback to re-arm and the interest unchanged, mio has nothing to do.
+        let unchanged = !rearm && registration.armed == registration.wanted();
+        if registration.forgotten || (!unchanged && self.apply(index, registration, rearm).is_err())
+        {
             registration.armed = None;
             registration.forgotten = true;
         }
