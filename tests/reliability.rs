@@ -18,6 +18,8 @@ mod io_fairness;
 mod io_ownership;
 #[path = "reliability/io_registration.rs"]
 mod io_registration;
+#[path = "reliability/io_wait_cost.rs"]
+mod io_wait_cost;
 #[path = "reliability/node_interval.rs"]
 mod node_interval;
 #[path = "reliability/offload.rs"]

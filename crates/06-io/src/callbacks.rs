@@ -127,7 +127,7 @@ impl Io {
     fn remove_watcher(&self, direction: Direction, fd: RawFd) -> bool {
         let removed = {
             let mut table = self.table.borrow_mut();
-            let Some(&index) = table.by_fd.get(&fd) else {
+            let Some(index) = table.by_fd.get(fd) else {
                 return false;
             };
             let registration = table.get(index);

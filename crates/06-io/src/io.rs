@@ -39,9 +39,7 @@
 //!   dropped, and the registry released. Registering on a closed loop is an error.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::mem;
 use std::os::fd::RawFd;
@@ -124,38 +122,53 @@ pub(crate) struct Fired {
 }
 // ANCHOR_END: fired
 
-/// The hasher of the table's fd index. Every wait, event and short read looks an fd
-/// up. An fd is a small number the kernel hands out, not a key a peer chooses, so
-/// the default hasher's defence against chosen keys (SipHash, tens of cycles) buys
-/// nothing here: one multiply by an odd constant spreads the numbers over the map's
-/// buckets.
+/// The table's fd index: slot indices in an array indexed by the fd number itself.
+///
+/// Every wait, event and short read looks an fd up. An fd is a small number that the
+/// kernel hands out lowest first, so an array as long as the highest fd registered
+/// finds its slot with one bounds check and one load, where a hashed map hashes,
+/// probes and compares. It costs four bytes per fd number up to the highest one seen.
 #[derive(Default)]
-pub(crate) struct FdHasher(u64);
+pub(crate) struct FdIndex {
+    /// Slot index plus one, by fd; zero: no entry.
+    slots: Vec<u32>,
+}
 
-impl Hasher for FdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(SPREAD);
+impl FdIndex {
+    /// The slot of `fd`, if it has an entry.
+    pub(crate) fn get(&self, fd: RawFd) -> Option<usize> {
+        let at = usize::try_from(fd).ok()?;
+        match self.slots.get(at) {
+            Some(&plus_one) if plus_one != 0 => Some(plus_one as usize - 1),
+            _ => None,
         }
     }
 
-    fn write_i32(&mut self, fd: i32) {
-        self.0 = u64::from(fd as u32).wrapping_mul(SPREAD);
+    /// A negative number is no fd: it gets no index, and epoll refuses it anyway.
+    fn insert(&mut self, fd: RawFd, index: usize) {
+        let Ok(at) = usize::try_from(fd) else {
+            return;
+        };
+        if at >= self.slots.len() {
+            self.slots.resize(at + 1, 0);
+        }
+        self.slots[at] = u32::try_from(index + 1).expect("fewer slots than u32::MAX");
+    }
+
+    fn remove(&mut self, fd: RawFd) {
+        if let Some(at) = usize::try_from(fd).ok()
+            && let Some(slot) = self.slots.get_mut(at)
+        {
+            *slot = 0;
+        }
     }
 }
-
-/// 2^64 divided by the golden ratio, made odd: consecutive numbers land far apart.
-const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 #[derive(Default)]
 pub(crate) struct Table {
     slots: Vec<Option<Registration>>,
     free: Vec<usize>,
-    pub(crate) by_fd: HashMap<RawFd, usize, BuildHasherDefault<FdHasher>>,
+    pub(crate) by_fd: FdIndex,
     /// How many entries are active (a callback or a future is registered): the
     /// loop's stall check and the driver read this at every park, so it is counted,
     /// not walked.
@@ -165,7 +178,7 @@ pub(crate) struct Table {
 impl Table {
     /// The slot of `fd`, created if missing.
     pub(crate) fn slot_of(&mut self, fd: RawFd) -> usize {
-        if let Some(&index) = self.by_fd.get(&fd) {
+        if let Some(index) = self.by_fd.get(fd) {
             return index;
         }
         let index = match self.free.pop() {
@@ -193,12 +206,14 @@ impl Table {
         let Some(registration) = self.slots[index].as_ref() else {
             return;
         };
-        match (was_active, registration.is_active()) {
+        let active = registration.is_active();
+        match (was_active, active) {
             (false, true) => self.active += 1,
             (true, false) => self.active -= 1,
             _ => {}
         }
-        if registration.is_empty() {
+        // An active entry is never empty: only an idle one can free its slot.
+        if !active && registration.is_empty() {
             drop(self.take(index));
         }
     }
@@ -215,7 +230,7 @@ impl Table {
     /// Takes the entry of `index` out and frees its slot, whatever it holds.
     fn take(&mut self, index: usize) -> Option<Registration> {
         let registration = self.slots[index].take()?;
-        self.by_fd.remove(&registration.fd);
+        self.by_fd.remove(registration.fd);
         self.free.push(index);
         if registration.is_active() {
             self.active -= 1;
@@ -235,6 +250,8 @@ pub struct Io {
     attached: Cell<bool>,
     /// Every `epoll_ctl` this table asked of mio, by operation.
     ctls: Cell<EpollCtls>,
+    /// How many times [`Io::current`] found this table in the loop's extensions.
+    searches: Cell<u64>,
 }
 // ANCHOR_END: io
 
@@ -274,6 +291,7 @@ impl Io {
             next_waiter: Cell::new(1),
             attached: Cell::new(false),
             ctls: Cell::new(EpollCtls::default()),
+            searches: Cell::new(0),
         }
     }
 
@@ -282,9 +300,20 @@ impl Io {
     /// Fails with [`NO_IO_DRIVER`] when no loop runs here, or when its driver stack has
     /// no [`IoDriver`](crate::IoDriver).
     pub fn current() -> io::Result<Rc<Io>> {
-        with_current(|core| Self::of(core))
+        let io = with_current(|core| Self::of(core))
             .flatten()
-            .ok_or_else(|| io::Error::other(NO_IO_DRIVER))
+            .ok_or_else(|| io::Error::other(NO_IO_DRIVER))?;
+        io.searches.set(io.searches.get() + 1);
+        Ok(io)
+    }
+
+    /// How many times [`Io::current`] has found this table: each is a search of the
+    /// loop's extensions (a short list compared by type). A readiness future made by
+    /// [`readable`](crate::readable) or [`writable`](crate::writable) searches once, on
+    /// its first poll; a wait of oneloop's own sockets finds the table through the
+    /// socket and does not search.
+    pub fn searches(&self) -> u64 {
+        self.searches.get()
     }
 
     /// The `Io` installed in `core`'s extensions, if any.
@@ -485,7 +514,7 @@ impl Io {
     pub(crate) fn release(&self, fd: RawFd) {
         let removed = {
             let mut table = self.table.borrow_mut();
-            let Some(&index) = table.by_fd.get(&fd) else {
+            let Some(index) = table.by_fd.get(fd) else {
                 return;
             };
             let mut removed = table.take(index);
@@ -579,7 +608,10 @@ impl Io {
                 .map(|waker| IoWake::new(waker, fd, Direction::Write));
             settle_kept(&mut registration.write_kept, fired.write_waker.is_some());
         }
-        if registration.forgotten || self.apply(index, registration, rearm).is_err() {
+        // With no callback to re-arm and the interest unchanged, mio has nothing to do.
+        let unchanged = !rearm && registration.armed == registration.wanted();
+        if registration.forgotten || (!unchanged && self.apply(index, registration, rearm).is_err())
+        {
             registration.armed = None;
             registration.forgotten = true;
         }

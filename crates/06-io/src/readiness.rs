@@ -16,9 +16,12 @@
 //! the event may be spurious: always retry the syscall and go back to waiting on
 //! `WouldBlock` (see [`TcpStream::read`](crate::TcpStream::read)).
 
+use std::future::{Future, poll_fn};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::Poll;
 
 use crate::{Direction, Io, WaiterId};
 
@@ -64,6 +67,27 @@ impl Readiness {
             direction,
             state: ReadinessState::Unpolled,
         }
+    }
+
+    /// Waits on `fd` in the table `io`, which the caller already holds (a socket
+    /// finds its loop's table by the loop's id): the first poll registers there, with
+    /// no search of the loop's extensions. Later polls are the future's own.
+    pub(crate) fn in_table(
+        io: Rc<Io>,
+        fd: RawFd,
+        direction: Direction,
+    ) -> impl Future<Output = io::Result<()>> {
+        let mut table = Some(io);
+        let mut readiness = Readiness::new(fd, direction);
+        poll_fn(move |cx| {
+            if let Some(io) = table.take() {
+                let id = io.next_waiter_id();
+                io.wait(fd, direction, id, cx.waker())?;
+                readiness.state = ReadinessState::Waiting { io, id };
+                return Poll::Pending;
+            }
+            Pin::new(&mut readiness).poll(cx)
+        })
     }
 
     /// The fd this future waits on.

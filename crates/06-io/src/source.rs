@@ -63,22 +63,21 @@ impl<S: AsRawFd> Owned<S> {
     /// read): tells the running loop's table, which then keeps the fd registered
     /// between waits. Only a table this socket releases when dropped is told.
     ///
+    /// Hands back the running loop's table (`None` outside a loop with an I/O driver),
+    /// so that the wait which usually follows need not look for it again.
+    ///
     /// Most reads end here. When the running loop is the socket's own, its table is
     /// the one the socket keeps: found by the loop's id, with no search of the loop's
     /// extensions.
-    pub(crate) fn note_drained(&self, direction: Direction) {
-        let Some(now) = with_current(|core| core.id()) else {
-            return;
-        };
+    pub(crate) fn note_drained(&self, direction: Direction) -> Option<Rc<Io>> {
+        let now = with_current(|core| core.id())?;
         let home = (self.home.get() == Some(now))
             .then(|| self.tables.borrow().first().and_then(Weak::upgrade))
             .flatten();
         let io = match home {
             Some(io) => io,
             None => {
-                let Ok(io) = Io::current() else {
-                    return;
-                };
+                let io = Io::current().ok()?;
                 let mut tables = self.tables.borrow_mut();
                 if tables.is_empty() {
                     tables.push(Rc::downgrade(&io));
@@ -87,13 +86,15 @@ impl<S: AsRawFd> Owned<S> {
                     .iter()
                     .any(|table| std::ptr::eq(table.as_ptr(), Rc::as_ptr(&io)))
                 {
-                    return;
+                    // Not a table this socket releases: wait in it, note nothing.
+                    return Some(io);
                 }
                 drop(tables);
                 io
             }
         };
         io.note_drained(self.inner.as_raw_fd(), direction);
+        Some(io)
     }
 }
 

@@ -25,20 +25,27 @@ use crate::{Direction, Readiness, writable};
 
 // ANCHOR: retry
 /// Runs `attempt` until it does not say `WouldBlock`, awaiting readiness in
-/// `direction` between tries. `Interrupted` is retried at once.
+/// `direction` between tries. `Interrupted` is retried at once. `waited` is set if it
+/// awaited at all (the loop may then be in a later turn).
 ///
 /// A `WouldBlock` tells the table that the socket is empty in that direction, so the
 /// wait that follows needs no `epoll_ctl` once the fd is registered (see `waits.rs`).
 async fn retry<S: AsRawFd, T>(
     socket: &Owned<S>,
     direction: Direction,
+    waited: &mut bool,
     mut attempt: impl FnMut() -> io::Result<T>,
 ) -> io::Result<T> {
     loop {
         match attempt() {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                socket.note_drained(direction);
-                Readiness::new(socket.as_raw_fd(), direction).await?;
+                *waited = true;
+                let fd = socket.as_raw_fd();
+                match socket.note_drained(direction) {
+                    // The table is known: the wait's first poll need not look for it.
+                    Some(io) => Readiness::in_table(io, fd, direction).await?,
+                    None => Readiness::new(fd, direction).await?,
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             other => return other,
@@ -105,7 +112,10 @@ impl TcpListener {
     // ANCHOR: accept
     /// Accepts one connection, waiting until one arrives.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        let (inner, addr) = retry(&self.inner, Direction::Read, || self.inner.accept()).await?;
+        let (inner, addr) = retry(&self.inner, Direction::Read, &mut false, || {
+            self.inner.accept()
+        })
+        .await?;
         Ok((TcpStream::wrap(inner), addr))
     }
     // ANCHOR_END: accept
@@ -214,23 +224,35 @@ impl TcpStream {
     /// leave the kernel only in the syscall that returns them.
     pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         let now = with_current(|core| (core.id(), core.turn()));
+        let mut waited = false;
         if now.is_some() && self.last_read.get() == now {
             yield_now().await;
+            waited = true;
         }
-        let n = retry(&self.inner, Direction::Read, || (&self.inner).read(buf)).await?;
+        let n = retry(&self.inner, Direction::Read, &mut waited, || {
+            (&self.inner).read(buf)
+        })
+        .await?;
         if n > 0 && n < buf.len() {
             // A short read emptied the socket: the next wait needs no `epoll_ctl`.
-            self.inner.note_drained(Direction::Read);
+            let _table = self.inner.note_drained(Direction::Read);
         }
-        self.last_read
-            .set(with_current(|core| (core.id(), core.turn())));
+        // With no await since `now`, the loop is still in that turn: no second look-up.
+        self.last_read.set(if waited {
+            with_current(|core| (core.id(), core.turn()))
+        } else {
+            now
+        });
         Ok(n)
     }
     // ANCHOR_END: read
 
     /// Writes some bytes of `buf`, waiting until the kernel takes at least one.
     pub async fn write(&self, buf: &[u8]) -> io::Result<usize> {
-        retry(&self.inner, Direction::Write, || (&self.inner).write(buf)).await
+        retry(&self.inner, Direction::Write, &mut false, || {
+            (&self.inner).write(buf)
+        })
+        .await
     }
 
     /// Writes all of `buf`. If dropped half-way, some prefix of `buf` was sent and the

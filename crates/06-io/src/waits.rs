@@ -54,7 +54,23 @@ impl Io {
     ) -> io::Result<()> {
         let (old, refused, stale, outcome) = {
             let mut table = self.table.borrow_mut();
-            let known = table.by_fd.get(&fd).copied();
+            let known = table.by_fd.get(fd);
+            // The usual wait of a socket: nobody waits in this direction and an edge is
+            // sure to come. Park the waker; mio's interest stays as it is.
+            if let Some(index) = known {
+                let registration = table.get(index);
+                if registration.armed_for_wait(direction)
+                    && matches!(registration.waiter(direction), Waiter::Idle)
+                {
+                    let was_active = registration.is_active();
+                    *registration.waiter(direction) = Waiter::Waiting {
+                        id,
+                        waker: waker.clone(),
+                    };
+                    table.settle(index, was_active);
+                    return Ok(());
+                }
+            }
             let parked = known.filter(|&index| {
                 matches!(table.get(index).waiter(direction),
                     Waiter::Waiting { id: mine, .. } if *mine == id)
@@ -107,7 +123,7 @@ impl Io {
     /// Takes the readiness the event left for the future `id`, if it came.
     pub fn take_ready(&self, fd: RawFd, direction: Direction, id: WaiterId) -> bool {
         let mut table = self.table.borrow_mut();
-        let Some(&index) = table.by_fd.get(&fd) else {
+        let Some(index) = table.by_fd.get(fd) else {
             return false;
         };
         let slot = table.get(index).waiter(direction);
@@ -125,7 +141,7 @@ impl Io {
     pub(crate) fn cancel_wait(&self, fd: RawFd, direction: Direction, id: WaiterId) {
         let old = {
             let mut table = self.table.borrow_mut();
-            let Some(&index) = table.by_fd.get(&fd) else {
+            let Some(index) = table.by_fd.get(fd) else {
                 return;
             };
             let registration = table.get(index);
@@ -160,8 +176,8 @@ impl Io {
             return;
         }
         let mut table = self.table.borrow_mut();
-        let index = match table.by_fd.get(&fd) {
-            Some(&index) => index,
+        let index = match table.by_fd.get(fd) {
+            Some(index) => index,
             None => {
                 let index = table.slot_of(fd);
                 table.get(index).owned = true;
