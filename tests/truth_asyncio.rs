@@ -2083,13 +2083,14 @@ mod oneloop {
             case: &'static str,
             name: &'static str,
             cleanup: u32,
+            swallower: &'static str,
         ) -> Result<&'static str, Error> {
             if let Err(cancel) = sleep(Duration::from_secs(10)).await {
                 rec.event(format!("{case}-{name}-cancelled"));
                 for _ in 0..cleanup {
                     yield_now().await.ok();
                 }
-                if name != "b" {
+                if name != swallower {
                     return Err(cancel);
                 }
             }
@@ -2098,16 +2099,18 @@ mod oneloop {
 
         pub fn gather_cancelled(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
-                for (case, collect, cleanups) in
-                    [("collect", true, [0, 2, 1]), ("first", false, [0, 0, 0])]
-                {
+                for (case, collect, cleanups, swallower) in [
+                    ("collect", true, [0, 2, 1], "b"),
+                    ("first", false, [0, 0, 0], "b"),
+                    ("last-returns", true, [0, 0, 0], "c"),
+                ] {
                     let r = Rc::clone(&rec);
                     let task = spawn_named(case, async move {
                         let children = ["a", "b", "c"]
                             .into_iter()
                             .zip(cleanups)
                             .map(|(name, cleanup)| {
-                                gathered_child(Rc::clone(&r), case, name, cleanup)
+                                gathered_child(Rc::clone(&r), case, name, cleanup, swallower)
                             })
                             .collect();
                         let gathered = gather(children, collect).await;

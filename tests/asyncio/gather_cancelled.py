@@ -5,6 +5,9 @@
   returned a value. The children clean up for 0, 2 and 1 yields.
 - ``first`` (``return_exceptions=False``): the first child that ends cancelled ends
   the gather at once with that cancel. The children do not clean up.
+- ``last-returns`` (``return_exceptions=True``): the last child, in argument order,
+  catches its cancel and returns. The gather's ``CancelledError`` is made from that
+  last child, which was not cancelled, so it has no message.
 """
 
 import asyncio
@@ -24,9 +27,9 @@ async def child(case, name, cleanup, swallow):
     return name
 
 
-async def gatherer(case, collect, cleanups):
+async def gatherer(case, collect, cleanups, swallower):
     children = [
-        child(case, name, cleanup, name == "b")
+        child(case, name, cleanup, name == swallower)
         for name, cleanup in zip("abc", cleanups)
     ]
     try:
@@ -39,8 +42,12 @@ async def gatherer(case, collect, cleanups):
 
 
 async def main():
-    for case, collect, cleanups in [("collect", True, (0, 2, 1)), ("first", False, (0, 0, 0))]:
-        task = asyncio.create_task(gatherer(case, collect, cleanups), name=case)
+    for case, collect, cleanups, swallower in [
+        ("collect", True, (0, 2, 1), "b"),
+        ("first", False, (0, 0, 0), "b"),
+        ("last-returns", True, (0, 0, 0), "c"),
+    ]:
+        task = asyncio.create_task(gatherer(case, collect, cleanups, swallower), name=case)
         await asyncio.sleep(0)
         await asyncio.sleep(0)
         task.cancel("stop")

@@ -170,12 +170,14 @@ impl<T> Future for Gather<'_, T> {
         if this.tasks.iter().all(Task::is_done) {
             // A cancel passed on to the children ends the gather cancelled, even when
             // it collects failures (asyncio's `_GatheringFuture` remembers the request).
+            // asyncio makes that error from the last child in argument order: with its
+            // message if it ended cancelled, with none if it did not.
             if requests_now > requests_at_start {
                 let cancel = this
                     .tasks
-                    .iter()
-                    .filter_map(Task::try_result_error)
-                    .find(Error::is_cancelled)
+                    .last()
+                    .and_then(Task::try_result_error)
+                    .filter(Error::is_cancelled)
                     .unwrap_or(Error::Cancelled(None));
                 return Poll::Ready(Err(cancel));
             }
