@@ -38,8 +38,8 @@ pub enum TaskState {
 /// The slot owns the task: emptying it (finished, or dropped by its executor) drops
 /// the future, unless a step is polling it right now (that step drops it afterwards).
 /// The task keeps a clone of this waker beside its future, and its polls lend that
-/// one. The task's generation is the one its waker carries; its two flags sit beside
-/// the page (see [`Tasks`]).
+/// one. The task's generation is the one its waker carries; its two flags are bits
+/// the slab keeps for each page (see [`Tasks`]).
 pub struct LiveTask<S> {
     /// The task's future and label; a step polls it through a clone of this `Rc`.
     pub(crate) task: Rc<dyn RawTask>,
@@ -217,19 +217,14 @@ enum Slot<S> {
     Occupied(LiveTask<S>),
 }
 
-/// A page of slots and their flags.
-struct Page<S> {
-    slots: Vec<Slot<S>>,
-    flags: Flags,
-}
-
 // ANCHOR: tasks
 /// Every live task of one executor, keyed by [`TaskId`].
 pub struct Tasks<S> {
     /// Fixed-size pages of slots; slot `i` is `pages[i / SLOTS_PER_PAGE]`, at
-    /// `i % SLOTS_PER_PAGE`. Only the last page may be partly filled. Each page keeps
-    /// its slots' two flags as two words, one bit per slot.
-    pages: Vec<Page<S>>,
+    /// `i % SLOTS_PER_PAGE`. Only the last page may be partly filled.
+    pages: Vec<Vec<Slot<S>>>,
+    /// The two flags of page `p`'s slots, at `flags[p]`: two words, one bit per slot.
+    flags: Vec<Flags>,
     /// The first slot of the free list, or [`NONE`].
     free_head: u32,
     live: usize,
@@ -259,7 +254,7 @@ impl<S> Tasks<S> {
     /// How many slots have been made (occupied or on the free list).
     fn slot_count(&self) -> usize {
         match self.pages.last() {
-            Some(last) => (self.pages.len() - 1) * Self::SLOTS_PER_PAGE + last.slots.len(),
+            Some(last) => (self.pages.len() - 1) * Self::SLOTS_PER_PAGE + last.len(),
             None => 0,
         }
     }
@@ -267,7 +262,7 @@ impl<S> Tasks<S> {
     /// How many slots the pages have room for: the slots made, plus the unused end of
     /// the last page.
     pub fn slot_capacity(&self) -> usize {
-        self.pages.iter().map(|page| page.slots.capacity()).sum()
+        self.pages.iter().map(Vec::capacity).sum()
     }
 
     /// The page of slot `index`, and the slot's place in it.
@@ -278,19 +273,19 @@ impl<S> Tasks<S> {
 
     fn slot(&self, index: u32) -> Option<&Slot<S>> {
         let (page, at) = Self::place(index);
-        self.pages.get(page)?.slots.get(at)
+        self.pages.get(page)?.get(at)
     }
 
     fn slot_at(&mut self, index: u32) -> Option<&mut Slot<S>> {
         let (page, at) = Self::place(index);
-        self.pages.get_mut(page)?.slots.get_mut(at)
+        self.pages.get_mut(page)?.get_mut(at)
     }
 
     /// Every slot with its index, in slot order.
     fn slots(&self) -> impl Iterator<Item = (u32, &Slot<S>)> {
         self.pages
             .iter()
-            .flat_map(|page| &page.slots)
+            .flatten()
             .enumerate()
             .map(|(index, slot)| (index as u32, slot))
     }
@@ -299,14 +294,14 @@ impl<S> Tasks<S> {
     /// generation.
     pub fn get(&self, id: TaskId) -> Option<TaskSlot<'_, S>> {
         let (page, at) = Self::place(id.index());
-        let page = self.pages.get(page)?;
-        match page.slots.get(at)? {
+        let flags = self.flags.get(page)?;
+        match self.pages.get(page)?.get(at)? {
             Slot::Occupied(live) if live.generation() == id.generation() => {
                 let bit = 1 << at;
                 Some(TaskSlot {
                     live,
-                    running: page.flags.running & bit != 0,
-                    queued: page.flags.queued & bit != 0,
+                    running: flags.running & bit != 0,
+                    queued: flags.queued & bit != 0,
                 })
             }
             _ => None,
@@ -317,8 +312,8 @@ impl<S> Tasks<S> {
     /// generation. A stale id (its task finished, the slot maybe reused) finds nothing.
     pub fn slot_mut(&mut self, id: TaskId) -> Option<TaskSlotMut<'_, S>> {
         let (page, at) = Self::place(id.index());
-        let Page { slots, flags } = self.pages.get_mut(page)?;
-        match slots.get(at)? {
+        let flags = self.flags.get_mut(page)?;
+        match self.pages.get(page)?.get(at)? {
             Slot::Occupied(live) if live.generation() == id.generation() => Some(TaskSlotMut {
                 live,
                 flags,
@@ -334,6 +329,7 @@ impl<S: Schedule> Tasks<S> {
     pub fn new(scheduler: Arc<S>) -> Self {
         Self {
             pages: Vec::new(),
+            flags: Vec::new(),
             free_head: NONE,
             live: 0,
             scheduler,
@@ -369,19 +365,17 @@ impl<S: Schedule> Tasks<S> {
             let has_room = self
                 .pages
                 .last()
-                .is_some_and(|page| page.slots.len() < Self::SLOTS_PER_PAGE);
+                .is_some_and(|page| page.len() < Self::SLOTS_PER_PAGE);
             if !has_room {
                 // A page is allocated once, at its full size, and never grows.
-                self.pages.push(Page {
-                    slots: Vec::with_capacity(Self::SLOTS_PER_PAGE),
-                    flags: Flags::default(),
-                });
+                self.pages.push(Vec::with_capacity(Self::SLOTS_PER_PAGE));
+                self.flags.push(Flags::default());
             }
             let page = self
                 .pages
                 .last_mut()
                 .expect("a page with room was just made");
-            page.slots.push(Slot::Vacant {
+            page.push(Slot::Vacant {
                 generation: 0,
                 next_free: NONE,
                 spare: None,
@@ -434,8 +428,8 @@ impl<S: Schedule> Tasks<S> {
     pub fn remove(&mut self, id: TaskId) -> Option<LiveTask<S>> {
         let free_head = self.free_head;
         let (page, at) = Self::place(id.index());
-        let Page { slots, flags } = self.pages.get_mut(page)?;
-        let slot = slots.get_mut(at)?;
+        let flags = self.flags.get_mut(page)?;
+        let slot = self.pages.get_mut(page)?.get_mut(at)?;
         let spare = match &*slot {
             Slot::Occupied(live) if live.generation() == id.generation() => Arc::clone(&live.waker),
             _ => return None,
