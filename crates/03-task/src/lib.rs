@@ -77,6 +77,6 @@ pub mod hooks {
     };
     pub use crate::join::{JoinCell, JoinState, spawn_into};
     pub use crate::payload::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
-    pub use crate::slab::{TaskSlot, TaskState};
+    pub use crate::slab::{LiveTask, TaskSlot, TaskSlotMut, TaskState};
     pub use crate::task_cell::{ErasedFuture, HandleCell, RawTask, TaskCell};
 }

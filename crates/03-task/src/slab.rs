@@ -32,45 +32,87 @@ pub enum TaskState {
 // ANCHOR_END: task_state
 
 // ANCHOR: task_slot
-/// One live task: its future (behind [`RawTask`]), its waker, two flags.
+/// One live task as its slot holds it: the task (its future and label, behind
+/// [`RawTask`]) and the task's waker. Three words.
 ///
 /// The slot owns the task: emptying it (finished, or dropped by its executor) drops
 /// the future, unless a step is polling it right now (that step drops it afterwards).
-/// The task keeps a clone of the slot's waker beside its future, and its polls lend
-/// that one.
-pub struct TaskSlot<S> {
+/// The task keeps a clone of this waker beside its future, and its polls lend that
+/// one. The task's generation is the one its waker carries; its two flags are bits
+/// the slab keeps for each page (see [`Tasks`]).
+pub struct LiveTask<S> {
     /// The task's future and label; a step polls it through a clone of this `Rc`.
     pub(crate) task: Rc<dyn RawTask>,
+    /// The task's waker; its id names this slot and the slot's generation.
     pub(crate) waker: Arc<TaskWaker<S>>,
-    pub(crate) generation: u32,
-    pub(crate) state: TaskState,
-    /// Set when a step of this task sits in a ready queue; cleared when the step starts.
-    /// Two wakes while it is set queue one step (stage 4 uses it; the naive executor of
-    /// this stage does not).
-    pub(crate) queued: bool,
 }
 // ANCHOR_END: task_slot
 
-impl<S> Drop for TaskSlot<S> {
+impl<S> LiveTask<S> {
+    /// The task's label.
+    pub fn label(&self) -> &Label {
+        self.task.label()
+    }
+
+    fn generation(&self) -> u32 {
+        self.waker.id().generation()
+    }
+}
+
+impl<S> Drop for LiveTask<S> {
     fn drop(&mut self) {
         self.task.drop_future();
     }
 }
 
-impl<S> fmt::Debug for TaskSlot<S> {
+impl<S> fmt::Debug for LiveTask<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LiveTask")
+            .field("label", self.task.label())
+            .finish()
+    }
+}
+
+/// The two flags of every slot of one page, one bit per slot.
+#[derive(Debug, Default)]
+struct Flags {
+    /// A step is polling the task ([`TaskState::Running`]).
+    running: u64,
+    /// A step of the task sits in a ready queue. Set by a wake, cleared when the step
+    /// starts; two wakes while it is set queue one step (stage 4 uses it; the naive
+    /// executor of this stage does not).
+    queued: u64,
+}
+
+/// A live task's slot, read-only: the task, its waker and its two flags.
+pub struct TaskSlot<'a, S> {
+    live: &'a LiveTask<S>,
+    running: bool,
+    queued: bool,
+}
+
+impl<S> Clone for TaskSlot<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for TaskSlot<'_, S> {}
+
+impl<S> fmt::Debug for TaskSlot<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TaskSlot")
-            .field("label", self.task.label())
-            .field("state", &self.state)
+            .field("label", self.live.task.label())
+            .field("running", &self.running)
             .field("queued", &self.queued)
             .finish()
     }
 }
 
-impl<S> TaskSlot<S> {
+impl<'a, S> TaskSlot<'a, S> {
     /// The task's label.
-    pub fn label(&self) -> &Label {
-        self.task.label()
+    pub fn label(&self) -> &'a Label {
+        self.live.task.label()
     }
 
     /// Whether a step of this task is queued.
@@ -80,14 +122,74 @@ impl<S> TaskSlot<S> {
 
     /// Whether a step is polling this task right now.
     pub fn is_running(&self) -> bool {
-        self.state == TaskState::Running
+        self.running
     }
 }
 
-impl<S: Schedule> TaskSlot<S> {
+impl<S: Schedule> TaskSlot<'_, S> {
     /// A waker for this task (the slab's own, shared: nothing is allocated).
-    pub fn waker(&self) -> std::task::Waker {
-        self.waker.waker()
+    pub fn waker(self) -> std::task::Waker {
+        self.live.waker.waker()
+    }
+}
+
+/// A live task's slot, to change its flags: what a step checks out and back in.
+pub struct TaskSlotMut<'a, S> {
+    live: &'a LiveTask<S>,
+    flags: &'a mut Flags,
+    bit: u64,
+}
+
+impl<S> fmt::Debug for TaskSlotMut<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskSlotMut")
+            .field("label", self.live.task.label())
+            .field("state", &self.state())
+            .field("queued", &self.is_queued())
+            .finish()
+    }
+}
+
+impl<S> TaskSlotMut<'_, S> {
+    /// The task: a step takes its own pointer to it with `Rc::clone`.
+    pub fn task(&self) -> &Rc<dyn RawTask> {
+        &self.live.task
+    }
+
+    /// The task's label.
+    pub fn label(&self) -> &Label {
+        self.live.task.label()
+    }
+
+    /// Whether a step is polling the task right now.
+    pub fn state(&self) -> TaskState {
+        if self.flags.running & self.bit == 0 {
+            TaskState::Idle
+        } else {
+            TaskState::Running
+        }
+    }
+
+    /// Marks whether a step is polling the task.
+    pub fn set_state(&mut self, state: TaskState) {
+        match state {
+            TaskState::Idle => self.flags.running &= !self.bit,
+            TaskState::Running => self.flags.running |= self.bit,
+        }
+    }
+
+    /// Whether a step of the task is queued.
+    pub fn is_queued(&self) -> bool {
+        self.flags.queued & self.bit != 0
+    }
+
+    /// Marks whether a step of the task is queued.
+    pub fn set_queued(&mut self, queued: bool) {
+        if queued {
+            self.flags.queued |= self.bit;
+        } else {
+            self.flags.queued &= !self.bit;
+        }
     }
 }
 
@@ -100,6 +202,8 @@ const NONE: u32 = u32::MAX;
 /// slot is emptied).
 const OWN_CLONES: usize = 2;
 
+/// A slot: three words, vacant or occupied. The two states share the space (the
+/// vacant one fits beside the task's pointer, which is never null).
 enum Slot<S> {
     Vacant {
         generation: u32,
@@ -110,7 +214,7 @@ enum Slot<S> {
         /// then (no stale waker of the old task can exist, so none can wake the new one).
         spare: Option<Arc<TaskWaker<S>>>,
     },
-    Occupied(TaskSlot<S>),
+    Occupied(LiveTask<S>),
 }
 
 // ANCHOR: tasks
@@ -119,6 +223,8 @@ pub struct Tasks<S> {
     /// Fixed-size pages of slots; slot `i` is `pages[i / SLOTS_PER_PAGE]`, at
     /// `i % SLOTS_PER_PAGE`. Only the last page may be partly filled.
     pages: Vec<Vec<Slot<S>>>,
+    /// The two flags of page `p`'s slots, at `flags[p]`: two words, one bit per slot.
+    flags: Vec<Flags>,
     /// The first slot of the free list, or [`NONE`].
     free_head: u32,
     live: usize,
@@ -136,12 +242,13 @@ impl<S> fmt::Debug for Tasks<S> {
 }
 
 impl<S> Tasks<S> {
-    /// How many slots one page holds. A page is allocated whole, when the last one is
-    /// full, and never grows: the slab keeps at most this many slots empty beyond the
-    /// free list.
-    pub const SLOTS_PER_PAGE: usize = 64;
+    /// How many slots one page holds: one bit of each flag word per slot. A page is
+    /// allocated whole, when the last one is full, and never grows: the slab keeps at
+    /// most this many slots empty beyond the free list.
+    pub const SLOTS_PER_PAGE: usize = u64::BITS as usize;
 
-    /// The size of one slot, vacant or occupied, in bytes.
+    /// The size of one slot, vacant or occupied, in bytes. Each page adds two words
+    /// for the flags of its slots: a quarter of a byte per slot.
     pub const SLOT_BYTES: usize = mem::size_of::<Slot<S>>();
 
     /// How many slots have been made (occupied or on the free list).
@@ -158,18 +265,20 @@ impl<S> Tasks<S> {
         self.pages.iter().map(Vec::capacity).sum()
     }
 
-    fn slot(&self, index: u32) -> Option<&Slot<S>> {
+    /// The page of slot `index`, and the slot's place in it.
+    fn place(index: u32) -> (usize, usize) {
         let index = index as usize;
-        self.pages
-            .get(index / Self::SLOTS_PER_PAGE)?
-            .get(index % Self::SLOTS_PER_PAGE)
+        (index / Self::SLOTS_PER_PAGE, index % Self::SLOTS_PER_PAGE)
+    }
+
+    fn slot(&self, index: u32) -> Option<&Slot<S>> {
+        let (page, at) = Self::place(index);
+        self.pages.get(page)?.get(at)
     }
 
     fn slot_at(&mut self, index: u32) -> Option<&mut Slot<S>> {
-        let index = index as usize;
-        self.pages
-            .get_mut(index / Self::SLOTS_PER_PAGE)?
-            .get_mut(index % Self::SLOTS_PER_PAGE)
+        let (page, at) = Self::place(index);
+        self.pages.get_mut(page)?.get_mut(at)
     }
 
     /// Every slot with its index, in slot order.
@@ -180,6 +289,39 @@ impl<S> Tasks<S> {
             .enumerate()
             .map(|(index, slot)| (index as u32, slot))
     }
+
+    /// The slot of `id` (read-only), if `id` is live: same index *and* same
+    /// generation.
+    pub fn get(&self, id: TaskId) -> Option<TaskSlot<'_, S>> {
+        let (page, at) = Self::place(id.index());
+        let flags = self.flags.get(page)?;
+        match self.pages.get(page)?.get(at)? {
+            Slot::Occupied(live) if live.generation() == id.generation() => {
+                let bit = 1 << at;
+                Some(TaskSlot {
+                    live,
+                    running: flags.running & bit != 0,
+                    queued: flags.queued & bit != 0,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The slot of `id`, to change its flags, if `id` is live: same index *and* same
+    /// generation. A stale id (its task finished, the slot maybe reused) finds nothing.
+    pub fn slot_mut(&mut self, id: TaskId) -> Option<TaskSlotMut<'_, S>> {
+        let (page, at) = Self::place(id.index());
+        let flags = self.flags.get_mut(page)?;
+        match self.pages.get(page)?.get(at)? {
+            Slot::Occupied(live) if live.generation() == id.generation() => Some(TaskSlotMut {
+                live,
+                flags,
+                bit: 1 << at,
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl<S: Schedule> Tasks<S> {
@@ -187,6 +329,7 @@ impl<S: Schedule> Tasks<S> {
     pub fn new(scheduler: Arc<S>) -> Self {
         Self {
             pages: Vec::new(),
+            flags: Vec::new(),
             free_head: NONE,
             live: 0,
             scheduler,
@@ -226,6 +369,7 @@ impl<S: Schedule> Tasks<S> {
             if !has_room {
                 // A page is allocated once, at its full size, and never grows.
                 self.pages.push(Vec::with_capacity(Self::SLOTS_PER_PAGE));
+                self.flags.push(Flags::default());
             }
             let page = self
                 .pages
@@ -260,13 +404,8 @@ impl<S: Schedule> Tasks<S> {
         let slot = self
             .slot_at(index)
             .expect("the slot was found or made above");
-        *slot = Slot::Occupied(TaskSlot {
-            task,
-            waker,
-            generation,
-            state: TaskState::Idle,
-            queued: false,
-        });
+        // The flags of a vacant slot are clear (`remove` clears them).
+        *slot = Slot::Occupied(LiveTask { task, waker });
         self.live += 1;
         id
     }
@@ -286,11 +425,13 @@ impl<S: Schedule> Tasks<S> {
     /// Empties the slot of `id` (if `id` is live) and bumps its generation, so that
     /// every waker still carrying `id` now misses. The caller drops what it gets back
     /// (which drops the future) after releasing its borrow of the slab.
-    pub fn remove(&mut self, id: TaskId) -> Option<TaskSlot<S>> {
+    pub fn remove(&mut self, id: TaskId) -> Option<LiveTask<S>> {
         let free_head = self.free_head;
-        let slot = self.slot_at(id.index())?;
+        let (page, at) = Self::place(id.index());
+        let flags = self.flags.get_mut(page)?;
+        let slot = self.pages.get_mut(page)?.get_mut(at)?;
         let spare = match &*slot {
-            Slot::Occupied(task) if task.generation == id.generation() => Arc::clone(&task.waker),
+            Slot::Occupied(live) if live.generation() == id.generation() => Arc::clone(&live.waker),
             _ => return None,
         };
         let vacant = Slot::Vacant {
@@ -298,32 +439,27 @@ impl<S: Schedule> Tasks<S> {
             next_free: free_head,
             spare: Some(spare),
         };
-        let Slot::Occupied(task) = mem::replace(slot, vacant) else {
+        let Slot::Occupied(live) = mem::replace(slot, vacant) else {
             unreachable!("checked above")
         };
+        let bit = 1 << at;
+        flags.running &= !bit;
+        flags.queued &= !bit;
         self.free_head = id.index();
         self.live -= 1;
-        Some(task)
+        Some(live)
     }
     // ANCHOR_END: remove
 
     /// Marks `id` as queued. Returns its label if it is live and was not queued yet
     /// (the caller then queues one step), `None` if it is stale or already queued.
     pub fn mark_queued(&mut self, id: TaskId) -> Option<Label> {
-        let task = self.slot_mut(id)?;
-        if task.queued {
+        let mut slot = self.slot_mut(id)?;
+        if slot.is_queued() {
             return None;
         }
-        task.queued = true;
-        Some(task.label().clone())
-    }
-
-    /// The slot of `id`, read-only, if `id` is live.
-    pub fn get(&self, id: TaskId) -> Option<&TaskSlot<S>> {
-        match self.slot(id.index())? {
-            Slot::Occupied(task) if task.generation == id.generation() => Some(task),
-            _ => None,
-        }
+        slot.set_queued(true);
+        Some(slot.label().clone())
     }
 
     /// Whether `id` names a live task.
@@ -344,8 +480,8 @@ impl<S: Schedule> Tasks<S> {
     /// The ids of all live tasks, in slot order.
     pub fn ids(&self) -> Vec<TaskId> {
         self.slots()
-            .filter_map(|(index, slot)| match slot {
-                Slot::Occupied(task) => Some(TaskId::new(index, task.generation)),
+            .filter_map(|(_, slot)| match slot {
+                Slot::Occupied(live) => Some(live.waker.id()),
                 Slot::Vacant { .. } => None,
             })
             .collect()
@@ -359,7 +495,7 @@ impl<S: Schedule> Tasks<S> {
         let held = self
             .slots()
             .map(|(_, slot)| match slot {
-                Slot::Occupied(task) => Arc::strong_count(&task.waker).saturating_sub(OWN_CLONES),
+                Slot::Occupied(live) => Arc::strong_count(&live.waker).saturating_sub(OWN_CLONES),
                 Slot::Vacant { .. } => 0,
             })
             .sum();
@@ -376,7 +512,7 @@ impl<S: Schedule> Tasks<S> {
     /// [`wakers_held_elsewhere`]: Self::wakers_held_elsewhere
     pub fn any_waker_held_elsewhere(&self) -> bool {
         let held = self.slots().any(|(_, slot)| match slot {
-            Slot::Occupied(task) => Arc::strong_count(&task.waker) > OWN_CLONES,
+            Slot::Occupied(live) => Arc::strong_count(&live.waker) > OWN_CLONES,
             Slot::Vacant { .. } => false,
         });
         // The same fence as in `wakers_held_elsewhere`, for the same reason.
@@ -386,17 +522,8 @@ impl<S: Schedule> Tasks<S> {
 
     /// Takes every live task out (for shutdown). The caller drops them after releasing
     /// its borrow: dropping a future runs its destructors, which may wake other tasks.
-    pub fn drain(&mut self) -> Vec<TaskSlot<S>> {
+    pub fn drain(&mut self) -> Vec<LiveTask<S>> {
         let ids = self.ids();
         ids.into_iter().filter_map(|id| self.remove(id)).collect()
-    }
-
-    /// The slot of `id`, if `id` is live: same index *and* same generation. A stale id
-    /// (its task finished, the slot maybe reused) finds nothing.
-    pub fn slot_mut(&mut self, id: TaskId) -> Option<&mut TaskSlot<S>> {
-        match self.slot_at(id.index())? {
-            Slot::Occupied(task) if task.generation == id.generation() => Some(task),
-            _ => None,
-        }
     }
 }

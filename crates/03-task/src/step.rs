@@ -30,23 +30,23 @@ use crate::{Schedule, StepOutcome, TaskId, TaskState, Tasks};
 pub fn step<S: Schedule>(tasks: &RefCell<Tasks<S>>, id: TaskId) -> StepOutcome {
     let task = {
         let mut tasks = tasks.borrow_mut();
-        let Some(slot) = tasks.slot_mut(id) else {
+        let Some(mut slot) = tasks.slot_mut(id) else {
             return StepOutcome::Stale;
         };
-        if slot.state == TaskState::Running {
+        if slot.state() == TaskState::Running {
             // Already taken by a step further up the stack: re-entering would be a bug.
             return StepOutcome::Stale;
         }
-        slot.state = TaskState::Running;
-        slot.queued = false;
-        Rc::clone(&slot.task)
+        slot.set_state(TaskState::Running);
+        slot.set_queued(false);
+        Rc::clone(slot.task())
     };
 
     match task.poll() {
         Poll::Pending => {
             let mut tasks = tasks.borrow_mut();
-            if let Some(slot) = tasks.slot_mut(id) {
-                slot.state = TaskState::Idle;
+            if let Some(mut slot) = tasks.slot_mut(id) {
+                slot.set_state(TaskState::Idle);
                 return StepOutcome::Pending;
             }
             // The slot vanished while we polled (the executor was drained from inside

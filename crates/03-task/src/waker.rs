@@ -51,6 +51,13 @@ impl<S: Schedule> Wake for TaskWaker<S> {
 }
 // ANCHOR_END: task_waker
 
+impl<S> TaskWaker<S> {
+    /// The task this waker wakes.
+    pub fn id(&self) -> TaskId {
+        self.id
+    }
+}
+
 impl<S: Schedule> TaskWaker<S> {
     /// A waker state for task `id`, scheduled by `scheduler`.
     pub fn new(id: TaskId, scheduler: Arc<S>) -> Arc<Self> {
@@ -68,11 +75,6 @@ impl<S: Schedule> TaskWaker<S> {
             }
             None => false,
         }
-    }
-
-    /// The task this waker wakes.
-    pub fn id(&self) -> TaskId {
-        self.id
     }
 
     /// A [`Waker`] for this task. Only a reference count changes: nothing is allocated.

@@ -56,13 +56,43 @@ fn a_spawn_into_a_slot_with_a_spare_waker_allocates_once() {
 }
 
 #[test]
-fn a_slot_is_four_words() {
-    let words = Tasks::<Recorder>::SLOT_BYTES / size_of::<usize>();
+fn a_slot_is_three_words() {
+    // The task's pointer (two words) and its waker; a vacant slot's generation, next
+    // free index and spare waker fit in the same three words.
+    let words = Tasks::<Recorder>::SLOT_BYTES.div_ceil(size_of::<usize>());
     assert!(
-        words <= 4,
+        words <= 3,
         "a slot of {} bytes",
         Tasks::<Recorder>::SLOT_BYTES
     );
+}
+
+#[test]
+fn a_slot_freed_while_queued_gives_its_next_task_clear_flags() {
+    watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Arc::new(Recorder::default())));
+        let sink = ExceptionSink::new();
+        let (old, old_handle) = spawn_into(&tasks, &sink, pending::<()>(), None);
+        assert!(tasks.borrow_mut().mark_queued(old).is_some());
+        drop(tasks.borrow_mut().remove(old));
+        drop(old_handle);
+
+        let (new, new_handle) = spawn_into(&tasks, &sink, pending::<()>(), None);
+        assert_eq!(
+            new.index(),
+            old.index(),
+            "the new task takes the freed slot"
+        );
+        let slab = tasks.borrow();
+        let slot = slab.get(new).expect("the new task is live");
+        assert!(!slot.is_queued() && !slot.is_running(), "{slot:?}");
+        drop(slab);
+        assert!(
+            tasks.borrow_mut().mark_queued(new).is_some(),
+            "a first wake of the new task queues a step"
+        );
+        drop(new_handle);
+    });
 }
 
 #[test]
