@@ -7,42 +7,14 @@ use std::cell::{Cell, RefCell};
 use std::future::{Future, pending, poll_fn};
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
-use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
 use oneloop_task::hooks::{ExceptionSink, spawn_into};
-use oneloop_task::{
-    ExceptionReport, JoinError, JoinHandle, NEVER_RETRIEVED, Schedule, StepOutcome, TaskId, Tasks,
-    step,
-};
+use oneloop_task::{JoinError, JoinHandle, NEVER_RETRIEVED, StepOutcome, TaskId, step};
 use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 
-/// Records the ids it is asked to schedule.
-#[derive(Debug, Default)]
-struct Recorder {
-    ids: Mutex<Vec<TaskId>>,
-}
-
-impl Schedule for Recorder {
-    fn schedule(&self, id: TaskId) {
-        self.ids.lock().expect("not poisoned").push(id);
-    }
-}
-
-type Slab = Rc<RefCell<Tasks<Recorder>>>;
-
-fn slab() -> Slab {
-    Rc::new(RefCell::new(Tasks::new(Arc::new(Recorder::default()))))
-}
-
-/// A sink that keeps every report.
-fn sink() -> (Rc<ExceptionSink>, Rc<RefCell<Vec<ExceptionReport>>>) {
-    let sink = ExceptionSink::new();
-    let reports = Rc::new(RefCell::new(Vec::new()));
-    let kept = Rc::clone(&reports);
-    sink.set_handler(move |report| kept.borrow_mut().push(report.clone()));
-    (sink, reports)
-}
+mod common;
+use common::{Slab, sink, slab};
 
 /// A handle the task itself (or another task) can reach and drop.
 type SharedHandle<T> = Rc<RefCell<Option<JoinHandle<T>>>>;

@@ -8,30 +8,14 @@ use std::future::{Future, pending};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use oneloop_task::hooks::{ExceptionSink, spawn_into};
-use oneloop_task::{JoinError, Label, Schedule, StepOutcome, TaskId, Tasks, step};
+use oneloop_task::{JoinError, Label, StepOutcome, TaskId, step};
 use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 
-/// Records the ids it is asked to schedule.
-#[derive(Debug, Default)]
-struct Recorder {
-    ids: Mutex<Vec<TaskId>>,
-}
-
-impl Schedule for Recorder {
-    fn schedule(&self, id: TaskId) {
-        self.ids.lock().expect("not poisoned").push(id);
-    }
-}
-
-type Slab = Rc<RefCell<Tasks<Recorder>>>;
-
-fn slab() -> Slab {
-    Rc::new(RefCell::new(Tasks::new(Arc::new(Recorder::default()))))
-}
+mod common;
+use common::{Slab, slab};
 
 /// `Pending` on its first poll, `Ready(output)` on its second; holds a drop guard and,
 /// maybe, a probe (fields are dropped with the future, not when it returns `Ready`).

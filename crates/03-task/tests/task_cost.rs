@@ -6,26 +6,17 @@
 
 use std::cell::RefCell;
 use std::future::pending;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use oneloop_task::hooks::{ExceptionSink, JoinCell, spawn_into};
-use oneloop_task::{Schedule, StepOutcome, TaskId, Tasks, step};
+use oneloop_task::{StepOutcome, Tasks, step};
 use oneloop_testkit::{CountingAllocator, watchdog_default};
+
+mod common;
+use common::Recorder;
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::new();
-
-/// Records the ids it is asked to schedule.
-#[derive(Debug, Default)]
-struct Recorder {
-    ids: Mutex<Vec<TaskId>>,
-}
-
-impl Schedule for Recorder {
-    fn schedule(&self, id: TaskId) {
-        self.ids.lock().expect("not poisoned").push(id);
-    }
-}
 
 #[test]
 fn a_spawn_into_a_slot_with_a_spare_waker_allocates_once() {
