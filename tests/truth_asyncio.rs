@@ -423,6 +423,36 @@ mod oneloop {
         event_loop.close();
     }
 
+    /// Python's `run_until_complete(main())`, with main a task of stage 9 (the later
+    /// stages' scenarios use it).
+    fn run_task_main<F: Future<Output = Result<(), oneloop_cancel::Error>> + 'static>(
+        rec: &Rc<Recorder>,
+        main: impl FnOnce(Rc<Recorder>) -> F,
+    ) {
+        let (future, task) = oneloop_cancel::task_future("main", main(Rc::clone(rec)));
+        run_main(rec, oneloop_timers::virtual_time_loop(), |_| future);
+        assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
+    }
+
+    /// `await asyncio.sleep(0)`, in a task of stage 9.
+    async fn bare_yield() -> Result<(), oneloop_cancel::Error> {
+        oneloop_cancel::sleep(Duration::ZERO).await
+    }
+
+    /// A Python bool as Python prints it.
+    fn py(value: bool) -> &'static str {
+        if value { "True" } else { "False" }
+    }
+
+    /// A cancel's message as Python's `error.args[0]` prints it.
+    fn message(error: &oneloop_cancel::Error) -> String {
+        match error {
+            oneloop_cancel::Error::Cancelled(Some(message)) => message.clone(),
+            oneloop_cancel::Error::Cancelled(None) => "None".to_owned(),
+            other => other.to_string(),
+        }
+    }
+
     pub fn call_soon_fifo(rec: &Rc<Recorder>) {
         let mut event_loop = rec.event_loop();
         event_loop.call_soon_named("first", named(rec, "first"));
@@ -1016,31 +1046,20 @@ mod oneloop {
     // Stage 9: each main is a task of `oneloop_cancel`, so that it can be cancelled and
     // can run cancellation points.
     mod stage9 {
-        use std::future::Future;
+
         use std::rc::Rc;
         use std::time::Duration;
 
         use oneloop_cancel::{
-            Error, ReturnWhen, current, gather, shield, sleep, spawn_named, task_future,
-            task_group, timeout, wait, yield_now,
+            Error, ReturnWhen, current, gather, shield, sleep, spawn_named, task_group, timeout,
+            wait, yield_now,
         };
-        use oneloop_timers::virtual_time_loop;
 
         use super::super::truth::Recorder;
-        use super::run_main;
+        use super::{py, run_task_main};
 
         fn ms(n: u64) -> Duration {
             Duration::from_millis(n)
-        }
-
-        /// Python's `run_until_complete(main())`, with main a task of this layer.
-        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
-            rec: &Rc<Recorder>,
-            main: impl FnOnce(Rc<Recorder>) -> F,
-        ) {
-            let (future, task) = task_future("main", main(Rc::clone(rec)));
-            run_main(rec, virtual_time_loop(), |_| future);
-            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
         }
 
         pub fn cancel_sleeping_task(rec: &Rc<Recorder>) {
@@ -1069,10 +1088,6 @@ mod oneloop {
                 }
                 Ok(())
             });
-        }
-
-        fn py(value: bool) -> &'static str {
-            if value { "True" } else { "False" }
         }
 
         pub fn cancel_catch_continue(rec: &Rc<Recorder>) {
@@ -1348,11 +1363,7 @@ mod oneloop {
         use oneloop_timers::virtual_time_loop;
 
         use super::super::truth::Recorder;
-        use super::run_main;
-
-        fn py(value: bool) -> &'static str {
-            if value { "True" } else { "False" }
-        }
+        use super::{py, run_main};
 
         pub fn wait_for_slow_task(rec: &Rc<Recorder>) {
             let main = {
@@ -1470,35 +1481,15 @@ mod oneloop {
     // primitives come from `oneloop_shared`.
     mod stage10 {
         use std::cell::Cell;
-        use std::future::Future;
-        use std::rc::Rc;
-        use std::time::Duration;
 
-        use oneloop_cancel::{Error, sleep, spawn_named, task_future};
+        use std::rc::Rc;
+
+        use oneloop_cancel::{spawn_named, task_future};
         use oneloop_shared::{Event, Lock, Queue, Semaphore, TaskLocal};
         use oneloop_timers::virtual_time_loop;
 
         use super::super::truth::Recorder;
-        use super::run_main;
-
-        /// Python's `run_until_complete(main())`, with main a task of stage 9.
-        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
-            rec: &Rc<Recorder>,
-            main: impl FnOnce(Rc<Recorder>) -> F,
-        ) {
-            let (future, task) = task_future("main", main(Rc::clone(rec)));
-            run_main(rec, virtual_time_loop(), |_| future);
-            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
-        }
-
-        /// `await asyncio.sleep(0)`.
-        async fn bare_yield() -> Result<(), Error> {
-            sleep(Duration::ZERO).await
-        }
-
-        fn py(value: bool) -> &'static str {
-            if value { "True" } else { "False" }
-        }
+        use super::{bare_yield, py, run_main, run_task_main};
 
         fn lost_update(rec: &Rc<Recorder>, with_lock: bool) {
             run_task_main(rec, |rec| async move {
@@ -1844,36 +1835,13 @@ mod oneloop {
         use std::pin::Pin;
 
         use oneloop_cancel::{
-            AsCompleted, Error, TaskGroup, current, gather, sleep, spawn_named, task_future,
-            task_group, timeout_scope, yield_now,
+            AsCompleted, Error, TaskGroup, current, gather, sleep, spawn_named, task_group,
+            timeout_scope, yield_now,
         };
-        use oneloop_timers::{Timers, virtual_time_loop};
+        use oneloop_timers::Timers;
 
         use super::super::truth::Recorder;
-        use super::{call_soon, named, run_main};
-
-        /// Python's `run_until_complete(main())`, with main a task of stage 9.
-        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
-            rec: &Rc<Recorder>,
-            main: impl FnOnce(Rc<Recorder>) -> F,
-        ) {
-            let (future, task) = task_future("main", main(Rc::clone(rec)));
-            run_main(rec, virtual_time_loop(), |_| future);
-            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
-        }
-
-        fn py(value: bool) -> &'static str {
-            if value { "True" } else { "False" }
-        }
-
-        /// A cancel's message as Python's `error.args[0]` prints it.
-        fn message(error: &Error) -> String {
-            match error {
-                Error::Cancelled(Some(message)) => message.clone(),
-                Error::Cancelled(None) => "None".to_owned(),
-                other => other.to_string(),
-            }
-        }
+        use super::{call_soon, message, named, py, run_task_main};
 
         /// How the task of `cancel_twice_messages` waits when the requests come.
         #[derive(Clone, Copy)]
@@ -2341,44 +2309,14 @@ mod oneloop {
 
     // Stage 10's corners.
     mod stage10_corners {
-        use std::future::Future;
-        use std::rc::Rc;
-        use std::time::Duration;
 
-        use oneloop_cancel::{Error, sleep, spawn_named, task_future};
+        use std::rc::Rc;
+
+        use oneloop_cancel::{Error, spawn_named};
         use oneloop_shared::{BoundedSemaphore, Condition, Lock, Queue, QueueError, Semaphore};
-        use oneloop_timers::virtual_time_loop;
 
         use super::super::truth::Recorder;
-        use super::run_main;
-
-        /// Python's `run_until_complete(main())`, with main a task of stage 9.
-        fn run_task_main<F: Future<Output = Result<(), Error>> + 'static>(
-            rec: &Rc<Recorder>,
-            main: impl FnOnce(Rc<Recorder>) -> F,
-        ) {
-            let (future, task) = task_future("main", main(Rc::clone(rec)));
-            run_main(rec, virtual_time_loop(), |_| future);
-            assert_eq!(task.try_result(), Some(Ok(())), "main ends well");
-        }
-
-        /// `await asyncio.sleep(0)`.
-        async fn bare_yield() -> Result<(), Error> {
-            sleep(Duration::ZERO).await
-        }
-
-        fn py(value: bool) -> &'static str {
-            if value { "True" } else { "False" }
-        }
-
-        /// A cancel's message as Python's `error.args[0]` prints it.
-        fn message(error: &Error) -> String {
-            match error {
-                Error::Cancelled(Some(message)) => message.clone(),
-                Error::Cancelled(None) => "None".to_owned(),
-                other => other.to_string(),
-            }
-        }
+        use super::{bare_yield, message, py, run_task_main};
 
         pub fn condition_cancelled(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
