@@ -11,27 +11,19 @@
 use std::io::Read;
 use std::net::TcpStream;
 use std::rc::Rc;
-use std::time::Duration;
 
 use capstone_redis::{Client, Config, Frame, Outbox, Server, execute};
-use oneloop::{TcpListener, run};
+use oneloop::run;
 use oneloop_testkit::{CountingAllocator, watchdog_default};
+
+mod common;
+use common::pair;
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::new();
 
 /// Requests counted for each command.
 const REQUESTS: usize = 200;
-
-async fn pair() -> (Rc<oneloop::TcpStream>, TcpStream) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let client = TcpStream::connect(listener.local_addr().expect("an address")).expect("connect");
-    client
-        .set_read_timeout(Some(Duration::from_secs(8)))
-        .expect("a hang detector");
-    let (server, _) = listener.accept().await.expect("accept");
-    (Rc::new(server), client)
-}
 
 /// Runs `command` `REQUESTS` times, each as a batch of one (as the reader runs a read
 /// that held one request), and returns the allocations made while they ran. The

@@ -2,23 +2,13 @@
 //! are written by the reader itself when the batch ends, with no writer task.
 
 use std::io::Read;
-use std::net::TcpStream;
-use std::rc::Rc;
-use std::time::Duration;
 
 use capstone_redis::{Frame, Outbox};
-use oneloop::{TcpListener, run, to_thread};
+use oneloop::{run, to_thread};
 use oneloop_testkit::watchdog_default;
 
-async fn pair() -> (Rc<oneloop::TcpStream>, TcpStream) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let client = TcpStream::connect(listener.local_addr().expect("an address")).expect("connect");
-    client
-        .set_read_timeout(Some(Duration::from_secs(8)))
-        .expect("a hang detector");
-    let (server, _) = listener.accept().await.expect("accept");
-    (Rc::new(server), client)
-}
+mod common;
+use common::pair;
 
 #[test]
 fn a_batch_of_replies_is_written_by_the_reader_without_the_writer_task() {

@@ -1,9 +1,11 @@
-//! The server binary as a child process, and raw RESP over std sockets.
+//! The server binary as a child process, raw RESP over std sockets, and a connected
+//! pair of sockets for tests that drive the server's parts on a loop.
 #![allow(dead_code)] // Each test file uses its own part of this module.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
+use std::rc::Rc;
 use std::time::Duration;
 
 /// A running `capstone-redis`, killed if the test ends before it stopped it.
@@ -210,4 +212,16 @@ impl Con {
             other => panic!("{args:?}: expected an error, got {other:?}"),
         }
     }
+}
+
+/// A server-side stream on the running loop and the std client connected to it; the
+/// client's reads time out after 8 s (a hang detector).
+pub async fn pair() -> (Rc<oneloop::TcpStream>, TcpStream) {
+    let listener = oneloop::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let client = TcpStream::connect(listener.local_addr().expect("an address")).expect("connect");
+    client
+        .set_read_timeout(Some(Duration::from_secs(8)))
+        .expect("a hang detector");
+    let (server, _) = listener.accept().await.expect("accept");
+    (Rc::new(server), client)
 }
