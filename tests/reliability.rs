@@ -28,3 +28,19 @@ mod offload;
 mod shutdown;
 #[path = "reliability/timer_model.rs"]
 mod timer_model;
+
+/// The client half of an echo of `trips` round trips: each sends 64 bytes, all the
+/// trip's number, and reads them back whole from the server that echoes them.
+async fn echo_round_trips(client: &oneloop_io::TcpStream, trips: usize) -> std::io::Result<()> {
+    let mut buf = [0; 64];
+    for trip in 0..trips {
+        let message = [trip as u8; 64];
+        client.write_all(&message).await?;
+        let mut got = 0;
+        while got < message.len() {
+            got += client.read(&mut buf[got..]).await?;
+        }
+        assert_eq!(buf, message);
+    }
+    Ok(())
+}

@@ -77,16 +77,7 @@ fn round_trips_on_one_connection_add_each_socket_to_epoll_once_and_delete_it_at_
                         std::io::Result::Ok(())
                     }
                 });
-                let mut buf = [0; 64];
-                for trip in 0..TRIPS {
-                    let message = [trip as u8; 64];
-                    client.write_all(&message).await?;
-                    let mut got = 0;
-                    while got < message.len() {
-                        got += client.read(&mut buf[got..]).await?;
-                    }
-                    assert_eq!(buf, message);
-                }
+                super::echo_round_trips(&client, TRIPS).await?;
                 echo.await.expect("the echo task finishes")?;
                 let during = io.epoll_ctls();
                 drop(client);

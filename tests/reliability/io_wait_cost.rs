@@ -37,16 +37,7 @@ fn a_sockets_waits_find_its_table_without_searching_the_loops_extensions() {
                     // Handed back: a socket's drop searches once, and this test counts waits.
                     std::io::Result::Ok(server)
                 });
-                let mut buf = [0; 64];
-                for trip in 0..TRIPS {
-                    let message = [trip as u8; 64];
-                    client.write_all(&message).await?;
-                    let mut got = 0;
-                    while got < message.len() {
-                        got += client.read(&mut buf[got..]).await?;
-                    }
-                    assert_eq!(buf, message);
-                }
+                super::echo_round_trips(&client, TRIPS).await?;
                 let server = echo.await.expect("the echo task finishes")?;
                 let searches = table.searches() - before;
                 drop((client, server));
