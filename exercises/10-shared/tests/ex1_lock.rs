@@ -5,7 +5,7 @@ mod common;
 use std::cell::Cell;
 use std::rc::Rc;
 
-use common::{Log, bare_yield, run, turn};
+use common::{Log, bare_yield, first_poll_elsewhere, run, turn};
 use ex10_shared::{BOUND_TO_ANOTHER_LOOP, LOCK_NOT_ACQUIRED, Lock};
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_testkit::watchdog_default;
@@ -497,26 +497,6 @@ fn ex1_a_queued_waiter_polled_without_a_wake_does_not_take_the_free_lock() {
             log.lines()
         );
     });
-}
-
-/// Polls `future` first with a waker that does nothing (as a combinator with wakers of
-/// its own may), waking its own task so that it is polled again at once, then always
-/// with the task's waker.
-async fn first_poll_elsewhere<F: std::future::Future>(future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    let mut first = true;
-    std::future::poll_fn(move |cx| {
-        if std::mem::take(&mut first) {
-            let mut elsewhere = std::task::Context::from_waker(std::task::Waker::noop());
-            let poll = future.as_mut().poll(&mut elsewhere);
-            if poll.is_pending() {
-                cx.waker().wake_by_ref();
-            }
-            return poll;
-        }
-        future.as_mut().poll(cx)
-    })
-    .await
 }
 
 /// The wrong mechanism "keep the waker of the first poll": a waiter polled again by

@@ -4,7 +4,7 @@ mod common;
 
 use std::rc::Rc;
 
-use common::{Log, bare_yield, run};
+use common::{Log, bare_yield, first_poll_elsewhere, run};
 use ex10_shared::{Queue, QueueError, TASK_DONE_TOO_OFTEN};
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_testkit::watchdog_default;
@@ -455,26 +455,6 @@ fn ex2_a_put_wakes_one_getter_not_all() {
             "one put steps one getter (steps before {before:?}, after {after:?})"
         );
     });
-}
-
-/// Polls `future` first with a waker that does nothing (as a combinator with wakers of
-/// its own may), waking its own task so that it is polled again at once, then always
-/// with the task's waker.
-async fn first_poll_elsewhere<F: Future>(future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    let mut first = true;
-    std::future::poll_fn(move |cx| {
-        if std::mem::take(&mut first) {
-            let mut elsewhere = std::task::Context::from_waker(std::task::Waker::noop());
-            let poll = future.as_mut().poll(&mut elsewhere);
-            if poll.is_pending() {
-                cx.waker().wake_by_ref();
-            }
-            return poll;
-        }
-        future.as_mut().poll(cx)
-    })
-    .await
 }
 
 /// The wrong mechanism "keep the waker of the first poll": a getter and a putter

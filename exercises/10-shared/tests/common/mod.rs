@@ -76,3 +76,23 @@ impl Log {
             .0
     }
 }
+
+/// Polls `future` first with a waker that does nothing (as a combinator with wakers of
+/// its own may), waking its own task so that it is polled again at once, then always
+/// with the task's waker.
+pub async fn first_poll_elsewhere<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut first = true;
+    std::future::poll_fn(move |cx| {
+        if std::mem::take(&mut first) {
+            let mut elsewhere = std::task::Context::from_waker(std::task::Waker::noop());
+            let poll = future.as_mut().poll(&mut elsewhere);
+            if poll.is_pending() {
+                cx.waker().wake_by_ref();
+            }
+            return poll;
+        }
+        future.as_mut().poll(cx)
+    })
+    .await
+}
