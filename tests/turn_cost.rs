@@ -194,11 +194,23 @@ fn work_from_another_thread_still_wakes_a_loop_that_skipped_its_polls() {
 fn a_one_shot_with_one_waiter_allocates_nothing_to_register_it() {
     use std::future::Future;
     use std::pin::pin;
-    use std::task::{Context, Waker};
+    use std::sync::{Arc, Mutex};
+    use std::task::{Context, Wake, Waker};
+
+    /// A waker that writes its name into a shared log when it is woken.
+    struct Named(&'static str, Arc<Mutex<Vec<&'static str>>>);
+    impl Wake for Named {
+        fn wake(self: Arc<Self>) {
+            self.1.lock().unwrap().push(self.0);
+        }
+    }
+    let woken = Arc::new(Mutex::new(Vec::new()));
+    let first_waker = Waker::from(Arc::new(Named("first", Arc::clone(&woken))));
+    let second_waker = Waker::from(Arc::new(Named("second", Arc::clone(&woken))));
 
     let one_shot = oneloop_future::OneShot::<u8, ()>::new();
     let mut first = pin!(one_shot.wait());
-    let mut cx = Context::from_waker(Waker::noop());
+    let mut cx = Context::from_waker(&first_waker);
     let (pending, allocations) = ALLOC.count(|| first.as_mut().poll(&mut cx).is_pending());
     assert!(pending);
     assert_eq!(allocations, 0, "registering the only waiter allocated");
@@ -206,10 +218,16 @@ fn a_one_shot_with_one_waiter_allocates_nothing_to_register_it() {
 
     // A second waiter goes beside the first, and both are woken in the order made.
     let mut second = pin!(one_shot.wait());
-    assert!(second.as_mut().poll(&mut cx).is_pending());
+    assert!(
+        second
+            .as_mut()
+            .poll(&mut Context::from_waker(&second_waker))
+            .is_pending()
+    );
     assert_eq!(one_shot.registered_wakers(), 2);
     one_shot.set_result(7).unwrap();
     assert_eq!(one_shot.registered_wakers(), 0);
+    assert_eq!(*woken.lock().unwrap(), ["first", "second"]);
     assert!(matches!(
         first.as_mut().poll(&mut cx),
         std::task::Poll::Ready(Ok(7))
