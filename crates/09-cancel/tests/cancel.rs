@@ -404,6 +404,37 @@ fn wait_for_on_a_slow_task_times_out_and_the_task_sees_the_cancel() {
 }
 
 #[test]
+fn a_groups_failures_are_listed_in_the_order_they_failed_not_in_spawn_order() {
+    watchdog_default(|| {
+        let result = run(async {
+            task_group(|tg| async move {
+                // `late` is spawned first but arms its timer a turn after `early` does:
+                // the two timers share a deadline, so `early` fails first, in the same
+                // turn as `late` (before the group's done callback can cancel `late`).
+                tg.spawn("late", async {
+                    yield_now().await?;
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("late".into()))
+                })?;
+                tg.spawn("early", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("early".into()))
+                })?;
+                Ok(())
+            })
+            .await
+        });
+        assert_eq!(
+            result,
+            Err(Error::Group(vec![
+                Error::Failed("early".into()),
+                Error::Failed("late".into())
+            ]))
+        );
+    });
+}
+
+#[test]
 fn nested_groups_with_simultaneous_failures_finish() {
     watchdog_default(|| {
         let result = run(async {
