@@ -350,3 +350,17 @@ fn an_output_that_arrives_after_its_handle_was_dropped_is_dropped_at_once() {
         );
     });
 }
+
+#[test]
+#[should_panic(expected = "a JoinHandle was polled after it returned its result")]
+fn a_join_handle_polled_again_after_it_returned_its_result_panics() {
+    let tasks = slab();
+    let sink = ExceptionSink::new();
+    let (id, handle) = spawn_into(&tasks, &sink, async { 5 }, None);
+    assert_eq!(step(&tasks, id), StepOutcome::Finished);
+    let mut handle = std::pin::pin!(handle);
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    assert!(matches!(handle.as_mut().poll(&mut cx), Poll::Ready(Ok(5))));
+    // The result is gone: a second poll is the caller's bug, and says so.
+    let _ = handle.as_mut().poll(&mut cx);
+}
