@@ -9,7 +9,7 @@ use std::future::pending;
 use std::sync::Arc;
 
 use oneloop_task::hooks::{ExceptionSink, JoinCell, spawn_into};
-use oneloop_task::{StepOutcome, Tasks, step};
+use oneloop_task::{Label, StepOutcome, Tasks, step};
 use oneloop_testkit::{CountingAllocator, watchdog_default};
 
 mod common;
@@ -168,5 +168,27 @@ fn a_step_lends_the_tasks_own_waker_and_clones_none() {
         seen,
         [0, 1, 1, 1, 1, 1],
         "waker clones counted outside the slab, before and after the future's clone"
+    );
+}
+
+#[test]
+fn cloning_a_label_never_allocates() {
+    let clones = watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Arc::new(Recorder::default())));
+        let sink = ExceptionSink::new();
+        let (id, handle) = spawn_into(&tasks, &sink, pending::<()>(), None);
+        let labels = [
+            Label::from("a static name"),
+            Label::from(format!("a name built at run time, {}", 7)),
+            Label::Task(id),
+        ];
+        let counts = labels.map(|label| ALLOC.count(|| std::hint::black_box(label.clone())).1);
+        drop(handle);
+        counts
+    });
+    assert_eq!(
+        clones,
+        [0, 0, 0],
+        "a static, a run-time and an unnamed task's label"
     );
 }
