@@ -200,7 +200,7 @@ fn ex3_a_task_that_wakes_itself_for_ever_keeps_the_naive_loop_from_returning() {
         // finished in its second step...
         assert!(main.is_finished());
         // ...but the loop never returned on its own, so whatever waits for it to
-        // return (block_on checking main, in stage 4 the timers and the selector)
+        // return (block_on checking main; from stages 5 and 6 on, the timers and the selector)
         // starved. The spinner took all the polls but main's two.
         assert_eq!(*spins.borrow(), 10_000 - 2);
     });
