@@ -6,14 +6,12 @@ use crate::Scheduled;
 
 // ANCHOR: order
 impl Ord for Scheduled {
-    /// Compares by `(when, seq)`, reversed: std's `BinaryHeap` pops its *greatest*
-    /// entry, so the earliest deadline (and, on a tie, the lowest sequence number) must
-    /// compare greatest.
+    /// Compares by `(when, seq)`: the heap pops its *least* entry, so the earliest
+    /// deadline (and, on a tie, the lowest sequence number) must compare least.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .when
-            .cmp(&self.when)
-            .then_with(|| other.seq().cmp(&self.seq()))
+        self.when
+            .cmp(&other.when)
+            .then_with(|| self.seq().cmp(&other.seq()))
     }
 }
 // ANCHOR_END: order
