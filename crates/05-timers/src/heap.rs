@@ -1,26 +1,24 @@
 //! The timer heap: asyncio's `_scheduled`, a min-heap of timers by deadline.
 //!
-//! asyncio keeps `_scheduled` as a plain list worked with `heapq`, a binary min-heap,
-//! and compares `TimerHandle`s by `when`. oneloop keeps a [`MinHeap`] of [`Scheduled`]
-//! entries keyed by `(when, seq)`: the sequence number, given in scheduling order,
-//! breaks ties so two timers with the same deadline fire in the order they were
-//! scheduled. The order is the `Ord` impl of `Scheduled` (in `order.rs`).
+//! asyncio keeps `_scheduled` as a plain list worked with `heapq`, and compares
+//! `TimerHandle`s by `when`. oneloop uses std's `BinaryHeap` of [`Scheduled`] entries
+//! keyed by `(when, seq)`: the sequence number, given in scheduling order, breaks ties
+//! so two timers with the same deadline fire in the order they were scheduled.
+//! `BinaryHeap` is a *max*-heap, so the order is reversed (see the `Ord` impl).
 //!
 //! The deadline sits in the heap's slot itself, as whole nanoseconds, beside the
 //! entry's `Rc`: a slot is 16 bytes, four to a cache line. The sequence number is the
-//! entry's id, read through the pointer only when two deadlines are equal. Each node
-//! of the heap has [`ARITY`] children, side by side in the array: one sift step reads
-//! one or two cache lines where a binary heap's would read one per level.
+//! entry's id, read through the pointer only when two deadlines are equal.
 //!
 //! A cancelled timer is not removed (finding it would cost a linear scan); it is
 //! flagged and counted, and the sweep at the start of each turn decides what to do.
 
 use std::cell::Cell;
 use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::mem;
 use std::rc::Rc;
-use std::slice;
 use std::task::Waker;
 use std::time::Duration;
 
@@ -98,158 +96,10 @@ impl PartialOrd for Scheduled {
     }
 }
 
-// ANCHOR: min_heap
-/// How many children a node of the [`MinHeap`] has. Four 16-byte slots fill one
-/// 64-byte cache line: the children a sift step compares are read together.
-pub const ARITY: usize = 4;
-
-/// A min-heap in one `Vec`, [`ARITY`] children to a node: the children of the slot at
-/// index `i` sit at `ARITY * i + 1 ..= ARITY * i + ARITY`, its parent at
-/// `(i - 1) / ARITY`. The smallest item by `Ord` is at index 0.
-pub struct MinHeap<T> {
-    slots: Vec<T>,
-}
-
-impl<T: Ord> MinHeap<T> {
-    /// An empty heap.
-    pub fn new() -> Self {
-        Self { slots: Vec::new() }
-    }
-
-    /// The smallest item.
-    pub fn peek(&self) -> Option<&T> {
-        self.slots.first()
-    }
-
-    /// Adds `item`: it goes last, then up past every parent greater than it.
-    pub fn push(&mut self, item: T) {
-        self.slots.push(item);
-        self.sift_up(self.slots.len() - 1);
-    }
-
-    /// Takes the smallest item out. The last slot takes its place, goes down to the
-    /// bottom along the smallest children, then up again while its parent is greater:
-    /// it came from the bottom, so it seldom goes up more than a step, and the way
-    /// down costs no comparison with it.
-    pub fn pop(&mut self) -> Option<T> {
-        let last = self.slots.pop()?;
-        if self.slots.is_empty() {
-            return Some(last);
-        }
-        let head = mem::replace(&mut self.slots[0], last);
-        let mut at = 0;
-        while let Some(least) = self.least_child(at) {
-            self.slots.swap(at, least);
-            at = least;
-        }
-        self.sift_up(at);
-        Some(head)
-    }
-
-    /// The index of the smallest child of the slot at `at`, if it has a child.
-    fn least_child(&self, at: usize) -> Option<usize> {
-        let first = ARITY * at + 1;
-        // A full node (all but the last): a loop of fixed length, which the compiler
-        // unrolls.
-        if let Some(children) = self.slots.get(first..first + ARITY) {
-            let mut least = 0;
-            for child in 1..ARITY {
-                if children[child] < children[least] {
-                    least = child;
-                }
-            }
-            return Some(first + least);
-        }
-        let children = self.slots.get(first..)?;
-        let (offset, _) = children
-            .iter()
-            .enumerate()
-            .min_by(|(_, a), (_, b)| a.cmp(b))?;
-        Some(first + offset)
-    }
-
-    /// Moves the item at `at` up while its parent is greater.
-    fn sift_up(&mut self, mut at: usize) {
-        while at > 0 {
-            let parent = (at - 1) / ARITY;
-            if self.slots[at] >= self.slots[parent] {
-                return;
-            }
-            self.slots.swap(at, parent);
-            at = parent;
-        }
-    }
-
-    /// Moves the item at `at` down, each step to its smallest child, while that child
-    /// is smaller than it.
-    fn sift_down(&mut self, mut at: usize) {
-        while let Some(least) = self.least_child(at) {
-            if self.slots[least] >= self.slots[at] {
-                return;
-            }
-            self.slots.swap(at, least);
-            at = least;
-        }
-    }
-}
-// ANCHOR_END: min_heap
-
-impl<T> MinHeap<T> {
-    /// How many items the heap holds.
-    pub fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// Whether the heap is empty.
-    pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
-    }
-
-    /// The items in the heap's array order (the smallest first, the rest in no order
-    /// a caller can rely on), as asyncio's `_scheduled` lists them.
-    pub fn iter(&self) -> slice::Iter<'_, T> {
-        self.slots.iter()
-    }
-
-    /// The items, in the heap's array order.
-    pub fn into_vec(self) -> Vec<T> {
-        self.slots
-    }
-}
-
-// ANCHOR: heapify
-/// A heap of `items` (a rebuild: bottom-up, as `heapq.heapify` does): every node that
-/// has a child sinks into place, the last of them first.
-impl<T: Ord> From<Vec<T>> for MinHeap<T> {
-    fn from(items: Vec<T>) -> Self {
-        let mut heap = Self { slots: items };
-        if heap.len() > 1 {
-            let last_parent = (heap.len() - 2) / ARITY;
-            for at in (0..=last_parent).rev() {
-                heap.sift_down(at);
-            }
-        }
-        heap
-    }
-}
-// ANCHOR_END: heapify
-
-impl<T: Ord> Default for MinHeap<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for MinHeap<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(&self.slots).finish()
-    }
-}
-
 // ANCHOR: heap
 /// asyncio's `_scheduled` with its `_timer_cancelled_count`.
 pub struct TimerHeap {
-    pub(crate) entries: MinHeap<Scheduled>,
+    pub(crate) entries: BinaryHeap<Scheduled>,
     pub(crate) next_seq: u64,
     /// Shared with every entry, so a cancel counts without borrowing the heap.
     pub(crate) cancelled: Rc<Cell<usize>>,
@@ -262,7 +112,7 @@ impl TimerHeap {
     /// An empty heap.
     pub fn new() -> Self {
         Self {
-            entries: MinHeap::new(),
+            entries: BinaryHeap::new(),
             next_seq: 0,
             cancelled: Rc::new(Cell::new(0)),
             counted_but_gone: 0,

@@ -6,12 +6,14 @@ use crate::Scheduled;
 
 // ANCHOR: order
 impl Ord for Scheduled {
-    /// Compares by `(when, seq)`: the heap pops its *least* entry, so the earliest
-    /// deadline (and, on a tie, the lowest sequence number) must compare least.
+    /// Compares by `(when, seq)`, reversed: std's `BinaryHeap` pops its *greatest*
+    /// entry, so the earliest deadline (and, on a tie, the lowest sequence number) must
+    /// compare greatest.
     fn cmp(&self, other: &Self) -> Ordering {
-        self.when
-            .cmp(&other.when)
-            .then_with(|| self.seq().cmp(&other.seq()))
+        other
+            .when
+            .cmp(&self.when)
+            .then_with(|| other.seq().cmp(&self.seq()))
     }
 }
 // ANCHOR_END: order

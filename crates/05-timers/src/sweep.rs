@@ -1,10 +1,10 @@
 //! The sweep: what to do with cancelled timers at the start of a turn.
 
+use std::collections::BinaryHeap;
 use std::mem;
 
 use crate::{
-    MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, MinHeap, Scheduled,
-    TimerHeap,
+    MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
 };
 
 // ANCHOR: sweep
@@ -30,7 +30,7 @@ impl TimerHeap {
                 .into_vec()
                 .into_iter()
                 .partition(Scheduled::is_cancelled);
-            self.entries = MinHeap::from(live);
+            self.entries = BinaryHeap::from(live);
             for timer in &gone {
                 timer.unschedule();
             }

@@ -405,7 +405,7 @@ impl Timers {
     pub(crate) fn describe(&self, limit: usize) -> Vec<String> {
         let heap = self.heap.borrow();
         let mut entries: Vec<&Scheduled> = heap.entries.iter().collect();
-        entries.sort();
+        entries.sort_by(|a, b| b.cmp(a));
         entries
             .into_iter()
             .take(limit)

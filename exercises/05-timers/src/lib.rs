@@ -78,8 +78,7 @@ pub use driver::{TimerDriver, TimerLoop, real_time_loop, run, virtual_time_loop}
 pub(crate) use entry::TimerAction;
 pub use entry::TimerHandle;
 pub use heap::{
-    ARITY, MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, MinHeap, Scheduled,
-    TimerHeap,
+    MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
 };
 pub use oneloop_core::LoopError;
 pub use run_with::{run_debug, run_with};

@@ -1,11 +1,11 @@
 //! The sweep: what to do with cancelled timers at the start of a turn.
 #![allow(unused_variables, unused_imports, unused_mut, dead_code)]
 
+use std::collections::BinaryHeap;
 use std::mem;
 
 use crate::{
-    MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, MinHeap, Scheduled,
-    TimerHeap,
+    MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES, Scheduled, TimerHeap,
 };
 
 impl TimerHeap {
