@@ -63,6 +63,75 @@ fn ex1_sequence_numbers_follow_scheduling_order() {
     });
 }
 
+/// Deadlines in pseudo-random order, drawn from few values so that many are equal
+/// (a xorshift generator: the same sequence on every run).
+fn scrambled_deadlines(count: usize) -> Vec<u64> {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..count)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % 1_000
+        })
+        .collect()
+}
+
+/// Pushes a timer at each deadline (in ms) into a fresh heap, and says what
+/// `(when, seq)` each one got: the sequence numbers count the pushes from zero.
+fn push_all(heap: &mut TimerHeap, deadlines: &[u64]) -> Vec<(Duration, u64)> {
+    deadlines
+        .iter()
+        .zip(0..)
+        .map(|(&at, seq)| {
+            let handle = heap.push(ms(at), Label::from("t"), Box::new(|| {}));
+            (handle.when(), seq)
+        })
+        .collect()
+}
+
+fn drain_keys(heap: &mut TimerHeap) -> Vec<(Duration, u64)> {
+    std::iter::from_fn(|| heap.pop())
+        .map(|timer| (timer.when(), timer.seq()))
+        .collect()
+}
+
+#[test]
+fn ex1_ten_thousand_timers_pushed_in_random_order_pop_sorted_by_deadline_then_seq() {
+    watchdog_default(|| {
+        let mut heap = TimerHeap::new();
+        let mut expected = push_all(&mut heap, &scrambled_deadlines(10_000));
+        expected.sort();
+        assert_eq!(drain_keys(&mut heap), expected);
+    });
+}
+
+#[test]
+fn ex3_a_rebuild_of_ten_thousand_timers_keeps_their_order() {
+    watchdog_default(|| {
+        let mut heap = TimerHeap::new();
+        let deadlines = scrambled_deadlines(10_000);
+        let handles: Vec<_> = deadlines
+            .iter()
+            .map(|&at| heap.push(ms(at), Label::from("t"), Box::new(|| {})))
+            .collect();
+        // Two timers in three cancelled: more than half, so the sweep rebuilds.
+        let mut expected = Vec::new();
+        for (seq, handle) in handles.iter().enumerate() {
+            if seq % 3 == 0 {
+                expected.push((handle.when(), seq as u64));
+            } else {
+                handle.cancel();
+            }
+        }
+        let gone = heap.sweep();
+        assert_eq!(gone.len(), 10_000 - expected.len(), "rebuilt without them");
+        assert_eq!(heap.cancelled(), 0);
+        expected.sort();
+        assert_eq!(drain_keys(&mut heap), expected);
+    });
+}
+
 #[test]
 fn ex3_timers_with_equal_deadlines_fire_in_scheduling_order_through_the_loop() {
     watchdog_default(|| {
