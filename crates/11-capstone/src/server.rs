@@ -197,7 +197,7 @@ impl Server {
         self: &Rc<Self>,
         listener: TcpListener,
         group: TaskGroup,
-    ) -> impl Future<Output = io::Result<()>> {
+    ) -> impl Future<Output = io::Result<()>> + use<> {
         let server = Rc::clone(self);
         serve(listener, move |stream, _addr| {
             if server.admit(group.len()) {
