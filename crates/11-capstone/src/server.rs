@@ -204,7 +204,7 @@ impl Server {
                 let connection = connection(Rc::clone(&server), stream);
                 // The group refuses a child only once it is finished or aborting, and
                 // the accept loop is dropped before either: this never fails.
-                let _child = group.spawn("client", connection);
+                let _child = group.spawn("connection", connection);
             } else {
                 // The handle is dropped: the refusal runs detached.
                 drop(spawn(refuse(stream)));
