@@ -1,5 +1,6 @@
 //! One connection: a reader task that parses and runs requests, a writer task that
-//! sends the replies.
+//! sends the replies. The reader is a child of the server's task group; the writer is
+//! a plain task of its own.
 //!
 //! The reader keeps the bytes it has read and not yet parsed. After each read it takes
 //! every whole frame from the front of that buffer and runs it, so a pipeline of any
@@ -9,7 +10,10 @@
 use std::net::Shutdown;
 use std::rc::Rc;
 
-use oneloop::{ExceptionReport, Label, TcpStream, readable, spawn, timeout, with_current};
+use oneloop::cancel::{self, cancellable};
+use oneloop::{
+    ExceptionReport, JoinHandle, Label, TcpStream, readable, spawn, timeout, with_current,
+};
 
 use crate::commands::{After, Client, execute};
 use crate::outbox::Closed;
@@ -34,40 +38,75 @@ pub enum Ending {
     Idle,
     /// Its output passed the bound.
     SlowClient,
-    /// The server is shutting down.
+    /// The server is shutting down: the connection finished its replies in time.
     Shutdown,
+    /// Cancelled at the shutdown deadline: its socket was closed both ways.
+    Forced,
     /// A socket error.
     Error,
 }
 
 // ANCHOR: connection
 /// Serves one client until it leaves, misbehaves or the server shuts down.
-pub async fn connection(server: Rc<Server>, stream: TcpStream) -> Ending {
+///
+/// The whole of it, reading and flushing, is one cancellation point: a cancel (the
+/// shutdown's, at its deadline) drops it wherever it waits, then the socket is closed
+/// both ways and the task ends cancelled.
+pub async fn connection(server: Rc<Server>, stream: TcpStream) -> Result<Ending, cancel::Error> {
     let stream = Rc::new(stream);
     let id = server.register(&stream);
     let outbox = Outbox::new(Rc::clone(&stream), server.config.max_output);
-    let writer = spawn(Rc::clone(&outbox).write_loop());
+    let mut writer = spawn(Rc::clone(&outbox).write_loop());
     let mut client = Client::new(id, outbox);
-    let ending = serve_requests(&server, &mut client, &stream).await;
-    for channel in std::mem::take(&mut client.channels) {
-        server.pubsub.unsubscribe(&channel, id);
+    let served = cancellable(async {
+        let ending = serve_requests(&server, &mut client, &stream).await;
+        let ending = leave(&server, &mut client, ending);
+        // Replies already computed are written before the socket closes.
+        client.outbox.close();
+        join_writer(&mut writer).await;
+        ending
+    })
+    .await;
+    match served {
+        Ok(ending) => {
+            server.unregister(id, ending);
+            Ok(ending)
+        }
+        Err(cancelled) => {
+            // What waits is not sent: the writer's next write fails, and it ends.
+            let _ = stream.shutdown(Shutdown::Both);
+            leave(&server, &mut client, Ending::Forced);
+            client.outbox.close();
+            join_writer(&mut writer).await;
+            server.unregister(id, Ending::Forced);
+            Err(cancelled)
+        }
     }
-    let ending = match client.outbox.closed() {
-        Some(Closed::Overflow) => {
+}
+// ANCHOR_END: connection
+
+/// Leaves every channel; an output that passed its bound makes the ending
+/// [`Ending::SlowClient`].
+fn leave(server: &Server, client: &mut Client, ending: Ending) -> Ending {
+    for channel in std::mem::take(&mut client.channels) {
+        server.pubsub.unsubscribe(&channel, client.id);
+    }
+    match client.outbox.closed() {
+        Some(Closed::Overflow) if ending != Ending::Forced => {
             report(
-                id,
+                client.id,
                 "client disconnected: its output passed the buffer limit",
             );
             Ending::SlowClient
         }
         _ => ending,
-    };
-    // Replies already computed are written before the socket closes.
-    client.outbox.close();
-    // The writer task ends on its own; its panic, if any, was reported by the loop.
+    }
+}
+
+/// Waits for the writer task, which ends on its own once its outbox is closed.
+async fn join_writer(writer: &mut JoinHandle<()>) {
+    // Its panic, if any, was reported by the loop.
     let _ = writer.await;
-    server.unregister(id, ending);
-    ending
 }
 // ANCHOR_END: connection
 

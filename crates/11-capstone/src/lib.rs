@@ -15,7 +15,9 @@
 //! - [`Outbox`]: a client's output buffer and its writer task;
 //! - the connection: read, parse every whole frame, run each, read again;
 //! - [`Server`]: the accept loop (stage 6's `serve`, which backs off when the
-//!   process runs out of file descriptors), the client limit, and the shutdown.
+//!   process runs out of file descriptors), the client limit, and the shutdown. The
+//!   server is a task of stage 9 whose task group holds the connections; its stop is
+//!   a stage 10 `Event`; at the shutdown deadline it cancels the connections left.
 //!
 //! Commands: `PING`, `ECHO`, `GET`, `SET` (with `EX`, `PX`, `NX`, `XX`), `DEL`,
 //! `EXISTS`, `INCR`, `DECR`, `EXPIRE`, `PEXPIRE`, `TTL`, `PTTL`, `PUBLISH`,

@@ -3,15 +3,14 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::io;
 use std::net::Shutdown;
-use std::pin::pin;
 use std::rc::Rc;
-use std::task::{Poll, Waker};
 use std::time::Duration;
 
-use oneloop::{TcpListener, TcpStream, serve};
+use oneloop::cancel::{self, TaskGroup};
+use oneloop::{Event, TcpListener, TcpStream, serve, spawn};
 
 use crate::connection::{Ending, connection};
 use crate::{Db, Limits, PubSub, new_db};
@@ -68,6 +67,8 @@ pub struct Stats {
     pub idle: u64,
     /// Connections closed for passing the output bound.
     pub slow: u64,
+    /// Connections cancelled at the shutdown deadline.
+    pub forced: u64,
 }
 
 /// What the shutdown closed.
@@ -100,13 +101,10 @@ pub struct Server {
     /// The channels.
     pub pubsub: PubSub,
     pub(crate) clients: RefCell<BTreeMap<u64, Rc<TcpStream>>>,
-    /// Admitted connections, counted from accept (before their task first runs).
-    pub(crate) admitted: Cell<usize>,
     next_id: Cell<u64>,
     stats: Cell<Stats>,
-    stopping: Cell<bool>,
-    stop_waker: RefCell<Option<Waker>>,
-    closed_waker: RefCell<Option<Waker>>,
+    /// Set by [`stop`](Server::stop); the accept loop races its wait.
+    pub(crate) stopping: Event,
 }
 
 impl fmt::Debug for Server {
@@ -115,7 +113,7 @@ impl fmt::Debug for Server {
             .field("config", &self.config)
             .field("clients", &self.clients.borrow().len())
             .field("stats", &self.stats.get())
-            .field("stopping", &self.stopping.get())
+            .field("stopping", &self.stopping.is_set())
             .finish_non_exhaustive()
     }
 }
@@ -128,12 +126,9 @@ impl Server {
             db: new_db(),
             pubsub: PubSub::default(),
             clients: RefCell::new(BTreeMap::new()),
-            admitted: Cell::new(0),
             next_id: Cell::new(1),
             stats: Cell::new(Stats::default()),
-            stopping: Cell::new(false),
-            stop_waker: RefCell::new(None),
-            closed_waker: RefCell::new(None),
+            stopping: Event::new(),
         })
     }
 
@@ -149,13 +144,12 @@ impl Server {
 
     /// Whether the shutdown began.
     pub fn is_stopping(&self) -> bool {
-        self.stopping.get()
+        self.stopping.is_set()
     }
 
     /// Begins the shutdown (a signal handler calls it); idempotent.
     pub fn stop(&self) {
-        self.stopping.set(true);
-        take_and_wake(&self.stop_waker);
+        self.stopping.set();
     }
 
     fn count(&self, update: impl FnOnce(&mut Stats)) {
@@ -173,74 +167,69 @@ impl Server {
 
     pub(crate) fn unregister(&self, id: u64, ending: Ending) {
         self.clients.borrow_mut().remove(&id);
-        self.admitted.set(self.admitted.get() - 1);
         self.count(|stats| match ending {
             Ending::Malformed => stats.malformed += 1,
             Ending::Idle => stats.idle += 1,
             Ending::SlowClient => stats.slow += 1,
+            Ending::Forced => stats.forced += 1,
             _ => {}
         });
-        take_and_wake(&self.closed_waker);
     }
 
-    /// Takes a slot for a new connection, or refuses it when all are taken.
-    fn admit(&self) -> bool {
-        if self.admitted.get() >= self.config.max_clients || self.stopping.get() {
+    /// Takes a slot for a new connection, or refuses it when all are taken. `open` is
+    /// how many connections are open: the children of the server's group.
+    fn admit(&self, open: usize) -> bool {
+        if open >= self.config.max_clients || self.is_stopping() {
             self.count(|stats| stats.refused += 1);
             return false;
         }
-        self.admitted.set(self.admitted.get() + 1);
         self.count(|stats| stats.accepted += 1);
         true
     }
 
-    /// Resolves once [`stop`](Self::stop) was called.
-    async fn stopped(&self) {
-        poll_fn(|cx| {
-            if self.stopping.get() {
-                return Poll::Ready(());
+    // ANCHOR: accept
+    /// The accept loop: each admitted connection becomes a child of `group`; a
+    /// refused one gets its error from a task of its own, outside the group.
+    ///
+    /// Redis refuses a client past `maxclients` at once. So the limit is a count
+    /// checked at accept, not a semaphore: a semaphore would make the newcomer queue.
+    pub(crate) fn accept(
+        self: &Rc<Self>,
+        listener: TcpListener,
+        group: TaskGroup,
+    ) -> impl Future<Output = io::Result<()>> + use<> {
+        let server = Rc::clone(self);
+        serve(listener, move |stream, _addr| {
+            if server.admit(group.len()) {
+                let connection = connection(Rc::clone(&server), stream);
+                // The group refuses a child only once it is finished or aborting, and
+                // the accept loop is dropped before either: this never fails.
+                let _child = group.spawn("connection", connection);
+            } else {
+                // The handle is dropped: the refusal runs detached.
+                drop(spawn(refuse(stream)));
             }
-            *self.stop_waker.borrow_mut() = Some(cx.waker().clone());
-            Poll::Pending
+            // `serve` runs this as a task of its own: it ends at its first step.
+            std::future::ready(())
         })
-        .await;
     }
-
-    /// Resolves once no connection is left.
-    pub(crate) async fn all_closed(&self) {
-        poll_fn(|cx| {
-            if self.admitted.get() == 0 {
-                return Poll::Ready(());
-            }
-            *self.closed_waker.borrow_mut() = Some(cx.waker().clone());
-            Poll::Pending
-        })
-        .await;
-    }
+    // ANCHOR_END: accept
 
     // ANCHOR: run
     /// Serves `listener` until [`stop`](Self::stop), then shuts down: stops
-    /// accepting, lets every connection finish the replies it computed, closes those
+    /// accepting, lets every connection finish the replies it computed, cancels those
     /// still open at the deadline, and says what it closed.
+    ///
+    /// The server is a task of stage 9, run here in the caller's task: its children,
+    /// the connections, can then be cancelled as asyncio cancels them.
     pub async fn run(self: Rc<Self>, listener: TcpListener) -> io::Result<ShutdownReport> {
-        let server = Rc::clone(&self);
-        let accepting = serve(listener, move |stream, _addr| {
-            let server = Rc::clone(&server);
-            let admitted = server.admit();
-            async move {
-                if admitted {
-                    connection(server, stream).await;
-                } else {
-                    refuse(stream).await;
-                }
-            }
-        });
-        // Whichever ends first: the accept loop (only on an error) or the stop.
-        if let Some(error) = first(accepting, self.stopped()).await {
-            return Err(error);
+        let (server, outcome) = cancel::task_future("server", self.serve_until_stopped(listener));
+        server.await;
+        match outcome.try_result() {
+            Some(Ok(served)) => served,
+            Some(Err(error)) => Err(io::Error::other(error.to_string())),
+            None => unreachable!("the server's task is done once its future returns"),
         }
-        // The accept loop's future is dropped: the listener is closed.
-        Ok(self.shut_down().await)
     }
     // ANCHOR_END: run
 }
@@ -250,33 +239,4 @@ async fn refuse(stream: TcpStream) {
     // A client that is gone already misses the message; nothing else to do.
     let _ = stream.write_all(MAX_CLIENTS_REACHED).await;
     let _ = stream.shutdown(Shutdown::Write);
-}
-
-/// Polls both futures; the accept loop's error if it ended first, `None` if `stop`
-/// came first (the accept loop is then dropped).
-async fn first(
-    accepting: impl Future<Output = io::Result<()>>,
-    stop: impl Future<Output = ()>,
-) -> Option<io::Error> {
-    let mut accepting = pin!(accepting);
-    let mut stop = pin!(stop);
-    poll_fn(|cx| {
-        if stop.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        match accepting.as_mut().poll(cx) {
-            Poll::Ready(Err(error)) => Poll::Ready(Some(error)),
-            // `serve` accepts for ever; it ends only with an error.
-            Poll::Ready(Ok(())) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
-        }
-    })
-    .await
-}
-
-fn take_and_wake(slot: &RefCell<Option<Waker>>) {
-    let waker = slot.borrow_mut().take();
-    if let Some(waker) = waker {
-        waker.wake();
-    }
 }

@@ -207,7 +207,7 @@ const SCENARIOS: &[Scenario] = &[
         reproducible: true,
         durations: false,
         kind: Kind::Loop(capstone_pipeline),
-        names: &[("task 2.0", "connection"), ("task 3.0", "writer")],
+        names: &[("task 3.0", "serve's task"), ("task 4.0", "writer")],
     },
     Scenario {
         name: "capstone_expiry",

@@ -1,9 +1,9 @@
-//! Exercise 4: the shutdown sequence. Stop taking requests, send every reply already
-//! computed, close what is left at the deadline, and count what was closed.
+//! Exercise 4: the shutdown sequence. Stop accepting, send every reply already
+//! computed, cancel what is left at the deadline, and count what was closed.
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::rc::Rc;
 use std::sync::mpsc;
@@ -93,6 +93,8 @@ fn ex4_shutdown_sends_every_reply_already_computed_then_closes_everyone() {
             server.stop();
             stopped_tx.send(()).unwrap();
             let report = serving.await.unwrap().unwrap();
+            assert_eq!(server.clients(), 0, "a connection outlived the shutdown");
+            assert_eq!(server.stats().forced, 0, "a connection was cancelled");
             let (pipelined, idle) = to_thread(move || clients.join().unwrap()).await.unwrap();
             (report, pipelined, idle)
         })
@@ -144,6 +146,7 @@ fn ex4_at_the_deadline_a_client_that_does_not_read_is_closed_and_counted_forced(
             stopped_tx.send(()).unwrap();
             let report = serving.await.unwrap().unwrap();
             assert_eq!(server.clients(), 0, "a connection outlived the shutdown");
+            assert_eq!(server.stats().forced, 1, "one connection was cancelled");
             let (stuck, idle) = to_thread(move || clients.join().unwrap()).await.unwrap();
             drop(stuck);
             (report, idle)
@@ -157,6 +160,68 @@ fn ex4_at_the_deadline_a_client_that_does_not_read_is_closed_and_counted_forced(
                 finished: 1,
                 forced: 1
             }
+        );
+    });
+}
+
+/// Connects until the server refuses: its listener is closed. While a listener is
+/// open the kernel completes every connect, accepted or not; so this ends only once
+/// the server dropped its listener (the watchdog bounds the wait).
+fn until_refused(addr: SocketAddr) {
+    loop {
+        match TcpStream::connect(addr) {
+            Err(error) if error.kind() == ErrorKind::ConnectionRefused => return,
+            Err(error) => panic!("connect: {error}"),
+            // Accepted or queued: the listener is still open. Try again.
+            Ok(stream) => drop(stream),
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn ex4_the_listener_closes_at_the_stop_while_the_connections_still_finish() {
+    watchdog_default(|| {
+        let (report, stuck_read) = run(async {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let addr = listener.local_addr().unwrap();
+            // A deadline far past the watchdog: only the client below ends the shutdown.
+            let server = Server::new(config(Duration::from_secs(600)));
+            let serving = spawn(Rc::clone(&server).run(listener));
+            let (stopped_tx, stopped_rx) = mpsc::channel::<()>();
+            let (ready_tx, ready_rx) = mpsc::channel::<()>();
+            let clients = thread::spawn(move || {
+                // Its replies wait in the server: the shutdown cannot end without it.
+                let mut stuck = send_pipeline(addr, "done");
+                ready_tx.send(()).unwrap();
+                stopped_rx.recv().unwrap();
+                // The listener closes while this connection is still open.
+                until_refused(addr);
+                // Reading a little, then leaving, ends the one connection left.
+                let mut first = [0u8; 5];
+                stuck.read_exact(&mut first).unwrap();
+                drop(stuck);
+                first
+            });
+            until(|| ready_rx.try_recv().is_ok()).await;
+            until(|| store::get(&server.db, b"done").is_some()).await;
+            server.stop();
+            stopped_tx.send(()).unwrap();
+            let report = serving.await.unwrap().unwrap();
+            assert_eq!(server.clients(), 0, "a connection outlived the shutdown");
+            let stuck_read = to_thread(move || clients.join().unwrap()).await.unwrap();
+            (report, stuck_read)
+        })
+        .unwrap();
+        assert_eq!(&stuck_read, b"+OK\r\n");
+        assert_eq!(
+            report,
+            ShutdownReport {
+                open: 1,
+                finished: 1,
+                forced: 0
+            },
+            "a client that left during the grace period finished; nobody was cancelled"
         );
     });
 }
