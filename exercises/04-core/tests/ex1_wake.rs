@@ -317,3 +317,41 @@ fn ex1_a_wake_from_another_thread_during_the_park_fails_that_turn() {
         );
     });
 }
+
+#[test]
+fn ex1_a_storm_of_wakes_in_one_turn_queues_every_step_once_in_order() {
+    const TASKS: usize = 3000;
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let trace = Trace::on(&event_loop);
+        let gates: Vec<Gate> = (0..TASKS).map(|_| Gate::default()).collect();
+        let polls: Vec<_> = gates
+            .iter()
+            .enumerate()
+            .map(|(n, gate)| {
+                let task = PollCounter::new(gate.clone());
+                let polls = task.count_handle();
+                drop(event_loop.spawn_named(format!("t{n}"), task));
+                polls
+            })
+            .collect();
+        event_loop.run_once().unwrap(); // turn 1: every task parks on its gate
+        // One callback wakes every task twice, far more wakes than a small queue holds.
+        let waking = gates.clone();
+        event_loop.call_soon_named("storm", move || {
+            for gate in waking.iter().chain(waking.iter()) {
+                gate.wake();
+            }
+        });
+        event_loop.run_once().unwrap(); // turn 2: the storm
+        let expected: Vec<String> = (0..TASKS).map(|n| format!("t{n}")).collect();
+        assert_eq!(
+            event_loop.ready().labels(),
+            expected,
+            "one step per task, none lost, in the order of the first wakes"
+        );
+        event_loop.run_once().unwrap(); // turn 3: each task's one step
+        assert_eq!(trace.turn(3), expected);
+        assert!(polls.iter().all(|p| p.get() == 2));
+    });
+}
