@@ -6,9 +6,13 @@ use std::rc::Rc;
 use std::sync::{Arc, Barrier, mpsc};
 use std::task::Waker;
 use std::thread;
+use std::time::Duration;
 
 use common::{Gate, Trace, this_thread_stat, until_asleep, until_done, yield_once};
-use ex04_core::{EventLoop, FOREIGN_WAKE, JoinError, LoopError, LoopScheduler};
+use ex04_core::hooks::ReadyQueue;
+use ex04_core::{
+    Driver, EventLoop, FOREIGN_WAKE, JoinError, LoopError, LoopScheduler, ParkReport, ThreadParker,
+};
 use oneloop_testkit::{DropFlag, PollCounter, watchdog_default};
 
 #[test]
@@ -353,5 +357,67 @@ fn ex1_a_storm_of_wakes_in_one_turn_queues_every_step_once_in_order() {
         event_loop.run_once().unwrap(); // turn 3: each task's one step
         assert_eq!(trace.turn(3), expected);
         assert!(polls.iter().all(|p| p.get() == 2));
+    });
+}
+
+/// The default driver, with a hook run once inside `registrations`: user code in the
+/// middle of `park`'s stall check, where a test can place another thread's actions.
+#[derive(Default)]
+struct HookedParker {
+    hook: std::cell::RefCell<Option<Box<dyn FnOnce()>>>,
+}
+
+impl Driver for HookedParker {
+    fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
+        ThreadParker.park(timeout, ready)
+    }
+
+    fn registrations(&self) -> usize {
+        let hook = self.hook.borrow_mut().take();
+        if let Some(hook) = hook {
+            hook();
+        }
+        0
+    }
+}
+
+#[test]
+fn ex1_a_foreign_wake_whose_waker_is_dropped_during_the_stall_check_is_not_a_stall() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::with_driver(HookedParker::default());
+        let (waker_tx, waker_rx) = mpsc::channel::<Waker>();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let helper = thread::spawn(move || {
+            let waker = waker_rx.recv().unwrap();
+            go_rx.recv().unwrap();
+            // Wake, then let the last clone held off the loop's thread go.
+            waker.wake();
+            done_tx.send(()).unwrap();
+        });
+        let sent = std::cell::Cell::new(Some(waker_tx));
+        let _main = event_loop.spawn_named(
+            "main",
+            std::future::poll_fn(move |cx| {
+                if let Some(tx) = sent.take() {
+                    tx.send(cx.waker().clone()).unwrap();
+                }
+                std::task::Poll::<()>::Pending
+            }),
+        );
+        event_loop.run_once().unwrap(); // turn 1: main's step sends its waker out
+        // In turn 2's stall check, the other thread wakes main and drops its waker.
+        *event_loop.driver().hook.borrow_mut() = Some(Box::new(move || {
+            go_tx.send(()).unwrap();
+            done_rx.recv().unwrap();
+        }));
+        let result = event_loop.run_once();
+        helper.join().unwrap();
+        assert_eq!(
+            result,
+            Err(LoopError::ForeignWake),
+            "the wake came before its waker was dropped: read the held wakers, then the \
+             foreign flag, and the wake is seen"
+        );
     });
 }
