@@ -124,7 +124,11 @@ fn ex1_the_lock_counter_sees_a_second_lock() {
     let relock = "let relock = || lock(&self.shared);\n\
                   relock().state.outcome();";
     assert!(lock_in_closure(&code_only(relock)));
-    assert!(lock_in_closure(&code_only("let relock = move || { lock(&s) };")));
+    assert!(lock_in_closure(&code_only(
+        "let relock = move || { lock(&s) };"
+    )));
     assert!(!lock_in_closure(&code_only(one)));
-    assert!(!lock_in_closure(&code_only("let inner = { lock(&self.shared) };")));
+    assert!(!lock_in_closure(&code_only(
+        "let inner = { lock(&self.shared) };"
+    )));
 }
