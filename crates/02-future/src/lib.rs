@@ -23,8 +23,8 @@
 //! - [`OneShot`], the counterpart of `asyncio.Future`: settled once with a result, an
 //!   error, or a cancellation; awaited by any number of [`Wait`]ers; thread-safe.
 //! - [`block_on`], the smallest executor: poll on this thread, park until woken.
-//! - [`waker_fn`], a waker built by hand from a `RawWakerVTable` — the one module of
-//!   oneloop where `unsafe` is the lesson, with a safe function on top.
+//! - [`waker_fn`], a waker built by hand from a `RawWakerVTable` — the first of the two
+//!   modules of oneloop where `unsafe` is the lesson, with a safe function on top.
 //! - [`SelfRef`], [`ReadBack`] and [`CountPolls`]: pinning by hand — a value that
 //!   points into itself, why moving it breaks, and a projection with no macro (the
 //!   second module where `unsafe` is the lesson).

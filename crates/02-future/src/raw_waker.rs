@@ -1,4 +1,5 @@
-//! A waker built by hand from a `RawWakerVTable`: the one unsafe lesson of oneloop.
+//! A waker built by hand from a `RawWakerVTable`: the first unsafe lesson of oneloop
+//! (the second is pinning by hand, in `pinning.rs`).
 //!
 //! Everywhere else oneloop makes wakers from `std::task::Wake`, which writes this file
 //! for you. Here we write it ourselves, to see what a [`Waker`] is: a data pointer and a

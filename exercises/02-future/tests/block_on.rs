@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::task::{Poll, Waker};
 use std::thread;
 
-use common::{gate, yield_times};
+use common::{gate, is_asleep, this_thread_stat, yield_times};
 use ex02_future::{OneShot, block_on};
 use oneloop_testkit::{PollCount, PollCounter, watchdog_default};
 
@@ -49,9 +49,10 @@ fn announce_first_poll<F: Future + Unpin>(
     })
 }
 
-/// A gate that a helper thread opens with `value` as soon as the gate's first poll has
-/// returned `Pending`, after running `before_opening`. Returns the gate (counting its
-/// polls), its poll count, and the helper thread to join.
+/// A gate that a helper thread opens with `value` once the gate's first poll has
+/// returned `Pending` and the thread that polled it sleeps, after running
+/// `before_opening`. Returns the gate (counting its polls), its poll count, and the
+/// helper thread to join. Call it on the thread that then runs `block_on`.
 fn opened_from_another_thread<T: Send + 'static>(
     value: T,
     before_opening: impl FnOnce() + Send + 'static,
@@ -62,20 +63,34 @@ fn opened_from_another_thread<T: Send + 'static>(
 ) {
     let (opener, gate) = gate::<T>();
     let (tx, rx) = mpsc::channel();
+    let fut = PollCounter::new(announce_first_poll(gate, tx));
+    let polls = fut.count_handle();
+    let watched = polls.clone();
+    let blocked = this_thread_stat();
     let helper = thread::spawn(move || {
         rx.recv().expect("the first poll announces itself");
         before_opening();
+        open_once_asleep(&blocked, &watched, 1);
         opener.open(value);
     });
-    let fut = PollCounter::new(announce_first_poll(gate, tx));
-    let polls = fut.count_handle();
     (fut, polls, helper)
+}
+
+/// Returns once the thread of `blocked` sleeps (block_on has parked and stays parked),
+/// so that what happens next is the wake, and nothing before it. A wrong block_on that
+/// polls again without a wake never sleeps; it is let go as soon as it has polled two
+/// times more than the `expected` polls before the wake, and its test then fails on the
+/// count instead of hanging.
+fn open_once_asleep(blocked: &std::path::Path, watched: &PollCount, expected: usize) {
+    while !is_asleep(blocked) && watched.get() < expected + 2 {
+        thread::yield_now();
+    }
 }
 
 #[test]
 fn ex2_a_value_set_on_another_thread_wakes_block_on() {
     watchdog_default(|| {
-        // The helper opens the gate only once block_on has polled and is about to park.
+        // The helper opens the gate only once block_on has polled and gone to sleep.
         let (fut, polls, helper) = opened_from_another_thread("from another thread", || {});
         assert_eq!(block_on(fut), "from another thread");
         assert_eq!(polls.get(), 2, "one poll before the wake, one after");
@@ -141,6 +156,36 @@ fn ex2_block_on_can_run_again_on_the_same_thread() {
             polls.get(),
             2,
             "the stale wake belonged to the first run: no extra poll in the second"
+        );
+        helper.join().unwrap();
+    });
+}
+
+#[test]
+fn ex2_each_wake_is_used_once() {
+    watchdog_default(|| {
+        // A self-wake, then a wait for another thread: the flag the first wake set must
+        // be taken (set back to false) by the poll it caused. A flag that stays set
+        // makes block_on poll again and again without any wake.
+        let (opener, gate) = gate::<u8>();
+        let (tx, rx) = mpsc::channel();
+        let fut = PollCounter::new(Box::pin(async move {
+            yield_times(1).await;
+            announce_first_poll(gate, tx).await
+        }));
+        let polls = fut.count_handle();
+        let watched = polls.clone();
+        let blocked = this_thread_stat();
+        let helper = thread::spawn(move || {
+            rx.recv().expect("the gate's first poll announces itself");
+            open_once_asleep(&blocked, &watched, 2);
+            opener.open(5);
+        });
+        assert_eq!(block_on(fut), 5);
+        assert_eq!(
+            polls.get(),
+            3,
+            "the self-wake's poll, the gate's first poll, then one poll after the wake"
         );
         helper.join().unwrap();
     });

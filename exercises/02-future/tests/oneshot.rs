@@ -360,3 +360,56 @@ fn ex1_settling_wakes_the_waiters_in_the_order_they_were_made() {
         );
     });
 }
+
+/// A waker that, when woken, reads what the woken code would see of the future.
+struct ReadOnWake {
+    fut: Fut,
+    seen: Mutex<Option<(bool, Outcome)>>,
+}
+
+impl Wake for ReadOnWake {
+    fn wake(self: Arc<Self>) {
+        *self.seen.lock().unwrap() = Some((self.fut.done(), self.fut.result()));
+    }
+}
+
+#[test]
+fn ex1_a_woken_waiter_already_sees_the_future_done() {
+    // `done()` reads the `settled` flag without the lock. Setting it only after the
+    // wakes would let a woken task find a future that has a value but says "not done".
+    watchdog_default(|| {
+        let fut = Fut::new();
+        let reader = Arc::new(ReadOnWake {
+            fut: fut.clone(),
+            seen: Mutex::new(None),
+        });
+        let waker = Waker::from(Arc::clone(&reader));
+        let mut wait = fut.wait();
+        let mut cx = Context::from_waker(&waker);
+        assert_eq!(Pin::new(&mut wait).poll(&mut cx), Poll::Pending);
+        fut.set_result(6).unwrap();
+        assert_eq!(
+            reader.seen.lock().unwrap().take(),
+            Some((true, Ok(6))),
+            "the wake comes after the state and the `settled` flag are both written"
+        );
+    });
+}
+
+#[test]
+fn ex1_reading_the_result_leaves_it_for_everyone_else() {
+    // asyncio's `result()` may be called any number of times; so may this one, and a
+    // waiter that comes later still gets the value.
+    watchdog_default(|| {
+        let fut = Fut::new();
+        fut.set_result(9).unwrap();
+        assert_eq!(fut.result(), Ok(9));
+        assert_eq!(fut.result(), Ok(9), "a second read gives the same value");
+        assert!(fut.done() && !fut.cancelled());
+        let mut wait = fut.wait();
+        assert_eq!(
+            poll_with(&mut wait, &CountingWaker::new()),
+            Poll::Ready(Ok(9))
+        );
+    });
+}

@@ -7,7 +7,8 @@
 //!   locks loses a wakeup when a producer on another thread settles in between, but no
 //!   code of a test runs between the two locks, so no test can place the producer there
 //!   on purpose: a run that tried would pass or fail by luck. This rule is checked on
-//!   the source instead, by counting the lock calls in the file you wrote.
+//!   the source instead, by counting the lock calls in the file you wrote, and by
+//!   refusing a closure around `lock` (one call in the text, two when it runs twice).
 
 use std::pin::Pin;
 use std::task::Poll;
@@ -84,9 +85,23 @@ fn lock_calls(code: &str) -> usize {
         .count()
 }
 
+/// Whether `code` makes a closure whose body calls `lock` (`|| lock(…)`): a closure
+/// called twice takes the lock twice, with one `lock(` in the text.
+fn lock_in_closure(code: &str) -> bool {
+    // A closure's body follows its `|…|`, perhaps inside braces: `|| lock(`, `|| { lock(`.
+    let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    squeezed.contains("|lock(") || squeezed.contains("|{lock(")
+}
+
 #[test]
 fn ex1_the_state_is_checked_and_the_waker_registered_under_one_lock() {
-    let calls = lock_calls(&code_only(POLL_SOURCE));
+    let code = code_only(POLL_SOURCE);
+    assert!(
+        !lock_in_closure(&code),
+        "src/oneshot_poll.rs wraps `lock` in a closure; call `lock` once, keep the guard \
+         from the state check to the registration (chapter 2.2)"
+    );
+    let calls = lock_calls(&code);
     assert_eq!(
         calls, 1,
         "src/oneshot_poll.rs takes the lock {calls} time(s); `poll` must take it exactly \
@@ -106,4 +121,14 @@ fn ex1_the_lock_counter_sees_a_second_lock() {
                self.shared.lock().unwrap().register(self.id, cx.waker());";
     assert_eq!(lock_calls(&code_only(two)), 2);
     assert_eq!(lock_calls(&code_only("unlock(x); block(y);")), 0);
+    let relock = "let relock = || lock(&self.shared);\n\
+                  relock().state.outcome();";
+    assert!(lock_in_closure(&code_only(relock)));
+    assert!(lock_in_closure(&code_only(
+        "let relock = move || { lock(&s) };"
+    )));
+    assert!(!lock_in_closure(&code_only(one)));
+    assert!(!lock_in_closure(&code_only(
+        "let inner = { lock(&self.shared) };"
+    )));
 }
