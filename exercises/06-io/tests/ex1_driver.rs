@@ -317,3 +317,36 @@ fn ex1_one_event_queues_reader_then_read_task_then_writer_then_write_task() {
         assert!(io.remove_writer(&*server));
     });
 }
+
+#[test]
+fn ex1_a_readable_event_on_a_full_socket_fires_the_reader_and_not_the_writer() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let io = Io::of(&event_loop).unwrap();
+        let (mut client, server) = pair();
+        // The client reads nothing: once the server's send buffer is full, it is not
+        // writable, and stays so for the whole test.
+        let chunk = [0u8; 4096];
+        loop {
+            match server.try_write(&chunk) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => panic!("filling the socket: {e}"),
+            }
+        }
+        io.add_reader_named(&server, "reader", || {}).unwrap();
+        io.add_writer_named(&server, "writer", || {}).unwrap();
+        client.write_all(b"x").unwrap();
+        // Turn 1: one event, readable only.
+        event_loop.run_once().unwrap();
+        assert_eq!(trace.io_events(1), 1, "one park saw the data");
+        assert_eq!(
+            trace.turn(1),
+            ["reader"],
+            "a readable event fires the read side alone"
+        );
+        assert!(io.remove_reader(&server));
+        assert!(io.remove_writer(&server));
+    });
+}
