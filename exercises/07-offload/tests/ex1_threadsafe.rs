@@ -341,7 +341,10 @@ fn ex1_the_inbox_count_follows_its_queue_through_delivery_and_close() {
 /// An innermost driver that, inside one park, queues a handle of its own (standing for
 /// an I/O event) and then runs the test's call: a `call_soon_threadsafe` that lands
 /// while the loop is parked, deterministically.
-struct CallsWhileParked(std::rc::Rc<std::cell::RefCell<Option<Box<dyn FnOnce()>>>>);
+struct CallsWhileParked(std::rc::Rc<std::cell::RefCell<Option<CallDuringPark>>>);
+
+/// What [`CallsWhileParked`] runs inside its park, once.
+type CallDuringPark = Box<dyn FnOnce()>;
 
 impl oneloop_core::Driver for CallsWhileParked {
     fn park(
@@ -393,7 +396,7 @@ fn ex1_a_call_landing_during_the_park_runs_in_that_turn_after_the_parks_own_even
         let handle = ex07_offload::Offload::of(event_loop.core())
             .unwrap()
             .handle();
-        let call: Box<dyn FnOnce()> = Box::new(move || {
+        let call: CallDuringPark = Box::new(move || {
             handle
                 .call_soon_threadsafe_named("landed during the park", || {})
                 .expect("the loop is open");
