@@ -415,3 +415,36 @@ fn ex1_a_call_landing_during_the_park_runs_in_that_turn_after_the_parks_own_even
         assert_eq!(turn_1, ["the park's own event", "landed during the park"]);
     });
 }
+
+/// The timeout each turn's park was given, below the offload layer.
+#[derive(Default)]
+struct Timeouts(std::cell::RefCell<Vec<Option<std::time::Duration>>>);
+
+impl oneloop_core::Observer for Timeouts {
+    fn turn_ended(&self, _turn: u64, park: &oneloop_core::ParkReport, _handles: usize) {
+        self.0.borrow_mut().push(park.timeout);
+    }
+}
+
+#[test]
+fn ex1_a_loop_whose_inbox_holds_a_call_parks_with_a_zero_timeout() {
+    watchdog(LIMIT, || {
+        let mut event_loop = new_event_loop().unwrap();
+        let timeouts = std::rc::Rc::new(Timeouts::default());
+        event_loop.add_observer(timeouts.clone());
+        let handle = ex07_offload::Offload::of(event_loop.core())
+            .unwrap()
+            .handle();
+        let ran = Arc::new(Mutex::new(false));
+        let set = Arc::clone(&ran);
+        thread::spawn(move || handle.call_soon_threadsafe(move || *set.lock().unwrap() = true))
+            .join()
+            .unwrap()
+            .expect("the loop is open");
+        // Nothing is ready, no timer: the loop alone would wait for ever. The inbox's
+        // count says work waits, so the park must not sleep at all.
+        event_loop.run_once().unwrap();
+        assert!(*ran.lock().unwrap(), "the call ran in the first turn");
+        assert_eq!(*timeouts.0.borrow(), [Some(std::time::Duration::ZERO)]);
+    });
+}
