@@ -59,6 +59,15 @@ impl Inbox {
             .collect()
     }
 
+    /// The driver's drain as `deliver` does it: a count that reads zero skips the lock
+    /// and takes nothing; otherwise [`take`](Self::take).
+    pub fn drain(&self) -> VecDeque<Box<dyn FnOnce() + Send>> {
+        if self.remote.pending() == 0 {
+            return VecDeque::new();
+        }
+        self.take()
+    }
+
     /// The loop's close: later pushes fail; returns how many items were dropped.
     pub fn close(&self) -> usize {
         self.remote.close()

@@ -123,6 +123,32 @@ fn two_threads_pushing_then_waking_are_both_seen() {
 }
 
 #[test]
+fn a_drain_that_reads_the_count_without_the_lock_misses_no_push() {
+    // The real drain reads the count first and skips the lock on zero. A read that
+    // races a push and sees zero must be followed by a park that returns at once.
+    loom::model(|| {
+        let (inbox, token) = inbox();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let pushers: Vec<_> = (0..2)
+            .map(|_| {
+                let handle = inbox.handle();
+                let callback = counting(&ran);
+                thread::spawn(move || handle.call_soon_threadsafe(callback))
+            })
+            .collect();
+        while ran.load(Ordering::SeqCst) < 2 {
+            token.park(inbox.pending() > 0);
+            for callback in inbox.drain() {
+                callback();
+            }
+        }
+        for pusher in pushers {
+            assert_eq!(pusher.join().unwrap(), Ok(()));
+        }
+    });
+}
+
+#[test]
 #[should_panic(expected = "deadlock")]
 fn a_wake_before_the_push_is_lost_and_loom_sees_it() {
     // The wrong order: the pusher wakes the loop first, then pushes (the real push,

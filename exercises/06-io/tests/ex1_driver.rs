@@ -317,3 +317,128 @@ fn ex1_one_event_queues_reader_then_read_task_then_writer_then_write_task() {
         assert!(io.remove_writer(&*server));
     });
 }
+
+#[test]
+fn ex1_a_readable_event_on_a_full_socket_fires_the_reader_and_not_the_writer() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        let io = Io::of(&event_loop).unwrap();
+        let (mut client, server) = pair();
+        // The client reads nothing: once the server's send buffer is full, it is not
+        // writable, and stays so for the whole test.
+        let chunk = [0u8; 4096];
+        loop {
+            match server.try_write(&chunk) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => panic!("filling the socket: {e}"),
+            }
+        }
+        io.add_reader_named(&server, "reader", || {}).unwrap();
+        io.add_writer_named(&server, "writer", || {}).unwrap();
+        client.write_all(b"x").unwrap();
+        // Turn 1: one event, readable only.
+        event_loop.run_once().unwrap();
+        assert_eq!(trace.io_events(1), 1, "one park saw the data");
+        assert_eq!(
+            trace.turn(1),
+            ["reader"],
+            "a readable event fires the read side alone"
+        );
+        assert!(io.remove_reader(&server));
+        assert!(io.remove_writer(&server));
+    });
+}
+
+#[test]
+fn ex1_the_eventfd_ends_the_sleep_and_is_not_counted_as_io() {
+    watchdog_default(|| {
+        let driver = ex06_io::IoDriver::new().unwrap();
+        let unparker = driver.unparker().clone();
+        let mut event_loop =
+            oneloop_core::EventLoop::with_driver(oneloop_timers::TimerDriver::new(driver));
+        let trace = Trace::on(&event_loop);
+        let io = Io::of(&event_loop).unwrap();
+        // Something to wait on that never becomes ready: only the eventfd ends the park.
+        let (_sender, receiver) = mio::unix::pipe::new().unwrap();
+        io.add_reader_named(&receiver, "reader", || {}).unwrap();
+        unparker.unpark();
+        event_loop.run_once().unwrap();
+        let park = trace.parks.borrow()[0].1;
+        assert_eq!(park.polls, 1, "the park called epoll_wait");
+        assert_eq!(park.io_events, 0, "the eventfd's own event is not I/O");
+        assert!(trace.turn(1).is_empty(), "no handle ran");
+        assert!(io.remove_reader(&receiver));
+    });
+}
+
+#[test]
+fn ex1_a_busy_loop_with_no_fd_skips_epoll_wait() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        event_loop
+            .run_until_complete(async {
+                for _ in 0..3 {
+                    oneloop_core::yield_now().await;
+                }
+            })
+            .unwrap();
+        let parks = trace.parks.borrow();
+        assert!(parks.len() >= 3);
+        for (turn, park) in parks.iter() {
+            assert_eq!(park.timeout, Some(Duration::ZERO), "turn {turn} had work");
+            assert_eq!(park.polls, 0, "turn {turn}: nothing to report, no syscall");
+        }
+    });
+}
+
+#[test]
+fn ex1_a_timer_with_no_fd_registered_sleeps_in_epoll_wait_instead_of_spinning() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().unwrap();
+        let trace = Trace::on(&event_loop);
+        event_loop
+            .run_until_complete(oneloop_timers::sleep(Duration::from_millis(20)))
+            .unwrap();
+        let parks = trace.parks.borrow();
+        // The park with the timer's timeout sleeps in one `epoll_wait`. A driver that
+        // skipped the call whenever no fd is registered would return at once and spin
+        // through thousands of turns until the deadline.
+        assert!(
+            parks.len() < 20,
+            "a 20 ms sleep took {} turns: the loop spun instead of sleeping",
+            parks.len()
+        );
+        assert!(
+            parks
+                .iter()
+                .any(|(_, park)| park.polls == 1 && park.timeout.is_some_and(|t| !t.is_zero())),
+            "one park slept in epoll_wait with the timer's timeout"
+        );
+    });
+}
+
+#[test]
+fn ex1_a_wake_from_another_thread_ends_epoll_wait_with_an_error_not_a_hang() {
+    watchdog_default(|| {
+        // Nothing registered, no timer: only the eventfd can end the sleep. This stage
+        // cannot carry the wake, so the loop fails instead of sleeping for ever.
+        let (waker_tx, waker_rx) = std::sync::mpsc::channel::<std::task::Waker>();
+        let helper = std::thread::spawn(move || {
+            waker_rx.recv().expect("the future sends its waker").wake();
+        });
+        let mut event_loop = new_event_loop().unwrap();
+        let mut sent = false;
+        let result = event_loop.run_until_complete(std::future::poll_fn(move |cx| {
+            if !sent {
+                sent = true;
+                waker_tx.send(cx.waker().clone()).unwrap();
+            }
+            std::task::Poll::<()>::Pending
+        }));
+        helper.join().unwrap();
+        assert_eq!(result, Err(oneloop_core::LoopError::ForeignWake));
+    });
+}

@@ -317,3 +317,45 @@ fn ex4_the_echo_handler_stops_reading_while_its_writer_is_paused() {
         drop(client);
     });
 }
+
+#[test]
+fn ex4_end_of_file_sends_every_buffered_echo_before_shutting_down() {
+    watchdog_default(|| {
+        // 6 MiB of lines: more than the kernel buffers of a loopback socket whose peer
+        // has not read yet, so echoes are still in the writer's buffer at end of file.
+        const LINES: usize = 6 * 1024;
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        let handler = event_loop.spawn(async move {
+            let mut reader = StreamReader::new(Firehose {
+                left: LINES,
+                lines_read: Rc::new(Cell::new(0)),
+            });
+            let mut writer = StreamWriter::new(Rc::new(server));
+            // Never paused: the handler reads every line in its first step.
+            writer.set_write_buffer_limits(usize::MAX, usize::MAX);
+            echo(&mut reader, &mut writer).await
+        });
+        event_loop.run_once().unwrap();
+        assert!(
+            !handler.is_finished(),
+            "at end of file the handler waits for its buffered echoes to be sent"
+        );
+        let peer = thread::spawn(move || {
+            let mut back = Vec::new();
+            client
+                .read_to_end(&mut back)
+                .expect("the peer reads to end of file");
+            back
+        });
+        let lines = event_loop
+            .run_until_complete(handler)
+            .unwrap()
+            .expect("the handler does not panic")
+            .expect("a clean echo");
+        assert_eq!(lines, LINES as u64);
+        let back = peer.join().expect("the peer does not panic");
+        assert_eq!(back.len(), LINES * LINE, "every echo, then end of file");
+        assert!(back.chunks(LINE).all(|line| line[LINE - 1] == b'\n'));
+    });
+}

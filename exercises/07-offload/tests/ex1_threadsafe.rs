@@ -302,3 +302,149 @@ fn close_race_round(round: usize) {
     assert!(ran.load(Ordering::SeqCst) <= landed, "round {round}");
     assert!(handle.is_closed(), "round {round}");
 }
+
+#[test]
+fn ex1_the_inbox_count_follows_its_queue_through_delivery_and_close() {
+    watchdog(LIMIT, || {
+        let mut event_loop = new_event_loop().unwrap();
+        let offload = ex07_offload::Offload::of(event_loop.core()).unwrap();
+        let handle = offload.handle();
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        for name in ["a", "b"] {
+            let ran = Arc::clone(&ran);
+            handle
+                .call_soon_threadsafe(move || ran.lock().unwrap().push(name))
+                .unwrap();
+        }
+        assert_eq!(offload.pending(), 2, "two calls wait in the inbox");
+        event_loop.run_once().unwrap();
+        assert_eq!(*ran.lock().unwrap(), ["a", "b"]);
+        // A count left above zero would make every later park a zero-timeout poll: the
+        // loop would spin instead of sleeping.
+        assert_eq!(offload.pending(), 0, "the delivery emptied the inbox");
+        let ran_later = Arc::clone(&ran);
+        handle
+            .call_soon_threadsafe(move || ran_later.lock().unwrap().push("never"))
+            .unwrap();
+        assert_eq!(offload.pending(), 1);
+        event_loop.close();
+        assert_eq!(offload.pending(), 0, "a closed inbox holds nothing");
+        assert_eq!(
+            *ran.lock().unwrap(),
+            ["a", "b"],
+            "the call left at close never ran"
+        );
+        assert_eq!(Arc::strong_count(&ran), 1, "and it was dropped");
+    });
+}
+
+/// An innermost driver that, inside one park, queues a handle of its own (standing for
+/// an I/O event) and then runs the test's call: a `call_soon_threadsafe` that lands
+/// while the loop is parked, deterministically.
+struct CallsWhileParked(std::rc::Rc<std::cell::RefCell<Option<CallDuringPark>>>);
+
+/// What [`CallsWhileParked`] runs inside its park, once.
+type CallDuringPark = Box<dyn FnOnce()>;
+
+impl oneloop_core::Driver for CallsWhileParked {
+    fn park(
+        &mut self,
+        timeout: Option<std::time::Duration>,
+        ready: &oneloop_core::hooks::ReadyQueue,
+    ) -> oneloop_core::ParkReport {
+        use oneloop_core::hooks::{CancelFlag, Handle};
+        ready.push(Handle::once(
+            oneloop_core::Label::Static("the park's own event"),
+            Box::new(|| {}),
+            CancelFlag::new(),
+        ));
+        if let Some(call) = self.0.borrow_mut().take() {
+            call();
+        }
+        oneloop_core::ParkReport {
+            timeout,
+            ..oneloop_core::ParkReport::default()
+        }
+    }
+
+    /// One stand-in registration: with nothing registered the loop would refuse to park
+    /// (`Stalled`).
+    fn registrations(&self) -> usize {
+        1
+    }
+}
+
+/// The labels of the handles each turn ran.
+#[derive(Default)]
+struct Turns(std::cell::RefCell<Vec<(u64, String)>>);
+
+impl oneloop_core::Observer for Turns {
+    fn handle_ran(&self, turn: u64, label: &oneloop_core::Label, _: std::time::Duration) {
+        self.0.borrow_mut().push((turn, label.to_string()));
+    }
+}
+
+#[test]
+fn ex1_a_call_landing_during_the_park_runs_in_that_turn_after_the_parks_own_events() {
+    watchdog(LIMIT, || {
+        let during = std::rc::Rc::new(std::cell::RefCell::new(None));
+        let mut event_loop = oneloop_core::EventLoop::with_driver(
+            ex07_offload::OffloadDriver::new(CallsWhileParked(std::rc::Rc::clone(&during))),
+        );
+        let turns = std::rc::Rc::new(Turns::default());
+        event_loop.add_observer(turns.clone());
+        let handle = ex07_offload::Offload::of(event_loop.core())
+            .unwrap()
+            .handle();
+        let call: CallDuringPark = Box::new(move || {
+            handle
+                .call_soon_threadsafe_named("landed during the park", || {})
+                .expect("the loop is open");
+        });
+        *during.borrow_mut() = Some(call);
+        event_loop.run_once().unwrap();
+        // The inbox is delivered after the park: the call runs in this very turn, behind
+        // what the inner driver queued. Delivered before the park, it would wait a turn.
+        let turn_1: Vec<_> = turns
+            .0
+            .borrow()
+            .iter()
+            .filter(|(turn, _)| *turn == 1)
+            .map(|(_, label)| label.clone())
+            .collect();
+        assert_eq!(turn_1, ["the park's own event", "landed during the park"]);
+    });
+}
+
+/// The timeout each turn's park was given, below the offload layer.
+#[derive(Default)]
+struct Timeouts(std::cell::RefCell<Vec<Option<std::time::Duration>>>);
+
+impl oneloop_core::Observer for Timeouts {
+    fn turn_ended(&self, _turn: u64, park: &oneloop_core::ParkReport, _handles: usize) {
+        self.0.borrow_mut().push(park.timeout);
+    }
+}
+
+#[test]
+fn ex1_a_loop_whose_inbox_holds_a_call_parks_with_a_zero_timeout() {
+    watchdog(LIMIT, || {
+        let mut event_loop = new_event_loop().unwrap();
+        let timeouts = std::rc::Rc::new(Timeouts::default());
+        event_loop.add_observer(timeouts.clone());
+        let handle = ex07_offload::Offload::of(event_loop.core())
+            .unwrap()
+            .handle();
+        let ran = Arc::new(Mutex::new(false));
+        let set = Arc::clone(&ran);
+        thread::spawn(move || handle.call_soon_threadsafe(move || *set.lock().unwrap() = true))
+            .join()
+            .unwrap()
+            .expect("the loop is open");
+        // Nothing is ready, no timer: the loop alone would wait for ever. The inbox's
+        // count says work waits, so the park must not sleep at all.
+        event_loop.run_once().unwrap();
+        assert!(*ran.lock().unwrap(), "the call ran in the first turn");
+        assert_eq!(*timeouts.0.borrow(), [Some(std::time::Duration::ZERO)]);
+    });
+}

@@ -385,3 +385,15 @@ fn ex3_each_job_answers_the_loop_exactly_once() {
         assert!(pool.shutdown(Duration::from_secs(5)).is_clean());
     });
 }
+
+#[test]
+fn ex3_a_pool_that_refuses_the_job_gives_its_own_error_at_the_await() {
+    watchdog(LIMIT, || {
+        let pool = ThreadPool::with_limits(1, Duration::from_secs(5));
+        assert!(pool.shutdown(Duration::ZERO).is_clean());
+        let given = pool.clone();
+        let result = run(async move { run_in_executor(Some(&given), || 42).await }).unwrap();
+        // The pool's refusal, not the answer of a job dropped unrun (`PoolBroken`).
+        assert_eq!(result, Err(OffloadError::PoolShutDown));
+    });
+}
