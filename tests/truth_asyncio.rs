@@ -70,7 +70,7 @@ macro_rules! scenarios {
                         .iter()
                         .find(|s| s.name == stringify!($name))
                         .expect("declared by the same macro");
-                    super::truth::check(scenario);
+                    super::truth::check(scenario, super::SCENARIOS);
                 }
             )*
         }
