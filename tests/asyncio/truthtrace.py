@@ -207,7 +207,11 @@ def _run_child(name, read_end, write_end):
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 2)
     os.close(null)
-    _script_globals = runpy.run_path(f"{name}.py", run_name="__main__")
+    # What `python3 NAME.py` would have: the script as argv, its folder first on the path.
+    script = os.path.abspath(f"{name}.py")
+    sys.argv = [script]
+    sys.path[0] = os.path.dirname(script)
+    _script_globals = runpy.run_path(script, run_name="__main__")
     sys.exit(0)
 
 

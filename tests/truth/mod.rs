@@ -624,18 +624,62 @@ fn runs_alone(scenario: &Scenario) -> bool {
         .contains(&Difference::GroupCancelsInSetOrder)
 }
 
-/// The traces of every scenario of `all` that does not [run alone](runs_alone), each
-/// from a process of its own forked by one CPython (`truthtrace.run_scenarios`): one
-/// interpreter's start-up and imports for all of them, once per test run, instead of
-/// one per scenario. A child that did not exit with status 0 has no entry: its scenario
+/// Whether the test harness will run the test of this name, going by the filters on
+/// the command line (`cargo test --test truth_asyncio cancel` runs the scenarios whose
+/// test name holds `cancel`): so that a filtered run forks only the scenarios it
+/// checks. Only a saving: a scenario left out runs its script alone.
+fn selected_by_the_command_line() -> impl Fn(&str) -> bool {
+    // The harness's options that take a value as the next argument.
+    const WITH_VALUE: [&str; 7] = [
+        "--skip",
+        "--test-threads",
+        "--logfile",
+        "--format",
+        "--color",
+        "--shuffle-seed",
+        "-Z",
+    ];
+    let mut filters = Vec::new();
+    let mut skips = Vec::new();
+    let mut exact = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--exact" {
+            exact = true;
+        } else if arg == "--skip" {
+            skips.extend(args.next());
+        } else if WITH_VALUE.contains(&arg.as_str()) {
+            args.next();
+        } else if !arg.starts_with('-') {
+            filters.push(arg);
+        }
+    }
+    move |name: &str| {
+        let matches = |pattern: &String| {
+            if exact {
+                name == pattern
+            } else {
+                name.contains(pattern.as_str())
+            }
+        };
+        (filters.is_empty() || filters.iter().any(matches)) && !skips.iter().any(matches)
+    }
+}
+
+/// The traces of the scenarios of `all` that this run checks and that do not [run
+/// alone](runs_alone), each from a process of its own forked by one CPython
+/// (`truthtrace.run_scenarios`): one interpreter's start-up and imports for all of
+/// them, once per test run, instead of one per scenario. A child that did not exit with status 0 has no entry: its scenario
 /// runs the script alone (`run_script`), which says what went wrong as it always did.
 fn forked_traces(all: &'static [Scenario]) -> &'static HashMap<&'static str, Vec<String>> {
     static TRACES: OnceLock<HashMap<&'static str, Vec<String>>> = OnceLock::new();
     TRACES.get_or_init(|| {
+        let selected = selected_by_the_command_line();
         let names: Vec<&str> = all
             .iter()
             .filter(|scenario| !runs_alone(scenario))
             .map(|scenario| scenario.name)
+            .filter(|name| selected(&format!("scenario::{name}")))
             .collect();
         let limit = PYTHON_LIMIT.as_secs().to_string();
         let mut args = vec![
