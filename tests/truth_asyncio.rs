@@ -29,6 +29,13 @@
 //!
 //! A `#[test]` named `scenario::<name>` is generated for each entry, and
 //! `every_script_has_a_scenario_and_back` keeps the list and the folder in step.
+//!
+//! The scripts do not each start a CPython: the first scenario to run has one CPython
+//! fork a process per script (`truthtrace.run_scenarios`), and each script runs and
+//! exits in its child as in a process of its own. A forked child's heap is laid out
+//! otherwise than a fresh process's, so a scenario whose CPython order follows objects'
+//! addresses (a group's set of tasks, `GroupCancelsInSetOrder`) runs in a fresh
+//! CPython of its own: see `runs_alone` in `truth/mod.rs`.
 
 mod external;
 mod truth;
@@ -70,7 +77,7 @@ macro_rules! scenarios {
                         .iter()
                         .find(|s| s.name == stringify!($name))
                         .expect("declared by the same macro");
-                    super::truth::check(scenario);
+                    super::truth::check(scenario, super::SCENARIOS);
                 }
             )*
         }

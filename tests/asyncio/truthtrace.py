@@ -16,6 +16,9 @@ the outside; nothing in the scenario counts turns itself:
 A handle's line is placed where the handle started, before the events it recorded, but
 its name is read after it ran, so a task that names itself in its first step is shown by
 that name (a handle cancelled while it ran keeps the name it started with). The trace goes to stdout when the script exits. No line holds a time.
+
+``run_scenarios`` starts many scenarios from one interpreter, each in a process of its
+own: the suite pays CPython's start-up and imports once instead of once per scenario.
 """
 
 import asyncio
@@ -25,7 +28,11 @@ import asyncio.runners
 import atexit
 import os
 import re
+import runpy
+import select
+import signal
 import sys
+import time
 
 _lines = []
 _turn = None  # the turn running now, or None between turns
@@ -150,3 +157,76 @@ asyncio.events.Handle._run = _handle_run
 asyncio.base_events.BaseEventLoop.close = _close
 asyncio.runners._cancel_all_tasks = _cancel_all_tasks
 atexit.register(_print_trace)
+
+
+# The script's globals, alive in a forked child until it exits, as a script's are.
+_script_globals = None
+
+
+def run_scenarios(limit, names):
+    """Runs each script ``NAME.py`` of ``names`` (in the current folder) in a process of
+    its own, forked from this one, one after the other, and prints what each printed
+    between ``truth-scenario=NAME`` and ``truth-exit=NAME STATUS``. A child still
+    running after ``limit`` seconds is killed.
+
+    Call it from a fresh interpreter that has imported only this module: each child then
+    starts as the script's own process would be when its ``import truthtrace`` returns,
+    with the loop instrumented, no event loop yet, and this module's exit handler, which
+    prints the trace. The child runs the script as ``__main__`` and then ends as any
+    interpreter does (non-daemon threads joined, exit handlers, then the teardown), so
+    nothing one scenario leaves behind reaches another. What a child inherits that its
+    own process would not have: asyncio already imported, and another layout of the
+    heap, so an order that follows objects' addresses (the iteration order of a set of
+    tasks) may differ. The loop's clock, ``time.monotonic``, is the machine's. A child's
+    standard error is dropped: a caller that sees a status other than 0 runs that
+    script alone to see why.
+    """
+    for name in names:
+        sys.stdout.flush()
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            _run_child(name, read_end, write_end)
+        os.close(write_end)
+        printed = _read_until_end(read_end, pid, limit)
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.write(f"truth-scenario={name}\n")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(printed)
+        sys.stdout.write(f"truth-exit={name} {os.waitstatus_to_exitcode(status)}\n")
+        sys.stdout.flush()
+
+
+def _run_child(name, read_end, write_end):
+    """The forked child: stdout to the pipe, stderr dropped, the script as ``__main__``,
+    then the interpreter's own exit (``SystemExit`` unwinds out of the caller's loop)."""
+    global _script_globals
+    os.close(read_end)
+    os.dup2(write_end, 1)
+    os.close(write_end)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
+    # What `python3 NAME.py` would have: the script as argv, its folder first on the path.
+    script = os.path.abspath(f"{name}.py")
+    sys.argv = [script]
+    sys.path[0] = os.path.dirname(script)
+    _script_globals = runpy.run_path(script, run_name="__main__")
+    sys.exit(0)
+
+
+def _read_until_end(read_end, pid, limit):
+    """What the child writes until it closes the pipe; kills it after ``limit`` s."""
+    chunks = []
+    deadline = time.monotonic() + limit
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([pipe], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                break
+            chunk = pipe.read(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    return b"".join(chunks)

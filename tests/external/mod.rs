@@ -87,9 +87,6 @@ impl Interpreter {
         env_removed: &[&str],
         limit: Duration,
     ) -> Result<Vec<String>, String> {
-        let Interpreter {
-            program, missing, ..
-        } = self;
         let name = script
             .file_name()
             .and_then(|name| name.to_str())
@@ -97,11 +94,31 @@ impl Interpreter {
         if !script.is_file() {
             return Err(format!("{} does not exist", script.display()));
         }
+        let dir = script.parent().unwrap_or(Path::new("."));
+        let script = script
+            .as_os_str()
+            .to_str()
+            .ok_or("a script path that is not UTF-8")?;
+        let mut all = args.to_vec();
+        all.push(script);
+        self.run_in(dir, &all, name, env_removed, limit)
+    }
+
+    /// Runs `program args..` in `dir`, as [`Interpreter::run`] runs a script; `name`
+    /// says what ran in its messages.
+    pub fn run_in(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        name: &str,
+        env_removed: &[&str],
+        limit: Duration,
+    ) -> Result<Vec<String>, String> {
+        let Interpreter {
+            program, missing, ..
+        } = self;
         let mut command = Command::new(program);
-        command.args(args).arg(script);
-        if let Some(dir) = script.parent() {
-            command.current_dir(dir);
-        }
+        command.args(args).current_dir(dir);
         for variable in env_removed {
             command.env_remove(variable);
         }

@@ -22,7 +22,7 @@
 //! must be equal, line for line.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -614,6 +614,114 @@ pub fn run_script(name: &str) -> Result<Vec<String>, String> {
     PYTHON.run(&["-B", "-E", "-s"], &script, &[], PYTHON_LIMIT)
 }
 
+/// Whether `scenario` runs in a fresh CPython of its own rather than in a child forked
+/// by [`forked_traces`]: a scenario whose CPython trace follows objects' addresses (the
+/// order of a group's set of tasks). A forked child's heap is laid out otherwise than a
+/// fresh process's, so its order may differ.
+fn runs_alone(scenario: &Scenario) -> bool {
+    scenario
+        .differences
+        .contains(&Difference::GroupCancelsInSetOrder)
+}
+
+/// Whether the test harness will run the test of this name, going by the filters on
+/// the command line (`cargo test --test truth_asyncio cancel` runs the scenarios whose
+/// test name holds `cancel`): so that a filtered run forks only the scenarios it
+/// checks. Only a saving: a scenario left out runs its script alone.
+fn selected_by_the_command_line() -> impl Fn(&str) -> bool {
+    // The harness's options that take a value as the next argument.
+    const WITH_VALUE: [&str; 7] = [
+        "--skip",
+        "--test-threads",
+        "--logfile",
+        "--format",
+        "--color",
+        "--shuffle-seed",
+        "-Z",
+    ];
+    let mut filters = Vec::new();
+    let mut skips = Vec::new();
+    let mut exact = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--exact" {
+            exact = true;
+        } else if arg == "--skip" {
+            skips.extend(args.next());
+        } else if WITH_VALUE.contains(&arg.as_str()) {
+            args.next();
+        } else if !arg.starts_with('-') {
+            filters.push(arg);
+        }
+    }
+    move |name: &str| {
+        let matches = |pattern: &String| {
+            if exact {
+                name == pattern
+            } else {
+                name.contains(pattern.as_str())
+            }
+        };
+        (filters.is_empty() || filters.iter().any(matches)) && !skips.iter().any(matches)
+    }
+}
+
+/// The traces of the scenarios of `all` that this run checks and that do not [run
+/// alone](runs_alone), each from a process of its own forked by one CPython
+/// (`truthtrace.run_scenarios`): one interpreter's start-up and imports for all of
+/// them, once per test run, instead of one per scenario. A child that did not exit with status 0 has no entry: its scenario
+/// runs the script alone (`run_script`), which says what went wrong as it always did.
+fn forked_traces(all: &'static [Scenario]) -> &'static HashMap<&'static str, Vec<String>> {
+    static TRACES: OnceLock<HashMap<&'static str, Vec<String>>> = OnceLock::new();
+    TRACES.get_or_init(|| {
+        let selected = selected_by_the_command_line();
+        let names: Vec<&str> = all
+            .iter()
+            .filter(|scenario| !runs_alone(scenario))
+            .map(|scenario| scenario.name)
+            .filter(|name| selected(&format!("scenario::{name}")))
+            .collect();
+        let limit = PYTHON_LIMIT.as_secs().to_string();
+        let mut args = vec![
+            "-B",
+            "-E",
+            "-s",
+            "-c",
+            "import sys, truthtrace; truthtrace.run_scenarios(float(sys.argv[1]), sys.argv[2:])",
+            &limit,
+        ];
+        args.extend(&names);
+        let whole = PYTHON_LIMIT * (names.len() as u32 + 1);
+        let Ok(printed) = PYTHON.run_in(&scripts_dir(), &args, "the forked scenarios", &[], whole)
+        else {
+            return HashMap::new();
+        };
+        let mut traces = HashMap::new();
+        let mut lines = printed.into_iter();
+        while let Some(line) = lines.next() {
+            let Some(name) = line.strip_prefix("truth-scenario=") else {
+                continue;
+            };
+            let Some(&name) = names.iter().find(|listed| **listed == name) else {
+                continue;
+            };
+            let exited = format!("truth-exit={name} ");
+            let mut trace = Vec::new();
+            for line in lines.by_ref() {
+                match line.strip_prefix(&exited) {
+                    Some("0") => {
+                        traces.insert(name, trace);
+                        break;
+                    }
+                    Some(_) => break,
+                    None => trace.push(line),
+                }
+            }
+        }
+        traces
+    })
+}
+
 // ---------------------------------------------------------------------------------------
 // A scenario, and checking it.
 // ---------------------------------------------------------------------------------------
@@ -672,9 +780,18 @@ pub fn verdict(
 
 /// Runs `scenario` on CPython and on oneloop and compares; panics with a readable
 /// report if they disagree.
-pub fn check(scenario: &'static Scenario) {
+/// `all` is the whole list `scenario` is in: the first check forks every scenario's
+/// CPython run from one interpreter (see [`forked_traces`]).
+pub fn check(scenario: &'static Scenario, all: &'static [Scenario]) {
     let version = python_version().unwrap_or_else(|problem| panic!("{problem}"));
-    let cpython = run_script(scenario.name).unwrap_or_else(|problem| panic!("{problem}"));
+    let forked = if runs_alone(scenario) {
+        None
+    } else {
+        forked_traces(all).get(scenario.name).cloned()
+    };
+    let cpython = forked
+        .map_or_else(|| run_script(scenario.name), Ok)
+        .unwrap_or_else(|problem| panic!("{problem}"));
     let oneloop = oneloop_testkit::watchdog(ONELOOP_LIMIT, move || {
         let recorder = Recorder::new();
         (scenario.oneloop)(&recorder);

@@ -13,8 +13,7 @@ use oneloop_task::hooks::{ExceptionSink, spawn_into};
 use oneloop_task::{JoinError, JoinHandle, NEVER_RETRIEVED, StepOutcome, TaskId, step};
 use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 
-mod common;
-use common::{Slab, sink, slab};
+use crate::common::{Slab, sink, slab};
 
 /// A handle the task itself (or another task) can reach and drop.
 type SharedHandle<T> = Rc<RefCell<Option<JoinHandle<T>>>>;

@@ -14,8 +14,7 @@ use oneloop_task::hooks::{ExceptionSink, spawn_into};
 use oneloop_task::{JoinError, Label, StepOutcome, TaskId, step};
 use oneloop_testkit::{DropFlag, DropGuard, watchdog_default};
 
-mod common;
-use common::{Slab, slab};
+use crate::common::{Slab, slab};
 
 /// `Pending` on its first poll, `Ready(output)` on its second; holds a drop guard and,
 /// maybe, a probe (fields are dropped with the future, not when it returns `Ready`).

@@ -12,8 +12,7 @@ use oneloop_task::hooks::{ExceptionSink, JoinCell, spawn_into};
 use oneloop_task::{Label, StepOutcome, Tasks, step};
 use oneloop_testkit::{CountingAllocator, watchdog_default};
 
-mod common;
-use common::Recorder;
+use crate::common::Recorder;
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::new();

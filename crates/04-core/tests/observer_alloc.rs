@@ -7,10 +7,10 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use oneloop_core::{EventLoop, Label, Observer, yield_now};
-use oneloop_testkit::{CountingAllocator, watchdog_default};
+use oneloop_testkit::watchdog_default;
 
-#[global_allocator]
-static ALLOC: CountingAllocator = CountingAllocator::new();
+// The counting allocator is the test binary's, declared once in `suite.rs`.
+use crate::ALLOC;
 
 /// Counts what it is told, without allocating.
 #[derive(Default)]

@@ -1,19 +1,19 @@
 //! What a task costs: allocations per spawn, the size of its join cell, and the room
 //! the ready queue keeps after a burst of first steps.
 //!
-//! The binary's global allocator is the test kit's `CountingAllocator`, which counts
-//! only on the thread that asks; the loop runs on the watchdog's thread and every count
-//! is read there.
+//! The test binary's global allocator (declared in `suite.rs`) is the test kit's
+//! `CountingAllocator`, which counts only on the thread that asks; the loop runs on the
+//! watchdog's thread and every count is read there.
 
 use std::mem::size_of;
 
 use oneloop_core::hooks::ReadyQueue;
 use oneloop_core::{EventLoop, spawn, yield_now};
 use oneloop_task::hooks::JoinCell;
-use oneloop_testkit::{CountingAllocator, watchdog_default};
+use oneloop_testkit::watchdog_default;
 
-#[global_allocator]
-static ALLOC: CountingAllocator = CountingAllocator::new();
+// The counting allocator is the test binary's, declared once in `suite.rs`.
+use crate::ALLOC;
 
 const TASKS: usize = 1_000;
 

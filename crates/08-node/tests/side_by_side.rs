@@ -1,8 +1,7 @@
 //! Pins the orders of the side-by-side program on both loops (the example
 //! `side_by_side` prints them).
 
-#[path = "../examples/side_by_side/scenario.rs"]
-mod scenario;
+use crate::scenario;
 
 use oneloop_testkit::watchdog_default;
 

@@ -1,8 +1,7 @@
 //! The `side_by_side` example's verdict, asserted: run on both loops, the program's two
 //! orders differ in every row.
 
-#[path = "../examples/side_by_side/scenario.rs"]
-mod scenario;
+use crate::scenario;
 
 use oneloop_testkit::watchdog_default;
 

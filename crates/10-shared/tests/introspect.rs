@@ -124,12 +124,8 @@ fn the_tree_of_another_process_lists_its_tasks_states_and_awaits() {
     watchdog(LIMIT, || {
         let exe = std::env::current_exe().expect("the test binary's path");
         let child = Command::new(exe)
-            .args([
-                "introspect_child_program",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .arg(crate::test_name(module_path!(), "introspect_child_program"))
+            .args(["--exact", "--nocapture", "--test-threads=1"])
             .env(CHILD, "1")
             .stdout(Stdio::piped())
             .spawn()

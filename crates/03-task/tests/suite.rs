@@ -1,0 +1,17 @@
+//! The tests of this crate, in one binary. The files beside this one are its modules,
+//! each at its own path; a file's tests are named `file::test`
+//! (`cargo test -p oneloop-task --test suite file::` runs one file).
+//! `#[path]` keeps a file's own `mod` lines resolving as when it was a binary of its
+//! own. The helpers in `common/` are one module of the binary, which the files share
+//! (`use crate::common::…`).
+
+mod common;
+
+#[path = "done_callbacks.rs"]
+mod done_callbacks;
+#[path = "hostile.rs"]
+mod hostile;
+#[path = "task_cell.rs"]
+mod task_cell;
+#[path = "task_cost.rs"]
+mod task_cost;
