@@ -16,8 +16,10 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use oneloop_testkit::watchdog;
-use oneloop_trace::{RECORDING_SCHEMA, TimeBase, diagrams, figures, recordings, scenario};
+use oneloop_testkit::watchdog_default;
+use oneloop_trace::{
+    Diagram, Figure, RECORDING_SCHEMA, Recording, TimeBase, figure, record, scenario, scenarios,
+};
 use serde_json::Value as Json;
 
 #[path = "../crates/trace/tests/common/recording_json.rs"]
@@ -60,15 +62,42 @@ fn assert_no_problems(problems: &[String], heading: &str) {
     );
 }
 
-/// A hang detector only: these tests record or redraw every scenario, which takes a
-/// few seconds on a quiet machine and more than ten at a load average of ten.
-const RECORDING_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+// Each scenario is drawn or recorded under a watchdog of its own: all of them together
+// take a few seconds on a quiet machine and more than the watchdog's limit at a load
+// average of ten, while one of them stays far below it.
+
+/// Every scenario's figure, each drawn under the default watchdog.
+fn figures() -> Vec<Figure> {
+    scenarios()
+        .iter()
+        .map(|scenario| {
+            watchdog_default(move || figure(scenario))
+                .unwrap_or_else(|e| panic!("every scenario runs: {e}"))
+        })
+        .collect()
+}
+
+/// Every scenario's recording, each made under the default watchdog.
+fn recordings() -> Vec<Recording> {
+    scenarios()
+        .iter()
+        .map(|scenario| {
+            watchdog_default(move || record(scenario))
+                .unwrap_or_else(|e| panic!("every scenario runs: {e}"))
+        })
+        .collect()
+}
+
+/// Every diagram, drawn under the default watchdog.
+fn diagrams() -> Vec<Diagram> {
+    watchdog_default(oneloop_trace::diagrams).expect("every diagram's run works")
+}
 
 #[test]
 fn committed_figures_match_what_the_scenarios_draw_now() {
-    watchdog(RECORDING_LIMIT, || {
+    {
         let dir = figures_dir();
-        let drawn = figures().expect("every scenario runs");
+        let drawn = figures();
         let mut problems = Vec::new();
         let mut expected = BTreeSet::new();
         for figure in &drawn {
@@ -87,7 +116,7 @@ fn committed_figures_match_what_the_scenarios_draw_now() {
                 }
             }
         }
-        for diagram in diagrams().expect("every diagram's run works") {
+        for diagram in diagrams() {
             let name = format!("{}.svg", diagram.name);
             expected.insert(name.clone());
             match fs::read_to_string(dir.join(&name)) {
@@ -107,12 +136,12 @@ fn committed_figures_match_what_the_scenarios_draw_now() {
             &problems,
             &format!("the book's figures are not up to date; {REDRAW}"),
         );
-    });
+    }
 }
 
 #[test]
 fn committed_figures_are_well_formed() {
-    watchdog(RECORDING_LIMIT, || {
+    {
         let dir = figures_dir();
         let mut checked = 0;
         for entry in fs::read_dir(&dir).expect("book/src/figures exists") {
@@ -150,7 +179,7 @@ fn committed_figures_are_well_formed() {
             checked += 1;
         }
         assert!(checked > 0, "no figure found in book/src/figures; {REDRAW}");
-    });
+    }
 }
 
 /// The member names of an object, and of its first `turns` entry and first handle:
@@ -183,9 +212,9 @@ fn shape(json: &Json) -> Vec<String> {
 
 #[test]
 fn committed_recordings_match_what_the_scenarios_record_now() {
-    watchdog(RECORDING_LIMIT, || {
+    {
         let dir = recordings_dir();
-        let recorded = recordings().expect("every scenario runs");
+        let recorded = recordings();
         let mut problems = Vec::new();
         let mut expected = BTreeSet::new();
         for recording in &recorded {
@@ -248,14 +277,14 @@ fn committed_recordings_match_what_the_scenarios_record_now() {
             &problems,
             &format!("the stepper's recordings are not up to date; {RECORD}"),
         );
-    });
+    }
 }
 
 #[test]
 fn committed_recordings_are_well_formed_and_match_their_figures() {
-    watchdog(RECORDING_LIMIT, || {
+    {
         let dir = recordings_dir();
-        let drawn = figures().expect("every scenario runs");
+        let drawn = figures();
         let mut checked = 0;
         for figure in &drawn {
             let path = dir.join(format!("{}.js", figure.name));
@@ -298,5 +327,5 @@ fn committed_recordings_are_well_formed_and_match_their_figures() {
             checked += 1;
         }
         assert!(checked > 0, "no recording checked; {RECORD}");
-    });
+    }
 }
