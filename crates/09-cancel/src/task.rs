@@ -1,9 +1,11 @@
 //! Spawning a task of this layer, its handle, abort, and awaiting it.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
 use std::mem;
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,7 +64,7 @@ impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
         finish(&self.ctl, &self.outcome, result);
     }
 
-    /// Ends the task with a panic caught outside the loop's step (an eager first step).
+    /// Ends the task with a panic its step raised: a failure like any other.
     pub(crate) fn end_panicked(&mut self, message: String) {
         drop(self.future.take());
         self.finish(Err(Error::Panicked(message)));
@@ -158,11 +160,20 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
         };
         this.ctl.woken.store(false, Ordering::Relaxed);
         this.ctl.stepping.set(true);
-        let poll = {
+        // A panic of the step is caught here, inside the task, so that it ends the task
+        // the way a failure does: its joiners and done callbacks (a group's) run.
+        let poll = panic::catch_unwind(AssertUnwindSafe(|| {
             let _current = CurrentGuard::enter(&this.ctl);
             future.as_mut().poll(&mut Context::from_waker(step))
-        };
+        }));
         this.ctl.stepping.set(false);
+        let poll = match poll {
+            Ok(poll) => poll,
+            Err(payload) => {
+                this.end_panicked(panic_text(payload.as_ref()));
+                return Poll::Ready(());
+            }
+        };
         match poll {
             Poll::Pending => {
                 if this.ctl.must_cancel.get() {
@@ -199,13 +210,9 @@ impl<T, F> Drop for TaskFuture<T, F> {
         if self.ctl.done.get() {
             return;
         }
-        // Dropped unfinished: the loop closed with the task pending, or its step
-        // unwound from a panic.
-        let error = if std::thread::panicking() {
-            Error::Panicked("the task's future panicked".to_owned())
-        } else {
-            Error::Cancelled(None)
-        };
+        // Dropped unfinished: the loop closed with the task pending (a panic of a step
+        // ends the task in `poll`, so it never comes here).
+        let error = Error::Cancelled(None);
         drop(self.future.take());
         self.ctl.ended_cancelled.set(error.is_cancelled());
         self.ctl.set_done();
@@ -509,4 +516,13 @@ impl AbortHandle {
             })
             .map_err(|_| Error::Misuse(LOOP_CLOSED))
     }
+}
+
+/// The text of a panic's payload.
+pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a payload that is not text".to_owned())
 }

@@ -1043,3 +1043,85 @@ fn two_loops_on_one_thread_each_name_their_own_current_task() {
         );
     });
 }
+
+/// A future that panics at its first poll, as a task's body would.
+async fn panics(text: &'static str) -> Result<u32, Error> {
+    yield_now().await?;
+    panic!("{text}");
+}
+
+/// A group child whose step panics ends as a failure does (asyncio 3.11's group
+/// collects any exception of a child): it leaves the group, the group cancels the other
+/// children, and the panic is in the group's error list. Inside a timeout, so that a
+/// group left waiting for ever would end timed out, not stall.
+#[test]
+fn a_panicking_group_child_leaves_its_group_and_the_panic_is_in_its_errors() {
+    watchdog_default(|| {
+        let seen = log();
+        let sibling_saw = Rc::clone(&seen);
+        let result = run(async move {
+            timeout(
+                Duration::from_millis(200),
+                task_group(|tg| async move {
+                    tg.spawn("sibling", async move {
+                        let slept = sleep(secs(10)).await;
+                        note(&sibling_saw, format!("sibling saw {slept:?}"));
+                        slept
+                    })?;
+                    tg.spawn("bad", panics("child boom"))?;
+                    Ok(())
+                }),
+            )
+            .await
+        });
+        assert_eq!(
+            result,
+            Err(Error::Group(vec![Error::Panicked("child boom".into())]))
+        );
+        assert_eq!(*seen.borrow(), ["sibling saw Err(Cancelled(None))"]);
+    });
+}
+
+/// A plain task that panics is joined as panicked, not as cancelled.
+#[test]
+fn a_panicking_task_is_joined_as_panicked() {
+    watchdog_default(|| {
+        let result = run(async {
+            let child = spawn(panics("plain boom"));
+            let joined = child.join().await;
+            Ok((joined, child.is_cancelled()))
+        });
+        assert_eq!(
+            result,
+            Ok((Err(Error::Panicked("plain boom".into())), false))
+        );
+    });
+}
+
+/// A gather's or a wait's child that panics is done, with its panic as its failure.
+#[test]
+fn gather_and_wait_see_a_panicking_child_end_with_its_panic() {
+    watchdog_default(|| {
+        let result = run(async {
+            let futures: Vec<Boxed> = vec![
+                Box::pin(async {
+                    sleep(secs(1)).await?;
+                    Ok(1)
+                }),
+                Box::pin(panics("gathered boom")),
+            ];
+            let gathered = gather(futures, true).await?;
+            let tasks = [spawn(panics("waited boom"))];
+            let waited = wait(&tasks, ReturnWhen::AllCompleted).await?;
+            Ok((gathered, waited, tasks[0].join().await))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                vec![Ok(1), Err(Error::Panicked("gathered boom".into()))],
+                (vec![0], vec![]),
+                Err(Error::Panicked("waited boom".into()))
+            ))
+        );
+    });
+}
