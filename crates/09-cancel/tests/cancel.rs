@@ -10,7 +10,7 @@ use oneloop_cancel::{
     Selected, TIMEOUT_OVER, current, gather, race, select, shield, sleep, spawn, spawn_named,
     task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
 };
-use oneloop_testkit::{DropFlag, watchdog_default};
+use oneloop_testkit::{DropFlag, watchdog, watchdog_default};
 use oneloop_timers::Timers;
 
 fn secs(n: u64) -> Duration {
@@ -1123,5 +1123,58 @@ fn gather_and_wait_see_a_panicking_child_end_with_its_panic() {
                 Err(Error::Panicked("waited boom".into()))
             ))
         );
+    });
+}
+
+/// A child that ends leaves its group at a cost that does not grow with the group:
+/// ten thousand children that all end are forgotten at once, where a scan over the
+/// children for each one outlasts the watchdog. Its limit, ten times what the test
+/// takes in a debug build on a loaded machine, is the hang detector.
+#[test]
+fn ten_thousand_children_that_end_leave_their_group_quickly() {
+    watchdog(Duration::from_millis(1500), || {
+        let result = run(async {
+            task_group(|tg| async move {
+                for n in 0..10_000u32 {
+                    tg.spawn("child", async move { Ok(n) })?;
+                }
+                Ok(tg.len())
+            })
+            .await
+        });
+        assert_eq!(result, Ok(10_000));
+    });
+}
+
+/// A child that ends frees its place in the group and a later child takes it; the
+/// group still cancels its children in the order they were spawned.
+#[test]
+fn a_group_cancels_in_spawn_order_after_a_child_left() {
+    watchdog_default(|| {
+        let seen = log();
+        let order = Rc::clone(&seen);
+        let result = run(async move {
+            task_group(|tg| async move {
+                let sleeper = |name: &'static str| {
+                    let order = Rc::clone(&order);
+                    async move {
+                        let slept = sleep(secs(10)).await;
+                        note(&order, name);
+                        slept
+                    }
+                };
+                tg.spawn("a", sleeper("a"))?;
+                tg.spawn("b", async { Ok(()) })?;
+                tg.spawn("c", sleeper("c"))?;
+                // b ends and leaves the group before d is spawned.
+                sleep(secs(1)).await?;
+                tg.spawn("d", sleeper("d"))?;
+                tg.spawn("bad", async { Err::<(), _>(Error::Failed("bad".into())) })?;
+                Ok(())
+            })
+            .await
+        });
+        assert_eq!(result, Err(Error::Group(vec![Error::Failed("bad".into())])));
+        assert_eq!(*seen.borrow(), ["a", "c", "d"]);
     });
 }
