@@ -163,7 +163,7 @@ pub fn task_searches() -> u64 {
 /// that loop's list of tasks and keeps the loop's state in `ctl`, so a step finds it
 /// without a lookup. Outside a loop it is `None`, and the task's first step comes here
 /// again.
-fn home(ctl: &Rc<Ctl>) -> Option<Rc<LoopTasks>> {
+pub(crate) fn home(ctl: &Rc<Ctl>) -> Option<Rc<LoopTasks>> {
     if let Some(home) = ctl.links.home.borrow().as_ref() {
         return Some(Rc::clone(home));
     }
@@ -216,13 +216,14 @@ impl fmt::Debug for Ctl {
 }
 
 /// Makes a task its loop's current task for one step, and restores the previous one
-/// when the step ends (or unwinds).
-pub(crate) struct CurrentGuard(Option<(Rc<LoopTasks>, Option<Rc<Ctl>>)>);
+/// when the step ends (or unwinds). The loop's table is borrowed from the task's
+/// future, which keeps it from its first step: a step neither searches nor clones it.
+pub(crate) struct CurrentGuard<'a>(Option<(&'a LoopTasks, Option<Rc<Ctl>>)>);
 
-impl CurrentGuard {
-    pub(crate) fn enter(ctl: &Rc<Ctl>) -> Self {
+impl<'a> CurrentGuard<'a> {
+    /// `home` is what [`home`] gave for `ctl` (`None` outside a loop).
+    pub(crate) fn enter(ctl: &Rc<Ctl>, home: Option<&'a LoopTasks>) -> Self {
         // A new step awaits nothing yet, as `waiting_on` is cleared by the step.
-        let home = home(ctl);
         ctl.links.via.set("join");
         ctl.links.watching.borrow_mut().clear();
         Self(home.map(|home| {
@@ -232,7 +233,7 @@ impl CurrentGuard {
     }
 }
 
-impl Drop for CurrentGuard {
+impl Drop for CurrentGuard<'_> {
     fn drop(&mut self) {
         if let Some((home, previous)) = self.0.take() {
             let stepped = home.current.replace(previous);

@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use oneloop_core::hooks::with_current;
 use oneloop_offload::LoopHandle;
 
-use crate::ctl::{Ctl, CurrentGuard, current_ctl};
+use crate::ctl::{Ctl, CurrentGuard, LoopTasks, current_ctl, home};
 use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
 use crate::shutdown::register;
@@ -37,6 +37,8 @@ pub struct TaskFuture<T, F> {
     outcome: Rc<RefCell<Outcome<T>>>,
     /// The loop's waker for this task, and the [`StepWake`] around it.
     wakers: Option<(Waker, Waker)>,
+    /// The task's loop's table of tasks, kept from the first step that found it.
+    home: Option<Rc<LoopTasks>>,
 }
 // ANCHOR_END: driven
 
@@ -162,8 +164,12 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
         this.ctl.stepping.set(true);
         // A panic of the step is caught here, inside the task, so that it ends the task
         // the way a failure does: its joiners and done callbacks (a group's) run.
+        if this.home.is_none() {
+            this.home = home(&this.ctl);
+        }
+        let (ctl, home) = (&this.ctl, this.home.as_deref());
         let poll = panic::catch_unwind(AssertUnwindSafe(|| {
-            let _current = CurrentGuard::enter(&this.ctl);
+            let _current = CurrentGuard::enter(ctl, home);
             future.as_mut().poll(&mut Context::from_waker(step))
         }));
         this.ctl.stepping.set(false);
@@ -241,6 +247,7 @@ where
         future: Some(Box::pin(future)),
         outcome: Rc::clone(&outcome),
         wakers: None,
+        home: None,
     };
     (driven, Task { ctl, outcome })
 }
