@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Waker;
 
-use oneloop_core::hooks::with_current;
+use oneloop_core::hooks::{LoopId, with_current};
 
 /// A done callback and its label.
 pub(crate) type DoneCallback = (&'static str, Box<dyn FnOnce()>);
@@ -87,12 +87,22 @@ static NEXT_FINISH: AtomicU64 = AtomicU64::new(1);
 pub(crate) struct LoopTasks {
     all: RefCell<Vec<Weak<Ctl>>>,
     current: RefCell<Option<Rc<Ctl>>>,
+    /// How many times this table was looked up in the loop's extensions.
+    searches: Cell<u64>,
+}
+
+/// The running loop's [`LoopTasks`] if there is one, found in its extensions (a
+/// search, counted).
+fn search_loop_tasks() -> Option<Rc<LoopTasks>> {
+    let tasks = with_current(|core| core.extensions().get::<LoopTasks>()).flatten()?;
+    tasks.searches.set(tasks.searches.get() + 1);
+    Some(tasks)
 }
 
 /// The running loop's [`LoopTasks`], made on first use.
 fn running_loop_tasks() -> Option<Rc<LoopTasks>> {
-    with_current(|core| {
-        core.extensions().get::<LoopTasks>().unwrap_or_else(|| {
+    search_loop_tasks().or_else(|| {
+        with_current(|core| {
             let tasks = Rc::new(LoopTasks::default());
             core.extensions().insert(Rc::clone(&tasks));
             tasks
@@ -100,11 +110,60 @@ fn running_loop_tasks() -> Option<Rc<LoopTasks>> {
     })
 }
 
+/// What a cancellation point keeps from its first poll: its loop's [`LoopTasks`],
+/// with the loop's id, so that a later poll reads the running task without a search.
+#[derive(Default)]
+pub(crate) struct PointHome(Option<(LoopId, Rc<LoopTasks>)>);
+
+impl fmt::Debug for PointHome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("PointHome")
+            .field(&self.0.as_ref().map(|(id, _)| *id))
+            .finish()
+    }
+}
+
+impl PointHome {
+    /// Whether no request waits to be delivered to the running task: then
+    /// [`deliver`](crate::deliver) would take none, and only poll the inner future.
+    /// The table is looked up at the first poll on a loop, and kept.
+    pub(crate) fn no_request_waiting(&mut self) -> bool {
+        let Some(running) = with_current(|core| core.id()) else {
+            // No loop: no current task, nothing to deliver.
+            return true;
+        };
+        let tasks = match &self.0 {
+            Some((id, tasks)) if *id == running => tasks,
+            _ => {
+                let Some(tasks) = search_loop_tasks() else {
+                    // No task of this layer on this loop yet.
+                    return true;
+                };
+                &self.0.insert((running, tasks)).1
+            }
+        };
+        tasks
+            .current
+            .borrow()
+            .as_ref()
+            .is_none_or(|task| !task.must_cancel.get())
+    }
+}
+
+/// How many times this layer has looked for its table of tasks in the running
+/// loop's extensions (a short list compared by type): what finding the current task
+/// costs beyond a read. 0 outside a loop, or on a loop with no task of this layer.
+pub fn task_searches() -> u64 {
+    with_current(|core| core.extensions().get::<LoopTasks>())
+        .flatten()
+        .map_or(0, |tasks| tasks.searches.get())
+}
+
 /// The [`LoopTasks`] of `ctl`'s loop. The first time, inside a loop, it puts `ctl` in
 /// that loop's list of tasks and keeps the loop's state in `ctl`, so a step finds it
 /// without a lookup. Outside a loop it is `None`, and the task's first step comes here
 /// again.
-fn home(ctl: &Rc<Ctl>) -> Option<Rc<LoopTasks>> {
+pub(crate) fn home(ctl: &Rc<Ctl>) -> Option<Rc<LoopTasks>> {
     if let Some(home) = ctl.links.home.borrow().as_ref() {
         return Some(Rc::clone(home));
     }
@@ -131,7 +190,7 @@ pub(crate) fn register(ctl: &Rc<Ctl>) {
 /// The unfinished tasks of this layer on the running loop, in spawn order (asyncio's
 /// `all_tasks()`). Empty outside a loop.
 pub fn all_tasks() -> Vec<TaskRef> {
-    let Some(Some(tasks)) = with_current(|core| core.extensions().get::<LoopTasks>()) else {
+    let Some(tasks) = search_loop_tasks() else {
         return Vec::new();
     };
     let list = tasks.all.borrow();
@@ -157,13 +216,14 @@ impl fmt::Debug for Ctl {
 }
 
 /// Makes a task its loop's current task for one step, and restores the previous one
-/// when the step ends (or unwinds).
-pub(crate) struct CurrentGuard(Option<(Rc<LoopTasks>, Option<Rc<Ctl>>)>);
+/// when the step ends (or unwinds). The loop's table is borrowed from the task's
+/// future, which keeps it from its first step: a step neither searches nor clones it.
+pub(crate) struct CurrentGuard<'a>(Option<(&'a LoopTasks, Option<Rc<Ctl>>)>);
 
-impl CurrentGuard {
-    pub(crate) fn enter(ctl: &Rc<Ctl>) -> Self {
+impl<'a> CurrentGuard<'a> {
+    /// `home` is what [`home`] gave for `ctl` (`None` outside a loop).
+    pub(crate) fn enter(ctl: &Rc<Ctl>, home: Option<&'a LoopTasks>) -> Self {
         // A new step awaits nothing yet, as `waiting_on` is cleared by the step.
-        let home = home(ctl);
         ctl.links.via.set("join");
         ctl.links.watching.borrow_mut().clear();
         Self(home.map(|home| {
@@ -173,7 +233,7 @@ impl CurrentGuard {
     }
 }
 
-impl Drop for CurrentGuard {
+impl Drop for CurrentGuard<'_> {
     fn drop(&mut self) {
         if let Some((home, previous)) = self.0.take() {
             let stepped = home.current.replace(previous);
@@ -185,7 +245,7 @@ impl Drop for CurrentGuard {
 
 /// The task whose step runs now on the running loop, if any.
 pub(crate) fn current_ctl() -> Option<Rc<Ctl>> {
-    let tasks = with_current(|core| core.extensions().get::<LoopTasks>()).flatten()?;
+    let tasks = search_loop_tasks()?;
     tasks.current.borrow().clone()
 }
 

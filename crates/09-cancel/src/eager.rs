@@ -17,7 +17,6 @@
 //!
 //! [`current`]: crate::current
 
-use std::any::Any;
 use std::future::Future;
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
@@ -30,6 +29,7 @@ use oneloop_core::Core;
 use oneloop_core::hooks::with_current;
 
 use crate::shutdown::register;
+use crate::task::panic_text;
 use crate::{Error, Task, task_future};
 
 /// The loop-wide choice of [`set_eager_start`], kept in the loop's extensions.
@@ -151,13 +151,4 @@ where
     F: Future<Output = Result<T, Error>> + 'static,
 {
     spawn_eager_named("task", future)
-}
-
-/// The text of a panic's payload.
-fn panic_text(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|text| (*text).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with a payload that is not text".to_owned())
 }

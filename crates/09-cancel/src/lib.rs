@@ -67,7 +67,7 @@ mod timeout;
 mod timeout_exit;
 
 pub use combinators::{AsCompleted, ReturnWhen, Shield, gather, race, shield, wait};
-pub use ctl::{TaskRef, all_tasks, current};
+pub use ctl::{TaskRef, all_tasks, current, task_searches};
 pub use deliver::deliver;
 pub use eager::{set_eager_start, spawn_eager, spawn_eager_named};
 pub use error::{

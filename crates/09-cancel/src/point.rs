@@ -6,20 +6,27 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::Error;
+use crate::ctl::PointHome;
 use crate::deliver::deliver;
 
 /// A future made a cancellation point: its output, or `Err(Error::Cancelled(_))` if
 /// the current task has an undelivered request when it is polled (the inner future is
 /// then dropped).
+///
+/// The point keeps its loop's table of tasks from its first poll. While the running
+/// task has no request waiting, a poll reads that and polls the inner future, with no
+/// search of the loop's extensions; [`deliver`] decides every other case.
 #[derive(Debug)]
 pub struct Cancellable<F> {
     pub(crate) inner: Option<Pin<Box<F>>>,
+    home: PointHome,
 }
 
 /// Turns `future` into a cancellation point of the task that awaits it.
 pub fn cancellable<F: Future>(future: F) -> Cancellable<F> {
     Cancellable {
         inner: Some(Box::pin(future)),
+        home: PointHome::default(),
     }
 }
 
@@ -27,7 +34,20 @@ impl<F: Future> Future for Cancellable<F> {
     type Output = Result<F::Output, Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        deliver(&mut self.get_mut().inner, cx)
+        let this = self.get_mut();
+        if let Some(future) = this.inner.as_mut()
+            && this.home.no_request_waiting()
+        {
+            // What `deliver` does when it has no request to deliver.
+            return match future.as_mut().poll(cx) {
+                Poll::Pending => Poll::Pending,
+                Poll::Ready(value) => {
+                    this.inner = None;
+                    Poll::Ready(Ok(value))
+                }
+            };
+        }
+        deliver(&mut this.inner, cx)
     }
 }
 

@@ -1,9 +1,11 @@
 //! Spawning a task of this layer, its handle, abort, and awaiting it.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
 use std::mem;
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +15,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use oneloop_core::hooks::with_current;
 use oneloop_offload::LoopHandle;
 
-use crate::ctl::{Ctl, CurrentGuard, current_ctl};
+use crate::ctl::{Ctl, CurrentGuard, LoopTasks, current_ctl, home};
 use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
 use crate::shutdown::register;
@@ -35,6 +37,8 @@ pub struct TaskFuture<T, F> {
     outcome: Rc<RefCell<Outcome<T>>>,
     /// The loop's waker for this task, and the [`StepWake`] around it.
     wakers: Option<(Waker, Waker)>,
+    /// The task's loop's table of tasks, kept from the first step that found it.
+    home: Option<Rc<LoopTasks>>,
 }
 // ANCHOR_END: driven
 
@@ -62,7 +66,7 @@ impl<T, F: Future<Output = Result<T, Error>>> TaskFuture<T, F> {
         finish(&self.ctl, &self.outcome, result);
     }
 
-    /// Ends the task with a panic caught outside the loop's step (an eager first step).
+    /// Ends the task with a panic its step raised: a failure like any other.
     pub(crate) fn end_panicked(&mut self, message: String) {
         drop(self.future.take());
         self.finish(Err(Error::Panicked(message)));
@@ -158,11 +162,24 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
         };
         this.ctl.woken.store(false, Ordering::Relaxed);
         this.ctl.stepping.set(true);
-        let poll = {
-            let _current = CurrentGuard::enter(&this.ctl);
+        // A panic of the step is caught here, inside the task, so that it ends the task
+        // the way a failure does: its joiners and done callbacks (a group's) run.
+        if this.home.is_none() {
+            this.home = home(&this.ctl);
+        }
+        let (ctl, home) = (&this.ctl, this.home.as_deref());
+        let poll = panic::catch_unwind(AssertUnwindSafe(|| {
+            let _current = CurrentGuard::enter(ctl, home);
             future.as_mut().poll(&mut Context::from_waker(step))
-        };
+        }));
         this.ctl.stepping.set(false);
+        let poll = match poll {
+            Ok(poll) => poll,
+            Err(payload) => {
+                this.end_panicked(panic_text(payload.as_ref()));
+                return Poll::Ready(());
+            }
+        };
         match poll {
             Poll::Pending => {
                 if this.ctl.must_cancel.get() {
@@ -199,13 +216,9 @@ impl<T, F> Drop for TaskFuture<T, F> {
         if self.ctl.done.get() {
             return;
         }
-        // Dropped unfinished: the loop closed with the task pending, or its step
-        // unwound from a panic.
-        let error = if std::thread::panicking() {
-            Error::Panicked("the task's future panicked".to_owned())
-        } else {
-            Error::Cancelled(None)
-        };
+        // Dropped unfinished: the loop closed with the task pending (a panic of a step
+        // ends the task in `poll`, so it never comes here).
+        let error = Error::Cancelled(None);
         drop(self.future.take());
         self.ctl.ended_cancelled.set(error.is_cancelled());
         self.ctl.set_done();
@@ -234,6 +247,7 @@ where
         future: Some(Box::pin(future)),
         outcome: Rc::clone(&outcome),
         wakers: None,
+        home: None,
     };
     (driven, Task { ctl, outcome })
 }
@@ -509,4 +523,13 @@ impl AbortHandle {
             })
             .map_err(|_| Error::Misuse(LOOP_CLOSED))
     }
+}
+
+/// The text of a panic's payload.
+pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a payload that is not text".to_owned())
 }

@@ -10,7 +10,7 @@ use oneloop_cancel::{
     Selected, TIMEOUT_OVER, current, gather, race, select, shield, sleep, spawn, spawn_named,
     task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
 };
-use oneloop_testkit::{DropFlag, watchdog_default};
+use oneloop_testkit::{DropFlag, watchdog, watchdog_default};
 use oneloop_timers::Timers;
 
 fn secs(n: u64) -> Duration {
@@ -1041,5 +1041,140 @@ fn two_loops_on_one_thread_each_name_their_own_current_task() {
             ["first", "-", "second", "-", "first"],
             "each step names its own loop's task; a callback and the thread between runs name none"
         );
+    });
+}
+
+/// A future that panics at its first poll, as a task's body would.
+async fn panics(text: &'static str) -> Result<u32, Error> {
+    yield_now().await?;
+    panic!("{text}");
+}
+
+/// A group child whose step panics ends as a failure does (asyncio 3.11's group
+/// collects any exception of a child): it leaves the group, the group cancels the other
+/// children, and the panic is in the group's error list. Inside a timeout, so that a
+/// group left waiting for ever would end timed out, not stall.
+#[test]
+fn a_panicking_group_child_leaves_its_group_and_the_panic_is_in_its_errors() {
+    watchdog_default(|| {
+        let seen = log();
+        let sibling_saw = Rc::clone(&seen);
+        let result = run(async move {
+            timeout(
+                Duration::from_millis(200),
+                task_group(|tg| async move {
+                    tg.spawn("sibling", async move {
+                        let slept = sleep(secs(10)).await;
+                        note(&sibling_saw, format!("sibling saw {slept:?}"));
+                        slept
+                    })?;
+                    tg.spawn("bad", panics("child boom"))?;
+                    Ok(())
+                }),
+            )
+            .await
+        });
+        assert_eq!(
+            result,
+            Err(Error::Group(vec![Error::Panicked("child boom".into())]))
+        );
+        assert_eq!(*seen.borrow(), ["sibling saw Err(Cancelled(None))"]);
+    });
+}
+
+/// A plain task that panics is joined as panicked, not as cancelled.
+#[test]
+fn a_panicking_task_is_joined_as_panicked() {
+    watchdog_default(|| {
+        let result = run(async {
+            let child = spawn(panics("plain boom"));
+            let joined = child.join().await;
+            Ok((joined, child.is_cancelled()))
+        });
+        assert_eq!(
+            result,
+            Ok((Err(Error::Panicked("plain boom".into())), false))
+        );
+    });
+}
+
+/// A gather's or a wait's child that panics is done, with its panic as its failure.
+#[test]
+fn gather_and_wait_see_a_panicking_child_end_with_its_panic() {
+    watchdog_default(|| {
+        let result = run(async {
+            let futures: Vec<Boxed> = vec![
+                Box::pin(async {
+                    sleep(secs(1)).await?;
+                    Ok(1)
+                }),
+                Box::pin(panics("gathered boom")),
+            ];
+            let gathered = gather(futures, true).await?;
+            let tasks = [spawn(panics("waited boom"))];
+            let waited = wait(&tasks, ReturnWhen::AllCompleted).await?;
+            Ok((gathered, waited, tasks[0].join().await))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                vec![Ok(1), Err(Error::Panicked("gathered boom".into()))],
+                (vec![0], vec![]),
+                Err(Error::Panicked("waited boom".into()))
+            ))
+        );
+    });
+}
+
+/// A child that ends leaves its group at a cost that does not grow with the group:
+/// ten thousand children that all end are forgotten at once, where a scan over the
+/// children for each one outlasts the watchdog. Its limit, ten times what the test
+/// takes in a debug build on a loaded machine, is the hang detector.
+#[test]
+fn ten_thousand_children_that_end_leave_their_group_quickly() {
+    watchdog(Duration::from_millis(1500), || {
+        let result = run(async {
+            task_group(|tg| async move {
+                for n in 0..10_000u32 {
+                    tg.spawn("child", async move { Ok(n) })?;
+                }
+                Ok(tg.len())
+            })
+            .await
+        });
+        assert_eq!(result, Ok(10_000));
+    });
+}
+
+/// A child that ends frees its place in the group and a later child takes it; the
+/// group still cancels its children in the order they were spawned.
+#[test]
+fn a_group_cancels_in_spawn_order_after_a_child_left() {
+    watchdog_default(|| {
+        let seen = log();
+        let order = Rc::clone(&seen);
+        let result = run(async move {
+            task_group(|tg| async move {
+                let sleeper = |name: &'static str| {
+                    let order = Rc::clone(&order);
+                    async move {
+                        let slept = sleep(secs(10)).await;
+                        note(&order, name);
+                        slept
+                    }
+                };
+                tg.spawn("a", sleeper("a"))?;
+                tg.spawn("b", async { Ok(()) })?;
+                tg.spawn("c", sleeper("c"))?;
+                // b ends and leaves the group before d is spawned.
+                sleep(secs(1)).await?;
+                tg.spawn("d", sleeper("d"))?;
+                tg.spawn("bad", async { Err::<(), _>(Error::Failed("bad".into())) })?;
+                Ok(())
+            })
+            .await
+        });
+        assert_eq!(result, Err(Error::Group(vec![Error::Failed("bad".into())])));
+        assert_eq!(*seen.borrow(), ["a", "c", "d"]);
     });
 }

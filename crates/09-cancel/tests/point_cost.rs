@@ -6,7 +6,7 @@ use std::future::{Future, ready};
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use oneloop_cancel::{Error, cancellable, task_future, yield_now};
+use oneloop_cancel::{Error, cancellable, task_future, task_searches, yield_now};
 use oneloop_testkit::{CountingAllocator, PollCounter};
 
 #[global_allocator]
@@ -41,4 +41,40 @@ fn a_cancellation_point_boxes_its_future_once_and_adds_no_poll_and_no_allocation
     assert_eq!(polling, 0, "polling it allocates nothing");
     assert_eq!(polls, 1, "the inner future was polled once");
     assert!(ready_seven, "its output came through");
+}
+
+/// A future that is pending `n` times, waking itself each time, then ready.
+struct PendingTimes(u32);
+
+impl Future for PendingTimes {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 == 0 {
+            return Poll::Ready(());
+        }
+        self.0 -= 1;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+#[test]
+fn a_cancellation_point_looks_its_task_up_once_not_at_every_poll() {
+    let mut event_loop = oneloop_timers::virtual_time_loop();
+    let (main, task) = task_future("main", async {
+        let before = task_searches();
+        // One point, polled 101 times (one step each) with no request waiting.
+        cancellable(PendingTimes(100)).await?;
+        let searched = task_searches() - before;
+        let steps = oneloop_cancel::current().expect("main runs").steps();
+        Ok::<_, Error>((searched, steps))
+    });
+    event_loop.run_until_complete(main).expect("the loop runs");
+    let (searched, steps) = task
+        .try_result()
+        .expect("main finished")
+        .expect("main ends well");
+    assert_eq!(steps, 101, "the point was polled in 101 steps");
+    assert_eq!(searched, 1, "it looked the task up at its first poll only");
 }

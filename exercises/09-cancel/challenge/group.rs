@@ -17,8 +17,8 @@ use crate::{Error, Task, TaskRef, current, spawn_named};
 pub(crate) struct GroupState {
     /// The task that runs the group's body and waits for its children.
     pub(crate) parent: TaskRef,
-    /// The children not finished yet.
-    pub(crate) children: RefCell<Vec<Rc<Ctl>>>,
+    /// The children not finished yet, each in a slot of its own.
+    pub(crate) children: RefCell<Children>,
     /// Every failure of a child, in the order they were seen.
     pub(crate) errors: RefCell<Vec<Error>>,
     /// Set once the group has cancelled its children.
@@ -31,11 +31,74 @@ pub(crate) struct GroupState {
     pub(crate) waiter: RefCell<Option<Waker>>,
 }
 
+/// A group's unfinished children. Each child gets a slot when it is spawned and its
+/// done callback frees that slot: leaving costs the same in a group of ten or of a
+/// million. A freed slot is reused, so the slots are not in spawn order; each keeps
+/// the child's place in the group's spawn order instead, for [`in_spawn_order`].
+///
+/// [`in_spawn_order`]: Children::in_spawn_order
+#[derive(Default)]
+pub(crate) struct Children {
+    slots: Vec<Option<(u64, Rc<Ctl>)>>,
+    free: Vec<usize>,
+    live: usize,
+    spawned: u64,
+}
+
+impl Children {
+    /// Takes in a child; returns the slot its done callback frees.
+    pub(crate) fn insert(&mut self, child: Rc<Ctl>) -> usize {
+        let entry = Some((self.spawned, child));
+        self.spawned += 1;
+        self.live += 1;
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = entry;
+                slot
+            }
+            None => {
+                self.slots.push(entry);
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    /// Forgets the child in `slot`, and gives it back (to be dropped with no borrow
+    /// held).
+    pub(crate) fn remove(&mut self, slot: usize) -> Option<Rc<Ctl>> {
+        let (_, child) = self.slots.get_mut(slot)?.take()?;
+        self.free.push(slot);
+        self.live -= 1;
+        Some(child)
+    }
+
+    /// How many children are not finished.
+    pub(crate) fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Whether every child finished.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// The unfinished children in the order they were spawned.
+    pub(crate) fn in_spawn_order(&self) -> Vec<Rc<Ctl>> {
+        let mut children: Vec<&(u64, Rc<Ctl>)> = self.slots.iter().flatten().collect();
+        children.sort_unstable_by_key(|(spawned, _)| *spawned);
+        children
+            .into_iter()
+            .map(|(_, child)| Rc::clone(child))
+            .collect()
+    }
+}
+
 impl GroupState {
     /// Cancels every child not finished yet (asyncio's `_abort`).
     pub(crate) fn abort(&self) {
         self.aborting.set(true);
-        let children = self.children.borrow().clone();
+        // Spawn order: oneloop's order for the cancels (asyncio walks a set).
+        let children = self.children.borrow().in_spawn_order();
         for child in children {
             if !child.done.get() {
                 child.cancel(None);
@@ -44,8 +107,9 @@ impl GroupState {
     }
 
     /// Forgets a finished child; wakes the parent if it was the last.
-    pub(crate) fn forget(&self, child: &Rc<Ctl>) {
-        self.children.borrow_mut().retain(|c| !Rc::ptr_eq(c, child));
+    pub(crate) fn forget(&self, slot: usize) {
+        let child = self.children.borrow_mut().remove(slot);
+        drop(child);
         let last = self.children.borrow().is_empty();
         let waker = if last {
             self.waiter.borrow_mut().take()

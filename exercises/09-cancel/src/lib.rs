@@ -78,7 +78,7 @@ mod select_poll;
 mod select_poll;
 
 pub use combinators::{AsCompleted, ReturnWhen, Shield, gather, race, shield, wait};
-pub use ctl::{TaskRef, all_tasks, current};
+pub use ctl::{TaskRef, all_tasks, current, task_searches};
 pub use deliver::deliver;
 pub use eager::{set_eager_start, spawn_eager, spawn_eager_named};
 pub use error::{
