@@ -160,6 +160,8 @@ pub(crate) struct Server {
     timers: Weak<Timers>,
     /// Set when the socket is dropped: a pending retry then adds no reader.
     stopped: Cell<bool>,
+    /// How long a client may take ([`CLIENT_TIMEOUT`] unless set).
+    pub(crate) client_timeout: Cell<Duration>,
 }
 
 impl Drop for Server {
@@ -194,6 +196,12 @@ impl Introspection {
     /// What the socket did so far.
     pub fn stats(&self) -> Rc<IntrospectStats> {
         Rc::clone(&self.server.stats)
+    }
+
+    /// How long a client may keep its slot from now on: [`CLIENT_TIMEOUT`] until set.
+    /// A client already connected keeps the time it was given.
+    pub fn set_client_timeout(&self, limit: Duration) {
+        self.server.client_timeout.set(limit);
     }
 }
 
@@ -262,6 +270,7 @@ pub fn enable_introspection_in(core: &Core, dir: &Path) -> io::Result<Introspect
         io: Rc::downgrade(&io),
         timers: Rc::downgrade(&timers),
         stopped: Cell::new(false),
+        client_timeout: Cell::new(CLIENT_TIMEOUT),
     });
     listen(&server, &io)?;
     track(core);

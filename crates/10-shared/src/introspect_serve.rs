@@ -7,7 +7,7 @@ use std::rc::Rc;
 use oneloop_io::{readable, writable};
 use oneloop_timers::timeout;
 
-use crate::introspect::{CLIENT_TIMEOUT, MAX_REQUEST, Server, discard_unread};
+use crate::introspect::{MAX_REQUEST, Server, discard_unread};
 use crate::{table_text, tree_text};
 
 /// Gives a client slot back however the task ends (answered, timed out, or dropped
@@ -21,14 +21,16 @@ impl Drop for Slot {
 }
 
 /// Serves one connection. The peer was checked already (see `admit`). A client that
-/// has not sent its request and read its answer within `CLIENT_TIMEOUT` is dropped, so
+/// has not sent its request and read its answer within the server's client timeout
+/// ([`CLIENT_TIMEOUT`](crate::CLIENT_TIMEOUT) unless set) is dropped, so
 /// a stuck client cannot keep its slot (the socket is only enabled on a loop with
 /// timers).
 pub(crate) async fn serve_one(server: Rc<Server>, stream: UnixStream) {
+    let limit = server.client_timeout.get();
     let slot = Slot(server);
     let exchange = exchange(&slot.0, &stream);
     // Timed out: the exchange is dropped, and the connection closed below.
-    let _ = timeout(CLIENT_TIMEOUT, exchange).await;
+    let _ = timeout(limit, exchange).await;
     discard_unread(&stream);
 }
 

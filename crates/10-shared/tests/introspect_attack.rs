@@ -319,13 +319,24 @@ fn a_line_longer_than_the_limit_is_refused_even_when_it_comes_in_pieces() {
     });
 }
 
+/// The client timeout [`clients_that_never_finish_lose_their_slots_after_the_client_timeout`]
+/// sets.
+const STUCK_CLIENT_TIMEOUT: Duration = Duration::from_secs(1);
+
 #[test]
 fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
     // Real time: the timeout is what is tested. The limit only catches a hang.
+    assert_eq!(
+        CLIENT_TIMEOUT,
+        Duration::from_secs(5),
+        "the default the book gives"
+    );
     watchdog(LIMIT, || {
         let dir = TestDir::new("stuck");
         let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
         let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        // Shorter than the default, so that the test waits one second, not five.
+        introspection.set_client_timeout(STUCK_CLIENT_TIMEOUT);
         let path = introspection.path().to_owned();
         let (busy, later, held) = event_loop
             .run_until_complete(async move {
@@ -333,7 +344,7 @@ fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
                 let busy = ask(&path, "ps").await;
                 // The stuck clients' timeouts were set before this sleep and end
                 // before it: their slots are free when it returns.
-                oneloop_cancel::sleep(CLIENT_TIMEOUT + Duration::from_millis(100))
+                oneloop_cancel::sleep(STUCK_CLIENT_TIMEOUT + Duration::from_millis(100))
                     .await
                     .expect("not cancelled");
                 (busy, ask(&path, "ps").await, held)
