@@ -43,7 +43,6 @@ pub(crate) struct GroupState {
 pub(crate) struct Children {
     slots: Vec<Option<(u64, Rc<Ctl>)>>,
     free: Vec<usize>,
-    live: usize,
     spawned: u64,
 }
 
@@ -52,7 +51,6 @@ impl Children {
     pub(crate) fn insert(&mut self, child: Rc<Ctl>) -> usize {
         let entry = Some((self.spawned, child));
         self.spawned += 1;
-        self.live += 1;
         match self.free.pop() {
             Some(slot) => {
                 self.slots[slot] = entry;
@@ -70,18 +68,18 @@ impl Children {
     pub(crate) fn remove(&mut self, slot: usize) -> Option<Rc<Ctl>> {
         let (_, child) = self.slots.get_mut(slot)?.take()?;
         self.free.push(slot);
-        self.live -= 1;
         Some(child)
     }
 
     /// How many children are not finished.
     pub(crate) fn len(&self) -> usize {
-        self.live
+        // Every slot not on the free list holds a child.
+        self.slots.len() - self.free.len()
     }
 
     /// Whether every child finished.
     pub(crate) fn is_empty(&self) -> bool {
-        self.live == 0
+        self.len() == 0
     }
 
     /// The unfinished children in the order they were spawned.
