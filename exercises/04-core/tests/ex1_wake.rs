@@ -15,6 +15,17 @@ use ex04_core::{
 };
 use oneloop_testkit::{DropFlag, PollCounter, watchdog_default};
 
+/// A main that never finishes and sends its waker out on its first poll, for a test's
+/// other thread to wake it from there.
+fn sends_its_waker(out: mpsc::Sender<Waker>) -> impl std::future::Future<Output = ()> {
+    let mut out = Some(out);
+    std::future::poll_fn(move |cx| {
+        if let Some(tx) = out.take() {
+            tx.send(cx.waker().clone()).unwrap();
+        }
+        std::task::Poll::Pending
+    })
+}
 #[test]
 fn ex1_spawning_queues_the_first_step() {
     watchdog_default(|| {
@@ -103,16 +114,7 @@ fn ex1_a_wake_from_another_thread_fails_the_loop_naming_stage_7() {
             drop(waker);
         });
         let mut event_loop = EventLoop::new();
-        let sent = std::cell::Cell::new(Some(waker_tx));
-        let result = until_done(
-            &mut event_loop,
-            std::future::poll_fn(move |cx| {
-                if let Some(tx) = sent.take() {
-                    tx.send(cx.waker().clone()).unwrap();
-                }
-                std::task::Poll::<()>::Pending
-            }),
-        );
+        let result = until_done(&mut event_loop, sends_its_waker(waker_tx));
         done_tx.send(()).unwrap();
         helper.join().unwrap();
         assert_eq!(result, Err(LoopError::ForeignWake));
@@ -229,16 +231,7 @@ fn ex1_a_storm_of_wakes_from_other_threads_fails_the_loop_once() {
     watchdog_default(|| {
         let mut event_loop = EventLoop::new();
         let (waker_tx, waker_rx) = mpsc::channel::<Waker>();
-        let sent = std::cell::Cell::new(Some(waker_tx));
-        let _main = event_loop.spawn_named(
-            "main",
-            std::future::poll_fn(move |cx| {
-                if let Some(tx) = sent.take() {
-                    tx.send(cx.waker().clone()).unwrap();
-                }
-                std::task::Poll::<()>::Pending
-            }),
-        );
+        let _main = event_loop.spawn_named("main", sends_its_waker(waker_tx));
         event_loop.run_once().unwrap(); // main's first step sends its waker out
         let waker = waker_rx.recv().unwrap();
         // Every thread clones the waker, wakes it at the same moment, and keeps its
@@ -298,16 +291,7 @@ fn ex1_a_wake_from_another_thread_during_the_park_fails_that_turn() {
             done_rx.recv().unwrap();
             drop(waker);
         });
-        let sent = std::cell::Cell::new(Some(waker_tx));
-        let _main = event_loop.spawn_named(
-            "main",
-            std::future::poll_fn(move |cx| {
-                if let Some(tx) = sent.take() {
-                    tx.send(cx.waker().clone()).unwrap();
-                }
-                std::task::Poll::<()>::Pending
-            }),
-        );
+        let _main = event_loop.spawn_named("main", sends_its_waker(waker_tx));
         event_loop.run_once().unwrap(); // turn 1: main's step sends its waker out
         // Turn 2 parks with nothing ready; the wake ends the park.
         let result = event_loop.run_once();
@@ -395,16 +379,7 @@ fn ex1_a_foreign_wake_whose_waker_is_dropped_during_the_stall_check_is_not_a_sta
             waker.wake();
             done_tx.send(()).unwrap();
         });
-        let sent = std::cell::Cell::new(Some(waker_tx));
-        let _main = event_loop.spawn_named(
-            "main",
-            std::future::poll_fn(move |cx| {
-                if let Some(tx) = sent.take() {
-                    tx.send(cx.waker().clone()).unwrap();
-                }
-                std::task::Poll::<()>::Pending
-            }),
-        );
+        let _main = event_loop.spawn_named("main", sends_its_waker(waker_tx));
         event_loop.run_once().unwrap(); // turn 1: main's step sends its waker out
         // In turn 2's stall check, the other thread wakes main and drops its waker.
         *event_loop.driver().hook.borrow_mut() = Some(Box::new(move || {
