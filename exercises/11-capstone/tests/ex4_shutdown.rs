@@ -127,7 +127,9 @@ fn ex4_at_the_deadline_a_client_that_does_not_read_is_closed_and_counted_forced(
         let (report, idle) = run(async {
             let listener = TcpListener::bind("127.0.0.1:0").unwrap();
             let addr = listener.local_addr().unwrap();
-            let server = Server::new(config(Duration::from_millis(300)));
+            // The idle client must finish within the deadline and the stuck one cannot:
+            // one second leaves a loaded machine room for the first.
+            let server = Server::new(config(Duration::from_secs(1)));
             let serving = spawn(Rc::clone(&server).run(listener));
             let (stopped_tx, stopped_rx) = mpsc::channel::<()>();
             let (ready_tx, ready_rx) = mpsc::channel::<()>();
