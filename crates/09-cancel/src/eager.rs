@@ -26,10 +26,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
 use oneloop_core::Core;
-use oneloop_core::hooks::with_current;
+use oneloop_core::hooks::{panic_message, with_current};
 
 use crate::shutdown::register;
-use crate::task::panic_text;
 use crate::{Error, Task, task_future};
 
 /// The loop-wide choice of [`set_eager_start`], kept in the loop's extensions.
@@ -125,7 +124,7 @@ where
         Ok(Poll::Ready(())) => return task,
         Ok(Poll::Pending) => {}
         Err(payload) => {
-            driven.end_panicked(panic_text(payload.as_ref()));
+            driven.end_panicked(panic_message(payload));
             return task;
         }
     }

@@ -1,6 +1,5 @@
 //! Spawning a task of this layer, its handle, abort, and awaiting it.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
@@ -12,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
-use oneloop_core::hooks::with_current;
+use oneloop_core::hooks::{panic_message, with_current};
 use oneloop_offload::LoopHandle;
 
 use crate::ctl::{Ctl, CurrentGuard, LoopTasks, current_ctl, home};
@@ -176,7 +175,7 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
         let poll = match poll {
             Ok(poll) => poll,
             Err(payload) => {
-                this.end_panicked(panic_text(payload.as_ref()));
+                this.end_panicked(panic_message(payload));
                 return Poll::Ready(());
             }
         };
@@ -523,13 +522,4 @@ impl AbortHandle {
             })
             .map_err(|_| Error::Misuse(LOOP_CLOSED))
     }
-}
-
-/// The text of a panic's payload.
-pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|text| (*text).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with a payload that is not text".to_owned())
 }
