@@ -89,6 +89,21 @@ fn counting(ran: &Arc<AtomicUsize>) -> impl FnOnce() + Send + 'static {
     }
 }
 
+/// `count` threads, each pushing one counting callback; join them for their results.
+fn spawn_pushers(
+    inbox: &Inbox,
+    ran: &Arc<AtomicUsize>,
+    count: usize,
+) -> Vec<thread::JoinHandle<Result<(), OffloadError>>> {
+    (0..count)
+        .map(|_| {
+            let handle = inbox.handle();
+            let callback = counting(ran);
+            thread::spawn(move || handle.call_soon_threadsafe(callback))
+        })
+        .collect()
+}
+
 #[test]
 fn a_push_then_wake_is_never_lost() {
     loom::model(|| {
@@ -108,13 +123,7 @@ fn two_threads_pushing_then_waking_are_both_seen() {
     loom::model(|| {
         let (inbox, token) = inbox();
         let ran = Arc::new(AtomicUsize::new(0));
-        let pushers: Vec<_> = (0..2)
-            .map(|_| {
-                let handle = inbox.handle();
-                let callback = counting(&ran);
-                thread::spawn(move || handle.call_soon_threadsafe(callback))
-            })
-            .collect();
+        let pushers = spawn_pushers(&inbox, &ran, 2);
         run_loop(&inbox, &token, &ran, 2);
         for pusher in pushers {
             assert_eq!(pusher.join().unwrap(), Ok(()));
@@ -129,13 +138,7 @@ fn a_drain_that_reads_the_count_without_the_lock_misses_no_push() {
     loom::model(|| {
         let (inbox, token) = inbox();
         let ran = Arc::new(AtomicUsize::new(0));
-        let pushers: Vec<_> = (0..2)
-            .map(|_| {
-                let handle = inbox.handle();
-                let callback = counting(&ran);
-                thread::spawn(move || handle.call_soon_threadsafe(callback))
-            })
-            .collect();
+        let pushers = spawn_pushers(&inbox, &ran, 2);
         while ran.load(Ordering::SeqCst) < 2 {
             token.park(inbox.pending() > 0);
             for callback in inbox.drain() {
