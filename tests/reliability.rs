@@ -24,6 +24,8 @@ mod io_wait_cost;
 mod node_interval;
 #[path = "reliability/offload.rs"]
 mod offload;
+#[path = "reliability/queued_callbacks.rs"]
+mod queued_callbacks;
 #[path = "reliability/shutdown.rs"]
 mod shutdown;
 #[path = "reliability/timer_model.rs"]

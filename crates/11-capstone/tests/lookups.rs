@@ -1,5 +1,5 @@
 //! What one `GET`, `SET` or `INCR` costs the store: one hash of its key, and no clock read
-//! unless the key has a deadline.
+//! unless the key has a deadline. A deadline that is replaced cancels its timer.
 //!
 //! The store's table counts the keys it hashed (`Store::key_hashes`); the loop runs on
 //! a counting clock, so the clock reads are counted too. Both counts are exact.
@@ -123,5 +123,24 @@ fn a_key_with_a_deadline_is_still_hashed_once_and_reads_the_clock() {
         assert_eq!(store::get(&db, b"key"), None);
         assert_eq!(db.borrow().expired(), 1);
         assert!(db.borrow().is_empty());
+    });
+}
+
+#[test]
+fn a_replaced_deadline_cancels_its_timer_which_stays_in_the_heap_until_swept() {
+    // A key's old timer could also be left to fire and find a later deadline; the store
+    // cancels it instead, and the heap keeps it, counted, as stage 5's lazy cancel does.
+    on_counting_clock(|_| {
+        let timers = oneloop_timers::Timers::current().expect("a timer layer");
+        let counts = || (timers.scheduled(), timers.cancelled());
+        let db = new_db();
+        let ttl = Some(Duration::from_millis(100));
+        store::set(&db, b"a".to_vec(), b"1".to_vec(), ttl, Condition::Always);
+        assert_eq!(counts(), (1, 0));
+        store::set(&db, b"a".to_vec(), b"2".to_vec(), None, Condition::Always);
+        assert_eq!(counts(), (1, 1), "overwriting cancels the old timer");
+        store::set(&db, b"b".to_vec(), b"1".to_vec(), ttl, Condition::Always);
+        assert!(store::expire(&db, b"b", Duration::from_millis(300)));
+        assert_eq!(counts(), (3, 2), "a new deadline cancels the old timer");
     });
 }
