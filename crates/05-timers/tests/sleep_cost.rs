@@ -79,3 +79,33 @@ fn a_static_label_costs_no_allocation_and_a_built_one_a_box() {
     assert_eq!(plain.label().to_string(), "tick");
     assert_eq!(built.label().to_string(), "built");
 }
+
+#[test]
+fn a_sleep_never_polled_registers_no_timer_and_allocates_nothing() {
+    let (unpolled, polled) = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        event_loop
+            .run_until_complete(async {
+                let timers = Timers::current().expect("a timer layer");
+                // Made and dropped without a poll: no timer, no allocation.
+                let ((), allocations) = ALLOC.count(|| {
+                    let nap = sleep(Duration::from_millis(100));
+                    assert!(nap.timer().is_none(), "no timer before the first poll");
+                    drop(nap);
+                });
+                let unpolled = (timers.scheduled(), allocations);
+                // The first poll registers it.
+                let mut nap = Box::pin(sleep(Duration::from_millis(100)));
+                std::future::poll_fn(|cx| {
+                    assert!(nap.as_mut().poll(cx).is_pending());
+                    std::task::Poll::Ready(())
+                })
+                .await;
+                let polled = (timers.scheduled(), nap.timer().is_some());
+                (unpolled, polled)
+            })
+            .expect("main finishes")
+    });
+    assert_eq!(unpolled, (0, 0), "a sleep never polled costs nothing");
+    assert_eq!(polled, (1, true), "the first poll registers the timer");
+}
