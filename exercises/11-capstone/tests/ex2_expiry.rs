@@ -134,3 +134,27 @@ fn ex2_a_key_read_past_its_deadline_then_set_again_survives_the_old_timer() {
         })
         .unwrap();
 }
+
+/// The wrong mechanism "a lazy delete leaves the timer to fire on nothing": the read
+/// that finds the key past its deadline deletes it and cancels its timer, so the heap
+/// holds no timer for a key that is gone.
+#[test]
+fn ex2_a_read_that_finds_the_key_expired_cancels_its_timer() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let live = || {
+                oneloop_timers::Timers::current()
+                    .expect("a timer loop")
+                    .live()
+            };
+            let db = new_db();
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            assert_eq!(live(), 1, "the key's timer is armed");
+            block_for(ms(150));
+            assert_eq!(store::get(&db, b"k"), None);
+            assert_eq!(live(), 0, "the expired key's timer is still armed");
+            assert_eq!(db.borrow().expired(), 1);
+        })
+        .unwrap();
+}
