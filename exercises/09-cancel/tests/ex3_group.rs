@@ -330,3 +330,33 @@ fn ex3_a_group_refuses_new_children_once_shutting_down_or_finished() {
         assert_eq!(ran.get(), 0, "a refused child ran");
     });
 }
+
+/// The wrong mechanism "a group is finished only once its owner has left": it is
+/// finished as soon as its body has returned and its last child is done. The last
+/// child's own done callback runs after the group's (added first, at spawn), and a
+/// child it spawns is refused (`GROUP_FINISHED`), so the group still ends with it.
+#[test]
+fn ex3_a_child_spawned_by_the_last_childs_done_callback_is_refused() {
+    watchdog_default(|| {
+        let refused = Rc::new(RefCell::new(Vec::new()));
+        let r = Rc::clone(&refused);
+        let result = run(async move {
+            task_group(|tg| async move {
+                let only = tg.spawn("only", async { sleep(secs(1)).await })?;
+                let late_tg = tg.clone();
+                only.add_done_callback("spawn more", move || {
+                    let late = late_tg.spawn("late", async { sleep(secs(5)).await });
+                    r.borrow_mut().push(late.map(|_| ()));
+                });
+                Ok(())
+            })
+            .await
+            .map(|()| oneloop_timers::time())
+        });
+        assert_eq!(result, Ok(secs(1)));
+        assert_eq!(
+            *refused.borrow(),
+            [Err(Error::Misuse(ex09_cancel::GROUP_FINISHED))]
+        );
+    });
+}
