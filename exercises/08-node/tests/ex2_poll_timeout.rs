@@ -37,6 +37,12 @@ fn ex2_a_timer_already_due_gives_zero_not_an_underflow() {
             ..waiting_for_a_timer()
         };
         assert_eq!(poll_timeout(&facts), PollTimeout::Millis(0));
+        // Due exactly now is due: the poll only looks.
+        let facts = PollFacts {
+            now: 30,
+            ..waiting_for_a_timer()
+        };
+        assert_eq!(poll_timeout(&facts), PollTimeout::Millis(0), "due now");
     });
 }
 
