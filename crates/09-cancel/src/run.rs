@@ -11,7 +11,9 @@ use crate::{Error, task_future};
 // ANCHOR: run
 /// Runs `main` as a task of this layer named `"main"` on a fresh loop, then closes the
 /// loop (asyncio's `asyncio.run`): main can be cancelled, and [`current`](crate::current)
-/// inside it is main's own task. Returns main's result, or the loop's error.
+/// inside it is main's own task. Returns main's result, or the loop's error. A main
+/// that panics ends as any task does: its result is `Err(Error::Panicked(msg))`, so
+/// `run` returns `Ok(Err(Error::Panicked(msg)))`.
 ///
 /// # Panics
 ///

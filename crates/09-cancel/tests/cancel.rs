@@ -1098,6 +1098,29 @@ fn a_panicking_task_is_joined_as_panicked() {
     });
 }
 
+/// `run` with a main that panics: the panic is caught in main's step like any task's,
+/// so `run` returns main's result, `Ok(Err(Error::Panicked(..)))`, not a loop error,
+/// whether the panic comes in main's first step or after an await; and the first
+/// loop is closed, since a second `run` on the thread works.
+#[test]
+fn run_with_a_panicking_main_returns_the_panic_as_mains_result() {
+    watchdog_default(|| {
+        async fn at_once() -> Result<u32, Error> {
+            panic!("main boom");
+        }
+        let first = oneloop_cancel::run(at_once());
+        assert!(
+            matches!(&first, Ok(Err(Error::Panicked(text))) if text == "main boom"),
+            "{first:?}"
+        );
+        let later = oneloop_cancel::run(panics("main boom later"));
+        assert!(
+            matches!(&later, Ok(Err(Error::Panicked(text))) if text == "main boom later"),
+            "{later:?}"
+        );
+    });
+}
+
 /// A gather's or a wait's child that panics is done, with its panic as its failure.
 #[test]
 fn gather_and_wait_see_a_panicking_child_end_with_its_panic() {

@@ -195,3 +195,36 @@ fn ex1_the_queues_drain_after_an_io_callback_before_the_check_phase() {
         assert_eq!(report.output, ["io", "tick", "promise", "immediate"]);
     });
 }
+
+/// The wrong mechanism "drain once after the poll phase's callbacks": every I/O
+/// callback is followed by the drain, like a timer's or an immediate's. Two pipes ready
+/// in the same poll: each callback's tick runs before the other callback.
+#[test]
+fn ex1_the_queues_drain_after_each_io_callback_of_one_poll() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::new().expect("a poller");
+        let report = node
+            .run(|| {
+                for name in ["a", "b"] {
+                    let (mut sender, receiver) = ex08_node::pipe::new().expect("a pipe");
+                    sender.write_all(b"x").expect("a byte");
+                    ex08_node::once_ready(receiver, ex08_node::Interest::READABLE, move |_| {
+                        drop(sender);
+                        // The iteration, so that the test sees both ran in one poll.
+                        console_log(format!("io in {}", ex08_node::iteration()));
+                        next_tick(move || console_log(format!("tick {name}")));
+                    })
+                    .expect("registers");
+                }
+            })
+            .expect("the run ends");
+        // Which pipe the poller reports first is the kernel's choice.
+        let ticks: Vec<&str> = report.output.iter().map(String::as_str).collect();
+        assert_eq!(ticks[0], "io in 1", "{ticks:?}");
+        assert_eq!(ticks[2], "io in 1", "both pipes in one poll: {ticks:?}");
+        assert!(
+            ticks[1].starts_with("tick") && ticks[3].starts_with("tick"),
+            "{ticks:?}"
+        );
+    });
+}

@@ -37,6 +37,12 @@ fn ex2_a_timer_already_due_gives_zero_not_an_underflow() {
             ..waiting_for_a_timer()
         };
         assert_eq!(poll_timeout(&facts), PollTimeout::Millis(0));
+        // Due exactly now is due: the poll only looks.
+        let facts = PollFacts {
+            now: 30,
+            ..waiting_for_a_timer()
+        };
+        assert_eq!(poll_timeout(&facts), PollTimeout::Millis(0), "due now");
     });
 }
 
@@ -201,5 +207,83 @@ fn ex2_stop_ends_the_loop_after_this_iteration_even_with_a_timer_armed() {
             .expect("the run ends");
         assert_eq!(report.output, ["immediate"]);
         assert_eq!(report.iterations, 1);
+    });
+}
+
+/// The wrong mechanism "re-arm an interval from the time read after its callback": the
+/// time is read just before the callback, so a slow callback does not push the later
+/// runs back. A 100 ms interval whose callback keeps the thread busy for 80 ms runs at
+/// 100, 200, 300 and 400 ms, all before a timer its first run set for 480 ms (re-armed
+/// after the callback, it would run at 100, 280, 460 and 640). Node 20 prints the same.
+#[test]
+fn ex2_a_slow_interval_keeps_its_pace() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::with_virtual_clock().expect("a poller");
+        let report = node
+            .run(|| {
+                let id = std::rc::Rc::new(std::cell::Cell::new(None));
+                let own = std::rc::Rc::clone(&id);
+                let mut runs = 0;
+                id.set(Some(set_interval(
+                    move || {
+                        runs += 1;
+                        console_log(format!("run {runs} at {}", loop_time()));
+                        if runs == 1 {
+                            set_timeout(|| console_log(format!("timer at {}", loop_time())), 380);
+                        }
+                        ex08_node::busy_wait(80);
+                        if runs == 4
+                            && let Some(id) = own.get()
+                        {
+                            clear_interval(id);
+                        }
+                    },
+                    100,
+                )));
+            })
+            .expect("the run ends");
+        assert_eq!(
+            report.output,
+            [
+                "run 1 at 100",
+                "run 2 at 200",
+                "run 3 at 300",
+                "run 4 at 400",
+                "timer at 480"
+            ]
+        );
+    });
+}
+
+/// The wrong mechanism "re-arm an interval from the time its timers phase began": the
+/// time is read just before the interval's own callback. A slow timer due in the same
+/// phase runs first and keeps the thread busy for 30 ms, so the interval's first run
+/// reads 40 ms and its next runs come 10 ms apart from there (re-armed from 10 ms, it
+/// would be due again at once).
+#[test]
+fn ex2_an_interval_after_a_slow_timer_in_its_phase_is_re_armed_from_its_own_start() {
+    watchdog_default(|| {
+        let mut node = NodeLoop::with_virtual_clock().expect("a poller");
+        let report = node
+            .run(|| {
+                set_timeout(|| ex08_node::busy_wait(30), 10);
+                let id = std::rc::Rc::new(std::cell::Cell::new(None));
+                let own = std::rc::Rc::clone(&id);
+                let mut runs = 0;
+                id.set(Some(set_interval(
+                    move || {
+                        runs += 1;
+                        console_log(format!("run {runs} at {}", loop_time()));
+                        if runs == 3
+                            && let Some(id) = own.get()
+                        {
+                            clear_interval(id);
+                        }
+                    },
+                    10,
+                )));
+            })
+            .expect("the run ends");
+        assert_eq!(report.output, ["run 1 at 40", "run 2 at 50", "run 3 at 60"]);
     });
 }

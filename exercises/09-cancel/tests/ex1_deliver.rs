@@ -128,3 +128,33 @@ fn ex1_a_resolved_point_has_dropped_its_inner_future_and_a_second_poll_is_misuse
         );
     });
 }
+
+/// The same rule for `deliver` itself: a `cancellable` point polls its inner future
+/// straight away while no request waits, so `deliver` is asked only when one might.
+/// Called by hand with none waiting, it too drops the inner future once that is ready
+/// (`inner` becomes `None`), and a second call is a misuse.
+#[test]
+fn ex1_deliver_drops_the_inner_future_when_it_is_ready() {
+    watchdog_default(|| {
+        let flag = DropFlag::new();
+        let f = flag.clone();
+        let result = run(async move {
+            let guard = f.guard();
+            let mut inner = Some(Box::pin(async move {
+                let _guard = guard;
+                5
+            }));
+            let first = std::future::poll_fn(|cx| deliver(&mut inner, cx)).await;
+            let dropped = (inner.is_none(), f.drops());
+            let second = std::future::poll_fn(|cx| deliver(&mut inner, cx)).await;
+            Ok((first, dropped, second))
+        });
+        let (first, dropped, second) = result.expect("main ends well");
+        assert_eq!(first, Ok(5));
+        assert_eq!(dropped, (true, 1), "the inner future is dropped when ready");
+        assert!(
+            matches!(second, Err(Error::Misuse(_))),
+            "deliver called after it resolved: {second:?}"
+        );
+    });
+}

@@ -245,3 +245,118 @@ fn ex3_the_waiting_owner_is_woken_once_by_the_last_child_not_by_each() {
         assert_eq!(steps, 2, "the owner's steps while the children ran");
     });
 }
+
+/// The wrong mechanism "only a cancel of the body shuts the group down": a body that
+/// fails cancels the children too, and the group waits for them. A child whose
+/// cleanup fails adds its error; the body's own error comes last in the list, as
+/// asyncio 3.11 appends it after the wait.
+#[test]
+fn ex3_a_failing_body_cancels_the_children_and_its_error_comes_last() {
+    watchdog_default(|| {
+        let result = run(async {
+            let r = task_group(|tg| async move {
+                tg.spawn("sleeper", async { sleep(secs(10)).await })?;
+                tg.spawn("cleanup-fails", async {
+                    match sleep(secs(10)).await {
+                        Err(Error::Cancelled(_)) => Err::<(), _>(Error::Failed("cleanup".into())),
+                        other => other,
+                    }
+                })?;
+                sleep(secs(1)).await?;
+                Err::<(), _>(Error::Failed("body".into()))
+            })
+            .await;
+            Ok((r, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![
+                    Error::Failed("cleanup".into()),
+                    Error::Failed("body".into())
+                ])),
+                secs(1)
+            ))
+        );
+    });
+}
+
+/// The wrong mechanism "a group takes children until it is dropped": once it cancels
+/// its children it refuses new ones (`GROUP_SHUTTING_DOWN`), and once its body and
+/// children are done it refuses them too (`GROUP_FINISHED`); a refused future never
+/// runs.
+#[test]
+fn ex3_a_group_refuses_new_children_once_shutting_down_or_finished() {
+    watchdog_default(|| {
+        let ran = Rc::new(std::cell::Cell::new(0));
+        let refused = Rc::new(RefCell::new(Vec::new()));
+        let (r2, f2) = (Rc::clone(&ran), Rc::clone(&refused));
+        let result = run(async move {
+            let kept = Rc::new(RefCell::new(None));
+            let (k, r3, f3) = (Rc::clone(&kept), Rc::clone(&r2), Rc::clone(&f2));
+            let shutting = task_group(|tg| async move {
+                tg.spawn("bad", async { Err::<(), _>(Error::Failed("x".into())) })?;
+                *k.borrow_mut() = Some(tg.clone());
+                // The failure cancels the body here.
+                let slept = sleep(secs(1)).await;
+                let late = tg.spawn("late", async move {
+                    r3.set(r3.get() + 1);
+                    Ok(())
+                });
+                f3.borrow_mut().push(late.map(|_| ()));
+                slept
+            })
+            .await;
+            let tg = kept.borrow_mut().take().expect("kept");
+            let after = tg.spawn("after", async move {
+                r2.set(r2.get() + 1);
+                Ok(())
+            });
+            f2.borrow_mut().push(after.map(|_| ()));
+            sleep(secs(1)).await?;
+            Ok(shutting)
+        });
+        assert_eq!(
+            result,
+            Ok(Err(Error::Group(vec![Error::Failed("x".into())])))
+        );
+        assert_eq!(
+            *refused.borrow(),
+            [
+                Err(Error::Misuse(ex09_cancel::GROUP_SHUTTING_DOWN)),
+                Err(Error::Misuse(ex09_cancel::GROUP_FINISHED))
+            ]
+        );
+        assert_eq!(ran.get(), 0, "a refused child ran");
+    });
+}
+
+/// The wrong mechanism "a group is finished only once its owner has left": it is
+/// finished as soon as its body has returned and its last child is done. The last
+/// child's own done callback runs after the group's (added first, at spawn), and a
+/// child it spawns is refused (`GROUP_FINISHED`), so the group still ends with it.
+#[test]
+fn ex3_a_child_spawned_by_the_last_childs_done_callback_is_refused() {
+    watchdog_default(|| {
+        let refused = Rc::new(RefCell::new(Vec::new()));
+        let r = Rc::clone(&refused);
+        let result = run(async move {
+            task_group(|tg| async move {
+                let only = tg.spawn("only", async { sleep(secs(1)).await })?;
+                let late_tg = tg.clone();
+                only.add_done_callback("spawn more", move || {
+                    let late = late_tg.spawn("late", async { sleep(secs(5)).await });
+                    r.borrow_mut().push(late.map(|_| ()));
+                });
+                Ok(())
+            })
+            .await
+            .map(|()| oneloop_timers::time())
+        });
+        assert_eq!(result, Ok(secs(1)));
+        assert_eq!(
+            *refused.borrow(),
+            [Err(Error::Misuse(ex09_cancel::GROUP_FINISHED))]
+        );
+    });
+}

@@ -237,3 +237,25 @@ fn ex1_a_deep_pipeline_parses_in_time_proportional_to_its_bytes() {
         assert_eq!((frames, at), (50_000, bytes.len()));
     });
 }
+
+/// The wrong mechanism "reserve what the header announces": the parser allocates only
+/// for bytes already in the buffer, whatever the limits allow. With no limit on
+/// elements or bulk length, headers at the largest length RESP can write still just
+/// wait for their bytes; a parser that reserved room for them up front would fail
+/// here (a capacity overflow for the array, a failed allocation for the bulk string,
+/// which aborts the whole test binary).
+#[test]
+fn ex1_headers_at_the_largest_length_wait_and_reserve_nothing() {
+    let unlimited = Limits {
+        max_bulk: usize::MAX,
+        max_elements: usize::MAX,
+        ..Limits::default()
+    };
+    assert_eq!(parse(b"*9223372036854775807\r\n", &unlimited), Ok(None));
+    assert_eq!(
+        parse(b"*9223372036854775807\r\n:1\r\n", &unlimited),
+        Ok(None)
+    );
+    assert_eq!(parse(b"$9223372036854775807\r\n", &unlimited), Ok(None));
+    assert_eq!(parse(b"$9223372036854775807\r\nabc", &unlimited), Ok(None));
+}

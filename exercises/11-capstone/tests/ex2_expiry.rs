@@ -134,3 +134,86 @@ fn ex2_a_key_read_past_its_deadline_then_set_again_survives_the_old_timer() {
         })
         .unwrap();
 }
+
+/// The wrong mechanism "a lazy delete leaves the timer to fire on nothing": the read
+/// that finds the key past its deadline deletes it and cancels its timer, so the heap
+/// holds no timer for a key that is gone.
+#[test]
+fn ex2_a_read_that_finds_the_key_expired_cancels_its_timer() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let live = || {
+                oneloop_timers::Timers::current()
+                    .expect("a timer loop")
+                    .live()
+            };
+            let db = new_db();
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            assert_eq!(live(), 1, "the key's timer is armed");
+            block_for(ms(150));
+            assert_eq!(store::get(&db, b"k"), None);
+            assert_eq!(live(), 0, "the expired key's timer is still armed");
+            assert_eq!(db.borrow().expired(), 1);
+        })
+        .unwrap();
+}
+
+/// The wrong mechanism "leave the old timer, it checks the deadline anyway":
+/// overwriting a key, giving it a new deadline and deleting it each cancel the timer
+/// of the deadline it had, so the heap holds one live timer per key with a deadline.
+#[test]
+fn ex2_overwrite_expire_and_delete_cancel_the_old_timer() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let live = || {
+                oneloop_timers::Timers::current()
+                    .expect("a timer loop")
+                    .live()
+            };
+            let db = new_db();
+            store::set(&db, b"k", b"1".to_vec(), Some(ms(100)), Condition::Always);
+            store::set(&db, b"k", b"2".to_vec(), Some(ms(200)), Condition::Always);
+            assert_eq!(live(), 1, "a SET left the old deadline's timer armed");
+            assert!(store::expire(&db, b"k", ms(300)));
+            assert_eq!(live(), 1, "an EXPIRE left the old deadline's timer armed");
+            assert!(store::del(&db, b"k"));
+            assert_eq!(live(), 0, "a DEL left the key's timer armed");
+        })
+        .unwrap();
+}
+
+/// The wrong mechanism "a SET looks only at whether the key is in the table": an entry
+/// past its deadline counts as missing, for `NX` and `XX` alike, and the SET that
+/// finds it so counts it as expired, as a read would.
+#[test]
+fn ex2_a_set_finds_a_key_past_its_deadline_missing() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            store::set(&db, b"x", b"old".to_vec(), Some(ms(100)), Condition::Always);
+            store::set(&db, b"n", b"old".to_vec(), Some(ms(100)), Condition::Always);
+            // Past both deadlines, before their timers ran.
+            block_for(ms(150));
+            assert!(!store::set(
+                &db,
+                b"x",
+                b"new".to_vec(),
+                None,
+                Condition::IfExists
+            ));
+            assert!(store::set(
+                &db,
+                b"n",
+                b"new".to_vec(),
+                None,
+                Condition::IfMissing
+            ));
+            assert_eq!(db.borrow().expired(), 2);
+            assert_eq!(store::get(&db, b"x"), None);
+            assert_eq!(store::get(&db, b"n"), Some(b"new".to_vec()));
+        })
+        .unwrap();
+}

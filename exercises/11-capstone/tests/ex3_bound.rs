@@ -117,3 +117,66 @@ fn ex3_a_publish_reaches_subscribers_within_their_bound_and_drops_the_one_past_i
         .unwrap();
     });
 }
+
+/// The wrong mechanism "the socket's shutdown wakes whoever waits": an idle writer
+/// waits for bytes to write and a paused reader for the buffer to drain, neither for
+/// the socket. An overflow wakes both, and both end.
+#[test]
+fn ex3_an_overflow_wakes_the_idle_writer_and_the_paused_reader() {
+    watchdog_default(|| {
+        run(async {
+            let (stream, _client) = pair().await;
+            let outbox = Outbox::new(stream, 4);
+            let writer = spawn(Rc::clone(&outbox).write_loop());
+            // The writer's step runs, finds nothing to write and waits.
+            for _ in 0..3 {
+                yield_now().await;
+            }
+            assert!(!outbox.push_bytes(b"too long"));
+            writer.await.unwrap();
+
+            let (stream, _client) = pair().await;
+            let outbox = Outbox::new(stream, 10);
+            // No writer task: the bytes stay, and the reader waits below 5 bytes.
+            assert!(outbox.push_bytes(b"12345678"));
+            let paused = Rc::clone(&outbox);
+            let reader = spawn(async move { paused.below(5).await });
+            for _ in 0..3 {
+                yield_now().await;
+            }
+            assert!(!outbox.push_bytes(b"abc"));
+            reader.await.unwrap();
+            assert_eq!(outbox.closed(), Some(Closed::Overflow));
+        })
+        .unwrap();
+    });
+}
+
+/// The wrong mechanism "queue the bytes and let the writer find them": a writer that
+/// found nothing to write waits to be woken, and a push within the bound wakes it, so
+/// the bytes reach the client.
+#[test]
+fn ex3_a_push_wakes_the_idle_writer_and_the_bytes_arrive() {
+    watchdog_default(|| {
+        let got = run(async {
+            let (stream, mut client) = pair().await;
+            let outbox = Outbox::new(stream, 100);
+            let writer = spawn(Rc::clone(&outbox).write_loop());
+            for _ in 0..3 {
+                yield_now().await;
+            }
+            assert!(outbox.push_bytes(b"+PONG\r\n"));
+            let got = to_thread(move || {
+                let mut reply = [0u8; 7];
+                std::io::Read::read_exact(&mut client, &mut reply).map(|()| reply)
+            })
+            .await
+            .unwrap();
+            outbox.close();
+            writer.await.unwrap();
+            got
+        })
+        .unwrap();
+        assert_eq!(got.expect("the reply arrives"), *b"+PONG\r\n");
+    });
+}
