@@ -8,7 +8,8 @@ use std::process::{Command, Output};
 
 use oneloop_course::Stage;
 use oneloop_course::progress::StageResults;
-use oneloop_course::{compiler_error, workspace};
+use oneloop_course::test_output::TestRun;
+use oneloop_course::{compiler_error, test_output, workspace};
 
 use super::CliError;
 
@@ -106,17 +107,42 @@ impl Cargo {
         self.test_output(stage, features)
     }
 
+    /// Builds the stage's tests and lists them, then runs each exercise's tests in a
+    /// process of its own (`cargo test -p <package> -- --exact NAME…`), and the tests of
+    /// no exercise in one more. The stage's test files are one binary, and a test that
+    /// reaches an unfinished hole on another thread fails every test of its process
+    /// that is waiting (see the test kit's watchdog), and one that aborts ends them all:
+    /// one process per exercise keeps one exercise's hole out of another's results.
+    /// What the runs print is returned one after another, as one run of several
+    /// binaries prints it.
     fn test_output(
         &self,
         stage: &Stage,
         features: &[&str],
     ) -> Result<(StageResults, String, String), CliError> {
-        let mut args = vec!["test", "-p", stage.package.as_str()];
-        args.extend(features);
-        args.extend(["--no-fail-fast", "--color", "never"]);
-        let output = self.output(&args)?;
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let mut list = vec!["test", "-p", stage.package.as_str()];
+        list.extend(features);
+        list.extend(["--color", "never", "--", "--list"]);
+        let listed = self.output(&list)?;
+        let mut stdout = String::new();
+        let mut stderr = String::from_utf8_lossy(&listed.stderr).into_owned();
+        let groups = test_output::list_by_exercise(&String::from_utf8_lossy(&listed.stdout));
+        let mut run = vec!["test", "-p", stage.package.as_str()];
+        run.extend(features);
+        run.extend(["--no-fail-fast", "--color", "never", "--", "--exact"]);
+        if listed.status.success() && groups.is_empty() {
+            // Nothing to run: a crate without tests has no exercise solved.
+            return Ok((StageResults::Tested(TestRun::default()), stdout, stderr));
+        }
+        if listed.status.success() {
+            for names in groups.values() {
+                let mut args = run.clone();
+                args.extend(names.iter().map(String::as_str));
+                let output = self.output(&args)?;
+                stdout.push_str(&String::from_utf8_lossy(&output.stdout));
+                stderr.push_str(&String::from_utf8_lossy(&output.stderr));
+            }
+        }
         match StageResults::from_output(&stdout, &stderr) {
             Some(results) => Ok((results, stdout, stderr)),
             None => {
@@ -126,7 +152,7 @@ impl Cargo {
                 });
                 Err(CliError::failed(format!(
                     "`cargo {}` failed before running any test:\n{detail}",
-                    args.join(" ")
+                    list.join(" ")
                 )))
             }
         }
