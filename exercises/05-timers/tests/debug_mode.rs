@@ -10,7 +10,7 @@
 //! child process with the variable removed, one about the variable in a child with it
 //! set, and the others set the mode through the API.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

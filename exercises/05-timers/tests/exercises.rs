@@ -6,6 +6,9 @@
 //! `#[path]` keeps a file's own `mod` lines resolving as when it was a binary of its
 //! own.
 
+/// Helpers shared by the files below (`tests/common/mod.rs`).
+mod common;
+
 #[path = "debug_mode.rs"]
 mod debug_mode;
 #[path = "ex1_heap.rs"]

@@ -8,6 +8,9 @@
 //!
 //! `tests/ex2_idle.rs` is a binary of its own: see Cargo.toml.
 
+/// Helpers shared by the files below (`tests/common/mod.rs`).
+mod common;
+
 #[path = "ex1_alloc.rs"]
 mod ex1_alloc;
 #[path = "ex1_driver.rs"]

@@ -6,6 +6,9 @@
 //! `#[path]` keeps a file's own `mod` lines resolving as when it was a binary of its
 //! own.
 
+/// Helpers shared by the files below (`tests/common/mod.rs`).
+mod common;
+
 #[path = "ex1_deliver.rs"]
 mod ex1_deliver;
 #[path = "ex2_timeout.rs"]

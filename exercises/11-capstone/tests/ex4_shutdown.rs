@@ -1,7 +1,7 @@
 //! Exercise 4: the shutdown sequence. Stop accepting, send every reply already
 //! computed, cancel what is left at the deadline, and count what was closed.
 
-mod common;
+use crate::common;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
