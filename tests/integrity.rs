@@ -1100,3 +1100,79 @@ fn the_first_hint_check_sees_a_bad_hint() {
     // "section" with no number is not a pointer.
     assert!(first_hint_problem("See the section on turns.").is_some());
 }
+
+/// The `tests/*.rs` files of the package at `dir` that no test binary compiles: with
+/// `autotests = false`, a file is compiled only as a `[[test]]` target's root or as a
+/// `#[path = "file.rs"]` module of one, and a file that is neither would never run.
+fn uncompiled_test_files(dir: &Path) -> Vec<String> {
+    let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+    if !manifest
+        .lines()
+        .any(|line| line.trim() == "autotests = false")
+    {
+        return Vec::new();
+    }
+    let roots: Vec<String> = manifest
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("path = \"tests/"))
+        .filter_map(|rest| rest.strip_suffix('"'))
+        .map(str::to_string)
+        .collect();
+    let mut compiled: BTreeSet<String> = roots.iter().cloned().collect();
+    for root_file in &roots {
+        let text = fs::read_to_string(dir.join("tests").join(root_file)).unwrap_or_default();
+        compiled.extend(
+            text.lines()
+                .filter_map(|line| line.trim().strip_prefix("#[path = \""))
+                .filter_map(|rest| rest.strip_suffix("\"]"))
+                .map(str::to_string),
+        );
+    }
+    let Ok(entries) = fs::read_dir(dir.join("tests")) else {
+        return Vec::new();
+    };
+    let mut missing: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".rs") && !compiled.contains(name))
+        .map(|name| format!("{}/tests/{name}", shown(dir)))
+        .collect();
+    missing.sort();
+    missing
+}
+
+#[test]
+fn every_test_file_is_compiled_into_a_test_binary() {
+    let mut problems = Vec::new();
+    for parent in ["crates", "exercises"] {
+        let Ok(entries) = fs::read_dir(root().join(parent)) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            for file in uncompiled_test_files(&entry.path()) {
+                problems.push(format!(
+                    "{file}: not a [[test]] root nor a `#[path]` module of one, so it never runs"
+                ));
+            }
+        }
+    }
+    report("test files no binary compiles", &problems);
+}
+
+#[test]
+fn the_uncompiled_test_file_check_sees_a_file_left_out() {
+    let dir = std::env::temp_dir().join(format!("oneloop-uncompiled-{}", std::process::id()));
+    fs::create_dir_all(dir.join("tests")).expect("scratch dir");
+    fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nautotests = false\n\n[[test]]\nname = \"suite\"\npath = \"tests/suite.rs\"\n",
+    )
+    .expect("manifest");
+    fs::write(dir.join("tests/suite.rs"), "#[path = \"a.rs\"]\nmod a;\n").expect("root");
+    fs::write(dir.join("tests/a.rs"), "").expect("a");
+    fs::write(dir.join("tests/b.rs"), "").expect("b");
+    let missing = uncompiled_test_files(&dir);
+    fs::remove_dir_all(&dir).expect("clean up");
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert!(missing[0].ends_with("tests/b.rs"), "{missing:?}");
+}

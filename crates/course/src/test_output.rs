@@ -7,6 +7,8 @@
 //! outcome. Cargo's own messages and the compiler's errors go to stderr (read by
 //! [`crate::compiler_error`]).
 
+use std::collections::BTreeMap;
+
 /// How one test ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -258,6 +260,53 @@ pub fn parse_list(stdout: &str) -> Vec<String> {
     names
 }
 
+/// The test binaries in what `cargo test --no-run --message-format json-render-diagnostics`
+/// prints on stdout: the `"executable"` of each artifact that has one, in order. A path
+/// holding a character JSON escapes other than `\\` and `\"` is skipped.
+pub fn executables(stdout: &str) -> Vec<String> {
+    const KEY: &str = "\"executable\":\"";
+    stdout
+        .lines()
+        .filter(|line| line.contains("\"reason\":\"compiler-artifact\""))
+        .filter_map(|line| {
+            let rest = &line[line.find(KEY)? + KEY.len()..];
+            let mut path = String::new();
+            let mut chars = rest.chars();
+            loop {
+                match chars.next()? {
+                    '"' => return Some(path),
+                    '\\' => match chars.next()? {
+                        escaped @ ('\\' | '"' | '/') => path.push(escaped),
+                        _ => return None,
+                    },
+                    c => path.push(c),
+                }
+            }
+        })
+        .collect()
+}
+
+/// Every test in the output of `cargo test -- --list`, by its whole name (module path
+/// included, as `--exact` wants it), grouped by the exercise its `exM_` name checks;
+/// tests of no exercise are under `None`. Each group sorted, each name once.
+pub fn list_by_exercise(stdout: &str) -> BTreeMap<Option<u32>, Vec<String>> {
+    let mut groups: BTreeMap<Option<u32>, Vec<String>> = BTreeMap::new();
+    for path in stdout
+        .lines()
+        .filter_map(|line| line.trim().strip_suffix(": test"))
+    {
+        groups
+            .entry(exercise_of(path))
+            .or_default()
+            .push(path.to_string());
+    }
+    for names in groups.values_mut() {
+        names.sort();
+        names.dedup();
+    }
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,5 +449,37 @@ test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; 
         let list = "ex1_a: test\nmodule::ex2_b: test\nhelper: test\nex1_a: test\n\
                     ex1_bench: benchmark\n\n3 tests, 0 benchmarks\n";
         assert_eq!(parse_list(list), ["ex1_a", "ex2_b"]);
+    }
+
+    #[test]
+    fn the_list_groups_whole_names_by_exercise() {
+        let list = "ex2_file::ex2_b: test\nex1_file::ex1_a: test\nhelper: test\n\
+                    ex2_file::ex1_c: test\nex1_file::ex1_a: test\nex1_bench: benchmark\n\n\
+                    5 tests, 1 benchmark\n";
+        let groups = list_by_exercise(list);
+        assert_eq!(groups.len(), 3);
+        assert_eq!(groups[&Some(1)], ["ex1_file::ex1_a", "ex2_file::ex1_c"]);
+        assert_eq!(groups[&Some(2)], ["ex2_file::ex2_b"]);
+        assert_eq!(groups[&None], ["helper"]);
+    }
+
+    #[test]
+    fn the_executables_are_read_from_cargos_artifact_lines() {
+        let stdout = concat!(
+            r#"{"reason":"compiler-artifact","target":{"name":"dep"},"executable":null}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","executable":"/t/deps/exercises-1","fresh":true}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","executable":"/odd \"dir\"\\x/e-2"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","executable":"/t/\u00e9/e-3"}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#,
+            "\n"
+        );
+        assert_eq!(
+            executables(stdout),
+            ["/t/deps/exercises-1", "/odd \"dir\"\\x/e-2"]
+        );
     }
 }

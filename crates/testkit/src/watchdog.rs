@@ -6,10 +6,12 @@
 //! (a thread the test started, the loop's thread, a pool worker) would otherwise wait
 //! for a reply that thread was to send, until the limit. The watchdog hears that panic
 //! through a process-wide panic hook and fails the test at once with the hole's message.
-//! Each exercise's tests are a binary of their own, so the holes a binary reaches are
-//! the ones its exercise needs: an exercise whose tests reach a hole is not passed, and
-//! failing it early changes only how long the learner waits. Tests not named `exM_…`
-//! (the reference crates' own) are never told.
+//! The hook cannot tell which test started the thread that panicked, so every waiting
+//! exercise test of the process is told. `cargo course test N` therefore runs each
+//! exercise's tests in a process of their own: the holes a process reaches are the ones
+//! its exercise needs, an exercise whose tests reach a hole is not passed, and failing
+//! it early changes only how long the learner waits. Tests not named `exM_…` (the
+//! reference crates' own) are never told.
 
 use std::panic;
 use std::sync::atomic::{AtomicU64, Ordering};

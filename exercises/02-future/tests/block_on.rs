@@ -1,6 +1,6 @@
 //! Exercise 2: `block_on`, its thread-parking waker and its park loop (chapter 2.3).
 
-mod common;
+use crate::common;
 
 use std::future::{Future, poll_fn};
 use std::sync::mpsc;

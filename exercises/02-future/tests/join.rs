@@ -1,6 +1,6 @@
 //! Exercise 4: joining two futures, and pinning (chapter 2.6).
 
-mod common;
+use crate::common;
 
 use std::future::{Future, Ready, ready};
 use std::panic::{self, AssertUnwindSafe};

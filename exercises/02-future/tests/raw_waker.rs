@@ -4,7 +4,7 @@
 //! tells exactly how many wakers hold it: one reference too many is a leak, one too few
 //! a use-after-free waiting to happen.
 
-mod common;
+use crate::common;
 
 use std::future::Future;
 use std::pin::pin;

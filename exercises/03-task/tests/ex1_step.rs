@@ -1,6 +1,6 @@
 //! Exercise 1: one step of a task, with no borrow held, and wakers that carry ids.
 
-mod common;
+use crate::common;
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;

@@ -1,6 +1,6 @@
 //! Exercise 2: the join handle — the output or the panic, and waking the joiner.
 
-mod common;
+use crate::common;
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;

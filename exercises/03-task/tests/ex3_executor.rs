@@ -1,6 +1,6 @@
 //! Exercise 3: the naive executor's run loop — FIFO, and how one task starves it.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::future::Future;

@@ -1,6 +1,6 @@
 //! Exercise 1: the wake path — a step pushed at the back of the ready queue, once.
 
-mod common;
+use crate::common;
 
 use std::rc::Rc;
 use std::sync::{Arc, Barrier, mpsc};

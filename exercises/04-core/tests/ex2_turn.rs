@@ -3,7 +3,7 @@
 //! Turn numbers come from the loop's observer hook (a `Trace`), never from constants
 //! typed into the test: each assertion compares turns the loop itself counted.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::rc::Rc;

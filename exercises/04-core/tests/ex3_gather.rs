@@ -1,6 +1,6 @@
 //! Exercise 3: gather — results in argument order, turns set by depth, not by count.
 
-mod common;
+use crate::common;
 
 use std::rc::Rc;
 use std::time::Duration;

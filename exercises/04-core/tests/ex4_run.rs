@@ -1,7 +1,7 @@
 //! Exercise 4: run_until_complete — main's result, the stop callback's turn, and what
 //! run and Runner cost.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::rc::Rc;

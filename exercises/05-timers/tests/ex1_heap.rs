@@ -3,7 +3,7 @@
 //! The tests through the loop also need exercises 2 and 3 (every park sweeps and
 //! computes a timeout), and `sleep` needs exercise 4: they are named for the last one.
 
-mod common;
+use crate::common;
 
 use std::rc::Rc;
 use std::time::Duration;

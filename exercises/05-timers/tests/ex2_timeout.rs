@@ -3,7 +3,7 @@
 //! The tests through the loop also need exercise 3 (every park sweeps first): they are
 //! named `ex3_`.
 
-mod common;
+use crate::common;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

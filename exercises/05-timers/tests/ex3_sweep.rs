@@ -4,7 +4,7 @@
 //! heap and more than half of them are cancelled (both strict), rebuild the heap without
 //! them; otherwise pop cancelled timers from the head only.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::rc::Rc;

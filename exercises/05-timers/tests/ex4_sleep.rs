@@ -1,7 +1,7 @@
 //! Exercise 4: `sleep` — a one-shot wakeup plus a timer, cancelled on drop — and
 //! `timeout` built on it.
 
-mod common;
+use crate::common;
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;

@@ -3,7 +3,7 @@
 //! Each test says which case it means. The figures match what CPython's asyncio gives
 //! for the same programs (the book's chapter 5 walks through them turn by turn).
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::rc::Rc;

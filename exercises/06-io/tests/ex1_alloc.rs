@@ -3,7 +3,7 @@
 //! The binary's global allocator is the test kit's `CountingAllocator`, which counts
 //! only on the thread that asks, so other tests' threads do not disturb it.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! Every socket is a real loopback socket. Orders come from the loop's own turn counter
 //! (an observer), never from sleeps; threads are ordered with channels.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::future::{Future, poll_fn};

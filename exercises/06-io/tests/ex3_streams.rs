@@ -1,7 +1,7 @@
 //! Exercise 3: `read_until` and `read_line` on the buffered reader, and the chat room
 //! built on them.
 
-mod common;
+use crate::common;
 
 use std::future::{Future, poll_fn};
 use std::io::{BufRead, Read, Write};

@@ -1,7 +1,7 @@
 //! Exercise 4: the echo handler — many connections, half-close, and the errors that end
 //! one handler while the server keeps serving the others.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::io::{BufRead, Read, Write};

@@ -1,6 +1,6 @@
 //! Exercise 1: `call_soon_threadsafe` — push under the lock, then wake the loop.
 
-mod common;
+use crate::common;
 
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex};

@@ -1,6 +1,6 @@
 //! Exercise 2: the pool's worker loop — wait on the condvar, take a job, run it.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;

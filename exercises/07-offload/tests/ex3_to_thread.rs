@@ -1,7 +1,7 @@
 //! Exercise 3: `to_thread` — submit, and complete the future from the worker through
 //! `call_soon_threadsafe`.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -1,6 +1,6 @@
 //! Exercise 1: delivering a cancel at a cancellation point.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -2,7 +2,7 @@
 //!
 //! The tests go through `sleep`, a cancellation point: they need exercise 1 too.
 
-mod common;
+use crate::common;
 
 use common::{run, secs};
 use ex09_cancel::{Error, current, sleep, spawn, timeout, timeout_exit, yield_now};

@@ -2,7 +2,7 @@
 //!
 //! The tests go through `sleep`, a cancellation point: they need exercise 1 too.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::rc::Rc;

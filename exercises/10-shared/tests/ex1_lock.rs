@@ -1,6 +1,6 @@
 //! Exercise 1: the lock's first-in first-out hand-off, with no barging.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -1,6 +1,6 @@
 //! Exercise 2: the queue's bounded `put`/`get` pair.
 
-mod common;
+use crate::common;
 
 use std::rc::Rc;
 

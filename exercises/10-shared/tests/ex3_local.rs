@@ -1,6 +1,6 @@
 //! Exercise 3: task-locals copied at the spawn.
 
-mod common;
+use crate::common;
 
 use std::rc::Rc;
 

@@ -47,6 +47,14 @@ fn shape(lines: &[TreeLine]) -> Vec<String> {
         .collect()
 }
 
+/// The whole name the test harness gives this file's test `name`: the file is a module of
+/// the stage's one test binary (`tests/exercises.rs`), so its tests are `file::name`.
+fn full_name(name: &str) -> String {
+    let module = module_path!();
+    let file = module.split_once("::").map_or(module, |(_, path)| path);
+    format!("{file}::{name}")
+}
+
 /// In the parent: runs the test `name` of this binary in a child process and fails
 /// unless it passed in time. In the child: `false`, so the caller runs the body.
 fn in_child(name: &str) -> bool {
@@ -55,7 +63,12 @@ fn in_child(name: &str) -> bool {
     }
     let exe = std::env::current_exe().expect("the test binary's path");
     let mut child = Command::new(exe)
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            &full_name(name),
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, "1")
         .stdout(std::process::Stdio::null())
         .spawn()

@@ -1,7 +1,7 @@
 //! Exercise 3: the output bound. A client whose replies and messages would pass it is
 //! disconnected; the bytes already queued for it are dropped.
 
-mod common;
+use crate::common;
 
 use std::rc::Rc;
 

@@ -1,7 +1,7 @@
 //! Exercise 4: the shutdown sequence. Stop accepting, send every reply already
 //! computed, cancel what is left at the deadline, and count what was closed.
 
-mod common;
+use crate::common;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::{command, hang_detector, read_to_end, until};
 use ex11_capstone::{Config, Server, ShutdownReport, store};
 use oneloop::{TcpListener, run, spawn, to_thread};
-use oneloop_testkit::watchdog_default;
+use oneloop_testkit::{panic_text, watchdog_default};
 
 /// 32 KiB values, 1000 of them asked for: 32 MiB of replies, more than loopback's
 /// buffers hold, so most of them wait in the server when the shutdown begins.
@@ -52,6 +52,14 @@ fn send_pipeline(addr: SocketAddr, done_key: &str) -> TcpStream {
     bytes.extend(command(&[b"INCR", done_key.as_bytes()]));
     client.write_all(&bytes).expect("send the pipeline");
     client
+}
+
+/// The client thread's result; its panic, if it panicked, with its own message (a
+/// thread's panic reaches `join` as a payload that `unwrap` would print as `Any`).
+fn joined<T>(clients: thread::JoinHandle<T>) -> T {
+    clients
+        .join()
+        .unwrap_or_else(|payload| panic!("the client thread panicked: {}", panic_text(&*payload)))
 }
 
 /// Connects, sends PING and reads PONG: a client that is up to date and idle.
@@ -95,7 +103,7 @@ fn ex4_shutdown_sends_every_reply_already_computed_then_closes_everyone() {
             let report = serving.await.unwrap().unwrap();
             assert_eq!(server.clients(), 0, "a connection outlived the shutdown");
             assert_eq!(server.stats().forced, 0, "a connection was cancelled");
-            let (pipelined, idle) = to_thread(move || clients.join().unwrap()).await.unwrap();
+            let (pipelined, idle) = to_thread(move || joined(clients)).await.unwrap();
             (report, pipelined, idle)
         })
         .unwrap();
@@ -149,7 +157,7 @@ fn ex4_at_the_deadline_a_client_that_does_not_read_is_closed_and_counted_forced(
             let report = serving.await.unwrap().unwrap();
             assert_eq!(server.clients(), 0, "a connection outlived the shutdown");
             assert_eq!(server.stats().forced, 1, "one connection was cancelled");
-            let (stuck, idle) = to_thread(move || clients.join().unwrap()).await.unwrap();
+            let (stuck, idle) = to_thread(move || joined(clients)).await.unwrap();
             drop(stuck);
             (report, idle)
         })
@@ -211,7 +219,7 @@ fn ex4_the_listener_closes_at_the_stop_while_the_connections_still_finish() {
             stopped_tx.send(()).unwrap();
             let report = serving.await.unwrap().unwrap();
             assert_eq!(server.clients(), 0, "a connection outlived the shutdown");
-            let stuck_read = to_thread(move || clients.join().unwrap()).await.unwrap();
+            let stuck_read = to_thread(move || joined(clients)).await.unwrap();
             (report, stuck_read)
         })
         .unwrap();

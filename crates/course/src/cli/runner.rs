@@ -1,5 +1,6 @@
 //! Spawning cargo: the learner's tests, the reference's tests, and reading what they gave.
 
+use std::collections::BTreeMap;
 use std::env;
 use std::ffi::OsString;
 use std::io;
@@ -8,7 +9,7 @@ use std::process::{Command, Output};
 
 use oneloop_course::Stage;
 use oneloop_course::progress::StageResults;
-use oneloop_course::{compiler_error, workspace};
+use oneloop_course::{compiler_error, test_output, workspace};
 
 use super::CliError;
 
@@ -106,30 +107,61 @@ impl Cargo {
         self.test_output(stage, features)
     }
 
+    /// Builds the stage's tests (`cargo test -p <package> --no-run`), lists each test
+    /// binary's tests, then runs each exercise's tests in a process of its own (the
+    /// binary with `--exact NAME…`, from the package's folder, as cargo runs it), and
+    /// the tests of no exercise in one more. A stage's test files are one binary, and a
+    /// test that reaches an unfinished hole on another thread fails every test of its
+    /// process that is waiting (see the test kit's watchdog), and one that aborts ends
+    /// them all: one process per exercise keeps one exercise's hole out of another's
+    /// results. What the runs print is returned one after another, as `cargo test`
+    /// prints several binaries' runs.
     fn test_output(
         &self,
         stage: &Stage,
         features: &[&str],
     ) -> Result<(StageResults, String, String), CliError> {
-        let mut args = vec!["test", "-p", stage.package.as_str()];
-        args.extend(features);
-        args.extend(["--no-fail-fast", "--color", "never"]);
-        let output = self.output(&args)?;
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        match StageResults::from_output(&stdout, &stderr) {
-            Some(results) => Ok((results, stdout, stderr)),
-            None => {
-                let detail = compiler_error::first_error_block(&stderr).unwrap_or_else(|| {
-                    let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
-                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                });
-                Err(CliError::failed(format!(
-                    "`cargo {}` failed before running any test:\n{detail}",
-                    args.join(" ")
-                )))
+        let mut build = vec!["test", "-p", stage.package.as_str()];
+        build.extend(features);
+        build.extend([
+            "--no-run",
+            "--color",
+            "never",
+            "--message-format",
+            "json-render-diagnostics",
+        ]);
+        let built = self.output(&build)?;
+        let mut stderr = String::from_utf8_lossy(&built.stderr).into_owned();
+        let mut stdout = String::new();
+        if !built.status.success() {
+            return match StageResults::from_output(&stdout, &stderr) {
+                Some(results) => Ok((results, stdout, stderr)),
+                None => Err(cargo_failed(&build, &stderr)),
+            };
+        }
+        let folder = self.root.join(&stage.dir);
+        let binaries = test_output::executables(&String::from_utf8_lossy(&built.stdout));
+        let mut groups: BTreeMap<Option<u32>, Vec<(&str, Vec<String>)>> = BTreeMap::new();
+        for binary in &binaries {
+            let listed = run_binary(binary, &folder, &["--list"])?;
+            for (exercise, names) in test_output::list_by_exercise(&listed.0) {
+                groups.entry(exercise).or_default().push((binary, names));
             }
         }
+        for runs in groups.values() {
+            for (binary, names) in runs {
+                let mut args = vec!["--exact"];
+                args.extend(names.iter().map(String::as_str));
+                let (out, err) = run_binary(binary, &folder, &args)?;
+                stdout.push_str(&out);
+                stderr.push_str(&err);
+            }
+        }
+        Ok((
+            StageResults::Tested(test_output::parse(&stdout)),
+            stdout,
+            stderr,
+        ))
     }
 
     /// `cargo build --tests --keep-going` for the packages of `stages`: the build that
@@ -166,4 +198,36 @@ impl Cargo {
         }
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
+}
+
+/// Runs the test binary `binary` with `args` from `folder`; its stdout and stderr.
+fn run_binary(binary: &str, folder: &Path, args: &[&str]) -> Result<(String, String), CliError> {
+    let output = Command::new(binary)
+        .args(args)
+        .current_dir(folder)
+        .output()
+        .map_err(|e| CliError::failed(format!("could not run the test binary `{binary}`: {e}")))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let mut stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    if !output.status.success() && !stdout.contains("test result:") {
+        // Killed before its summary (an abort, a stack overflow): the tests it did not
+        // report count as failed; say why here, as cargo would.
+        stderr.push_str(&format!(
+            "the test binary `{binary}` ended before its summary: {}\n",
+            output.status
+        ));
+    }
+    Ok((stdout, stderr))
+}
+
+/// Cargo failed before any test ran and printed no compiler error: its last lines.
+fn cargo_failed(args: &[&str], stderr: &str) -> CliError {
+    let detail = compiler_error::first_error_block(stderr).unwrap_or_else(|| {
+        let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    });
+    CliError::failed(format!(
+        "`cargo {}` failed before running any test:\n{detail}",
+        args.join(" ")
+    ))
 }

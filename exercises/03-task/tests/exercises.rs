@@ -1,0 +1,17 @@
+//! The exercise tests of this stage, in one binary. The files beside this one are its
+//! modules, each at its own path; a test is named `file::exM_…` after the exercise it
+//! checks. `cargo course test N` runs each exercise's tests in a process of its own;
+//! with cargo, `cargo test -p ex03-task -- ex2_` runs exercise 2's.
+//!
+//! `#[path]` keeps a file's own `mod` lines resolving as when it was a binary of its
+//! own.
+
+/// Helpers shared by the files below (`tests/common/mod.rs`).
+mod common;
+
+#[path = "ex1_step.rs"]
+mod ex1_step;
+#[path = "ex2_join.rs"]
+mod ex2_join;
+#[path = "ex3_executor.rs"]
+mod ex3_executor;

@@ -1,0 +1,19 @@
+//! The exercise tests of this stage, in one binary. The files beside this one are its
+//! modules, each at its own path; a test is named `file::exM_…` after the exercise it
+//! checks. `cargo course test N` runs each exercise's tests in a process of its own;
+//! with cargo, `cargo test -p ex09-cancel -- ex2_` runs exercise 2's.
+//!
+//! `#[path]` keeps a file's own `mod` lines resolving as when it was a binary of its
+//! own.
+
+/// Helpers shared by the files below (`tests/common/mod.rs`).
+mod common;
+
+#[path = "ex1_deliver.rs"]
+mod ex1_deliver;
+#[path = "ex2_timeout.rs"]
+mod ex2_timeout;
+#[path = "ex3_group.rs"]
+mod ex3_group;
+#[path = "ex4_select.rs"]
+mod ex4_select;

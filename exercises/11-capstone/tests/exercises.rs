@@ -1,0 +1,19 @@
+//! The exercise tests of this stage, in one binary. The files beside this one are its
+//! modules, each at its own path; a test is named `file::exM_…` after the exercise it
+//! checks. `cargo course test N` runs each exercise's tests in a process of its own;
+//! with cargo, `cargo test -p ex11-capstone -- ex2_` runs exercise 2's.
+//!
+//! `#[path]` keeps a file's own `mod` lines resolving as when it was a binary of its
+//! own.
+
+/// Helpers shared by the files below (`tests/common/mod.rs`).
+mod common;
+
+#[path = "ex1_parse.rs"]
+mod ex1_parse;
+#[path = "ex2_expiry.rs"]
+mod ex2_expiry;
+#[path = "ex3_bound.rs"]
+mod ex3_bound;
+#[path = "ex4_shutdown.rs"]
+mod ex4_shutdown;
