@@ -3,6 +3,7 @@
 //! ```text
 //! capstone-redis [--bind ADDR] [--port PORT] [--max-clients N] [--max-bulk BYTES]
 //!                [--max-output BYTES] [--idle-timeout SECONDS] [--shutdown-deadline MS]
+//!                [--accept-retry-delay MS]
 //! ```
 //!
 //! It prints `listening on ADDR:PORT` once it accepts (with `--port 0` the kernel picks
@@ -50,6 +51,9 @@ fn parse_args() -> Result<Args, String> {
             }
             "--shutdown-deadline" => {
                 args.config.shutdown_deadline = Duration::from_millis(number(value()?)?)
+            }
+            "--accept-retry-delay" => {
+                args.config.accept_retry_delay = Duration::from_millis(number(value()?)?)
             }
             other => return Err(format!("unknown option {other}")),
         }
