@@ -163,11 +163,17 @@ atexit.register(_print_trace)
 _script_globals = None
 
 
+# How many forked scenarios run at once. A scenario spends most of its time asleep (its
+# timers and sleeps are real), so a few side by side take about as long as one; more
+# would crowd the machine's two cores when they all start.
+AT_ONCE = 4
+
+
 def run_scenarios(limit, names):
     """Runs each script ``NAME.py`` of ``names`` (in the current folder) in a process of
-    its own, forked from this one, one after the other, and prints what each printed
-    between ``truth-scenario=NAME`` and ``truth-exit=NAME STATUS``. A child still
-    running after ``limit`` seconds is killed.
+    its own, forked from this one, at most ``AT_ONCE`` at a time, and prints what each
+    printed between ``truth-scenario=NAME`` and ``truth-exit=NAME STATUS``, in the order
+    of ``names``. A child still running after ``limit`` seconds is killed.
 
     Call it from a fresh interpreter that has imported only this module: each child then
     starts as the script's own process would be when its ``import truthtrace`` returns,
@@ -181,19 +187,45 @@ def run_scenarios(limit, names):
     standard error is dropped: a caller that sees a status other than 0 runs that
     script alone to see why.
     """
+    waiting = list(names)
+    # The read end of each running child's pipe: its name, pid, deadline and output.
+    running = {}
+    done = {}
+    while waiting or running:
+        while waiting and len(running) < AT_ONCE:
+            name = waiting.pop(0)
+            sys.stdout.flush()
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                for other in running:
+                    os.close(other)
+                _run_child(name, read_end, write_end)
+            os.close(write_end)
+            running[read_end] = (name, pid, time.monotonic() + limit, [])
+        earliest = min(deadline for _, _, deadline, _ in running.values())
+        ready = select.select(list(running), [], [], max(0.0, earliest - time.monotonic()))[0]
+        for read_end in list(running):
+            name, pid, deadline, chunks = running[read_end]
+            if read_end in ready:
+                chunk = os.read(read_end, 65536)
+                if chunk:
+                    chunks.append(chunk)
+                    continue
+            elif time.monotonic() < deadline:
+                continue
+            else:
+                os.kill(pid, signal.SIGKILL)
+            os.close(read_end)
+            del running[read_end]
+            _, status = os.waitpid(pid, 0)
+            done[name] = (b"".join(chunks), os.waitstatus_to_exitcode(status))
     for name in names:
-        sys.stdout.flush()
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            _run_child(name, read_end, write_end)
-        os.close(write_end)
-        printed = _read_until_end(read_end, pid, limit)
-        _, status = os.waitpid(pid, 0)
+        printed, status = done[name]
         sys.stdout.write(f"truth-scenario={name}\n")
         sys.stdout.flush()
         sys.stdout.buffer.write(printed)
-        sys.stdout.write(f"truth-exit={name} {os.waitstatus_to_exitcode(status)}\n")
+        sys.stdout.write(f"truth-exit={name} {status}\n")
         sys.stdout.flush()
 
 
@@ -213,20 +245,3 @@ def _run_child(name, read_end, write_end):
     sys.path[0] = os.path.dirname(script)
     _script_globals = runpy.run_path(script, run_name="__main__")
     sys.exit(0)
-
-
-def _read_until_end(read_end, pid, limit):
-    """What the child writes until it closes the pipe; kills it after ``limit`` s."""
-    chunks = []
-    deadline = time.monotonic() + limit
-    with os.fdopen(read_end, "rb", buffering=0) as pipe:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([pipe], [], [], left)[0]:
-                os.kill(pid, signal.SIGKILL)
-                break
-            chunk = pipe.read(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    return b"".join(chunks)

@@ -13,7 +13,8 @@
 //!   `serve` returned that error and the server exited, dropping every client. Now it
 //!   reports the error, stops accepting for `ACCEPT_RETRY_DELAY` and tries again, as
 //!   asyncio does. The attack runs the echo server in a child process with a lowered
-//!   limit.
+//!   limit, and a retry delay of a tenth of a second (`with_accept_retry_delay`) so as
+//!   not to wait whole seconds.
 //! - **A slow chat member.** A member that never reads let its queue grow without
 //!   bound. Now a member whose queue would pass the room's limit is disconnected. The
 //!   attack runs a chat room in a child process.
@@ -261,7 +262,10 @@ fn server_child() {
         let _ = io::stdin().read_to_end(&mut Vec::new());
         std::process::exit(0);
     });
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .expect("bind loopback")
+        .with_accept_retry_delay(CHILD_RETRY_DELAY);
+    assert_eq!(listener.accept_retry_delay(), CHILD_RETRY_DELAY);
     println!(
         "listening on {}",
         listener.local_addr().expect("an address")
@@ -423,6 +427,9 @@ fn line_client(addr: SocketAddr) -> BufReader<StdStream> {
 
 /// The child's fd limit: a handful for the process itself, the rest for connections.
 const NOFILE: u32 = 32;
+/// How long a server child stops accepting after an accept failed: a tenth of
+/// asyncio's second (`ACCEPT_RETRY_DELAY`, which a listener has unless set).
+const CHILD_RETRY_DELAY: Duration = Duration::from_millis(100);
 /// Connections before the limit is reached.
 const EARLY: usize = 5;
 /// Connections opened at once afterwards, more than the limit leaves room for.
@@ -432,6 +439,17 @@ const FLOOD: usize = 30;
 const KEPT: usize = 5;
 /// How many failed accepts to watch: the back-off between them is what is tested.
 const FAILED_ACCEPTS: usize = 3;
+
+/// `serve` backs off asyncio's one second on a listener unless it was given another
+/// delay.
+#[test]
+fn a_listener_backs_off_asyncios_second_unless_told_otherwise() {
+    assert_eq!(ACCEPT_RETRY_DELAY, Duration::from_secs(1));
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    assert_eq!(listener.accept_retry_delay(), ACCEPT_RETRY_DELAY);
+    let listener = listener.with_accept_retry_delay(CHILD_RETRY_DELAY);
+    assert_eq!(listener.accept_retry_delay(), CHILD_RETRY_DELAY);
+}
 
 #[test]
 fn an_echo_server_out_of_fds_keeps_serving_and_accepts_again_when_fds_free_up() {
@@ -459,7 +477,7 @@ fn an_echo_server_out_of_fds_keeps_serving_and_accepts_again_when_fds_free_up() 
         let watched = started.elapsed();
         let spin_free = FAILED_ACCEPTS - 1;
         assert!(
-            watched >= ACCEPT_RETRY_DELAY * u32::try_from(spin_free).expect("small") / 4,
+            watched >= CHILD_RETRY_DELAY * u32::try_from(spin_free).expect("small") / 4,
             "{FAILED_ACCEPTS} failed accepts within {watched:?}: the server retries in a spin"
         );
         server.assert_alive();

@@ -62,8 +62,9 @@ fn out_of_resources(error: &io::Error) -> bool {
 /// Accepts connections for ever, running `handler` as a task for each.
 ///
 /// - An accept that fails for lack of resources is reported to the loop's exception
-///   handler; the server sleeps [`ACCEPT_RETRY_DELAY`] and accepts again. While it
-///   sleeps nothing waits on the listener, so the loop does not spin on it.
+///   handler; the server sleeps the listener's retry delay ([`ACCEPT_RETRY_DELAY`]
+///   unless set with [`TcpListener::with_accept_retry_delay`]) and accepts again.
+///   While it sleeps nothing waits on the listener, so the loop does not spin on it.
 /// - A connection aborted before it was accepted is skipped.
 /// - Any other accept error ends the server with that error.
 /// - At most [`ACCEPTS_PER_TURN`] connections are accepted in one turn; then the
@@ -97,7 +98,7 @@ where
             }
             Err(error) if out_of_resources(&error) => {
                 report_accept_error(&listener, &error);
-                sleep(ACCEPT_RETRY_DELAY).await;
+                sleep(listener.accept_retry_delay()).await;
             }
             Err(error) if error.kind() == io::ErrorKind::ConnectionAborted => {}
             Err(error) => return Err(error),

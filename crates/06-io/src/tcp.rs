@@ -16,12 +16,13 @@ use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
 use std::os::fd::{AsRawFd, RawFd};
+use std::time::Duration;
 
 use oneloop_core::hooks::{LoopId, with_current};
 use oneloop_core::yield_now;
 
 use crate::source::Owned;
-use crate::{Direction, Readiness, writable};
+use crate::{ACCEPT_RETRY_DELAY, Direction, Readiness, writable};
 
 // ANCHOR: retry
 /// Runs `attempt` until it does not say `WouldBlock`, awaiting readiness in
@@ -67,6 +68,9 @@ async fn retry<S: AsRawFd, T>(
 /// ```
 pub struct TcpListener {
     inner: Owned<mio::net::TcpListener>,
+    /// How long [`serve`](crate::serve) stops accepting after an accept failed for lack
+    /// of resources.
+    retry_delay: Duration,
 }
 
 impl fmt::Debug for TcpListener {
@@ -88,6 +92,7 @@ impl TcpListener {
                 Ok(inner) => {
                     return Ok(Self {
                         inner: inner.into(),
+                        retry_delay: ACCEPT_RETRY_DELAY,
                     });
                 }
                 Err(e) => last = e,
@@ -101,7 +106,22 @@ impl TcpListener {
         listener.set_nonblocking(true)?;
         Ok(Self {
             inner: mio::net::TcpListener::from_std(listener).into(),
+            retry_delay: ACCEPT_RETRY_DELAY,
         })
+    }
+
+    /// Sets how long [`serve`](crate::serve) stops accepting on this listener after an
+    /// accept failed for lack of resources: [`ACCEPT_RETRY_DELAY`], asyncio's second,
+    /// unless set. A server's tests set it shorter, so as not to wait whole seconds.
+    pub fn with_accept_retry_delay(mut self, delay: Duration) -> Self {
+        self.retry_delay = delay;
+        self
+    }
+
+    /// How long [`serve`](crate::serve) stops accepting on this listener after an
+    /// accept failed for lack of resources.
+    pub fn accept_retry_delay(&self) -> Duration {
+        self.retry_delay
     }
 
     /// The address the listener is bound to.

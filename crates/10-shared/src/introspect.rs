@@ -16,8 +16,9 @@
 //! request line of at most [`MAX_REQUEST`] bytes, answers, and closes. At most
 //! [`MAX_CLIENTS`] are served at once (more are told "busy"), and a client that has not
 //! sent its request and read its answer after [`CLIENT_TIMEOUT`] is dropped. An accept
-//! that fails (out of fds, say) stops the listening for [`ACCEPT_RETRY_DELAY`], so the
-//! loop parks instead of retrying it every turn. Both need the loop's timers: a loop
+//! that fails (out of fds, say) stops the listening for [`ACCEPT_RETRY_DELAY`] (unless
+//! set with [`Introspection::set_accept_retry_delay`]), so the loop parks instead of
+//! retrying it every turn. Both need the loop's timers: a loop
 //! without them is refused ([`NEEDS_TIMERS`]).
 
 use std::cell::Cell;
@@ -104,7 +105,7 @@ impl IntrospectStats {
     }
 
     /// Accepts that failed (out of fds, for one). After each, the socket stops
-    /// accepting for [`ACCEPT_RETRY_DELAY`].
+    /// accepting for its retry delay ([`ACCEPT_RETRY_DELAY`] unless set).
     pub fn accept_failed(&self) -> u64 {
         self.accept_failed.get()
     }
@@ -162,6 +163,9 @@ pub(crate) struct Server {
     stopped: Cell<bool>,
     /// How long a client may take ([`CLIENT_TIMEOUT`] unless set).
     pub(crate) client_timeout: Cell<Duration>,
+    /// How long accepting stops after an accept failed ([`ACCEPT_RETRY_DELAY`] unless
+    /// set).
+    accept_retry_delay: Cell<Duration>,
 }
 
 impl Drop for Server {
@@ -202,6 +206,18 @@ impl Introspection {
     /// A client already connected keeps the time it was given.
     pub fn set_client_timeout(&self, limit: Duration) {
         self.server.client_timeout.set(limit);
+    }
+
+    /// How long the socket stops accepting after an accept failed: asyncio's
+    /// [`ACCEPT_RETRY_DELAY`], one second, until set.
+    pub fn accept_retry_delay(&self) -> Duration {
+        self.server.accept_retry_delay.get()
+    }
+
+    /// Sets how long the socket stops accepting after an accept failed, from the next
+    /// failure on. A back-off already waiting keeps the delay it was given.
+    pub fn set_accept_retry_delay(&self, delay: Duration) {
+        self.server.accept_retry_delay.set(delay);
     }
 }
 
@@ -271,6 +287,7 @@ pub fn enable_introspection_in(core: &Core, dir: &Path) -> io::Result<Introspect
         timers: Rc::downgrade(&timers),
         stopped: Cell::new(false),
         client_timeout: Cell::new(CLIENT_TIMEOUT),
+        accept_retry_delay: Cell::new(ACCEPT_RETRY_DELAY),
     });
     listen(&server, &io)?;
     track(core);
@@ -329,8 +346,8 @@ fn accept_all(server: &Rc<Server>) {
     }
 }
 
-/// After a failed accept: stop listening for [`ACCEPT_RETRY_DELAY`], then listen
-/// again, as stage 6's `serve` does. While it waits the listener has no reader, so the
+/// After a failed accept: stop listening for the retry delay ([`ACCEPT_RETRY_DELAY`]
+/// unless set), then listen again, as stage 6's `serve` does. While it waits the listener has no reader, so the
 /// loop parks instead of running the failing accept every turn.
 fn back_off(server: &Rc<Server>) {
     let failed = &server.stats.accept_failed;
@@ -339,8 +356,9 @@ fn back_off(server: &Rc<Server>) {
         return;
     };
     io.remove_reader(&server.listener);
+    let delay = server.accept_retry_delay.get();
     let server = Rc::downgrade(server);
-    let retry = timers.call_later_named(ACCEPT_RETRY_DELAY, "introspect accept retry", move || {
+    let retry = timers.call_later_named(delay, "introspect accept retry", move || {
         let Some(server) = server.upgrade() else {
             return;
         };

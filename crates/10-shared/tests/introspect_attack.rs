@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use oneloop_cancel::yield_now;
+use oneloop_io::ACCEPT_RETRY_DELAY;
 use oneloop_offload::to_thread;
 use oneloop_shared::{
     CLIENT_TIMEOUT, MAX_CLIENTS, MAX_REQUEST, enable_introspection_in, query_path,
@@ -320,8 +321,9 @@ fn a_line_longer_than_the_limit_is_refused_even_when_it_comes_in_pieces() {
 }
 
 /// The client timeout [`clients_that_never_finish_lose_their_slots_after_the_client_timeout`]
-/// sets.
-const STUCK_CLIENT_TIMEOUT: Duration = Duration::from_secs(1);
+/// sets. The stuck clients are admitted, and the next one told "busy", a few
+/// milliseconds apart: this leaves room for a stall of the loaded machine in between.
+const STUCK_CLIENT_TIMEOUT: Duration = Duration::from_millis(300);
 
 #[test]
 fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
@@ -335,7 +337,7 @@ fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
         let dir = TestDir::new("stuck");
         let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
         let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
-        // Shorter than the default, so that the test waits one second, not five.
+        // Shorter than the default, so that the test waits 0.3 s, not five.
         introspection.set_client_timeout(STUCK_CLIENT_TIMEOUT);
         let path = introspection.path().to_owned();
         let (busy, later, held) = event_loop
@@ -381,9 +383,18 @@ const EMFILE_CHILD: &str = "ONELOOP_INTROSPECT_EMFILE_CHILD";
 /// The child's fd limit: enough for the loop, the pool and the socket, then filled up.
 const CHILD_NOFILE: u32 = 64;
 
-/// Turns a loop may take while it sleeps a second and a half with one connection it
-/// cannot accept. Backing off, it parks until the retry: a handful. Spinning on the
-/// listener, it turns thousands of times, however loaded the machine.
+/// The accept retry delay the child sets: shorter than asyncio's second
+/// (`the_accept_retry_delay_is_asyncios_second_until_set` checks that default), so that
+/// the child waits a fraction of a second, not several.
+const CHILD_RETRY_DELAY: Duration = Duration::from_millis(100);
+
+/// How long the child runs with its descriptors used up: five retry delays.
+const OUT_OF_FDS_FOR: Duration = Duration::from_millis(500);
+
+/// Turns a loop may take in [`OUT_OF_FDS_FOR`] with one connection it cannot accept.
+/// Backing off, it parks until each retry and fails again: a few turns per retry, some
+/// twenty in all. Spinning on the listener, it turns thousands of times, however loaded
+/// the machine.
 const MOST_TURNS: u64 = 100;
 
 /// Not a test on its own: does nothing unless the test below started this binary as
@@ -396,6 +407,7 @@ fn emfile_child() {
     let dir = TestDir::new("emfile");
     let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
     let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+    introspection.set_accept_retry_delay(CHILD_RETRY_DELAY);
     let path = introspection.path().to_owned();
     // Every fd but one is taken; the client takes that one, so accepting it fails with
     // EMFILE and the connection waits in the listener's backlog.
@@ -410,17 +422,20 @@ fn emfile_child() {
         .expect("a hang detector on the client's read");
     let before = event_loop.turn();
     event_loop
-        .run_until_complete(oneloop_cancel::sleep(Duration::from_millis(1500)))
+        .run_until_complete(oneloop_cancel::sleep(OUT_OF_FDS_FOR))
         .expect("the loop runs")
         .expect("not cancelled");
     let turns = event_loop.turn() - before;
     assert!(
         turns <= MOST_TURNS,
-        "{turns} turns in 1.5 s with an accept failing: the loop spins on the listener"
+        "{turns} turns in {OUT_OF_FDS_FOR:?} with an accept failing: the loop spins on the listener"
     );
+    // The first retry is due a fifth of the way in: it ran, and failed again, so the
+    // delay set is the one the back-off waits (asyncio's second would give one failure).
+    let failed = introspection.stats().accept_failed();
     assert!(
-        introspection.stats().accept_failed() >= 1,
-        "the accept failed"
+        failed >= 2,
+        "{failed} failed accepts: no retry after {CHILD_RETRY_DELAY:?}"
     );
     // Fds free up: at its next retry the socket accepts the waiting client again.
     drop(filler);
@@ -438,6 +453,24 @@ fn emfile_child() {
         .expect("the loop runs");
     assert!(is_table(&answer), "answered after the back-off: {answer}");
     println!("emfile child: {turns} turns while out of fds, then answered");
+}
+
+/// The back-off's delay is asyncio's one second until set, and the setter changes it.
+#[test]
+fn the_accept_retry_delay_is_asyncios_second_until_set() {
+    watchdog(LIMIT, || {
+        assert_eq!(
+            ACCEPT_RETRY_DELAY,
+            Duration::from_secs(1),
+            "asyncio's delay"
+        );
+        let dir = TestDir::new("retry-delay");
+        let event_loop = oneloop_offload::new_event_loop().expect("epoll");
+        let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
+        assert_eq!(introspection.accept_retry_delay(), ACCEPT_RETRY_DELAY);
+        introspection.set_accept_retry_delay(CHILD_RETRY_DELAY);
+        assert_eq!(introspection.accept_retry_delay(), CHILD_RETRY_DELAY);
+    });
 }
 
 #[test]

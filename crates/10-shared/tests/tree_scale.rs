@@ -14,13 +14,18 @@ use oneloop_shared::{
 };
 use oneloop_testkit::watchdog_default;
 
-const CHILDREN: usize = 50_000;
+/// The smallest size at which the quadratic snapshot below still runs for several times
+/// the hang detector's ten seconds.
+const CHILDREN: usize = 30_000;
 
-/// The time is a hang detector's business only: with a snapshot in proportion to the
-/// tasks, this takes about a second in a debug build; one that looks through every
-/// task for the children of each makes some 10^9 steps, each through a `RefCell`.
+/// The time is a hang detector's business only. With a snapshot in proportion to the
+/// tasks, this takes under a second in a debug build. A snapshot that looks through
+/// every task for the children of each makes 30,000² ≈ 10^9 steps, each through a
+/// `RefCell` (some 60 ns in a debug build): about a minute, so the detector fires
+/// even on a quiet machine. At half the size it would take a quarter of that, too
+/// close to the detector's ten seconds.
 #[test]
-fn a_group_of_50000_children_is_snapshot_and_drawn_in_proportion_to_its_tasks() {
+fn a_group_of_30000_children_is_snapshot_and_drawn_in_proportion_to_its_tasks() {
     watchdog_default(|| {
         let mut event_loop = oneloop_timers::virtual_time_loop();
         track(&event_loop);
@@ -78,12 +83,19 @@ fn chain(depth: u64) -> Vec<TaskInfo> {
         .collect()
 }
 
-/// A task awaiting 200,000 others: the tree finds each task's name, and the table who
-/// awaits each task, without looking through every task for each (some 10^10 steps).
+/// A task awaiting 120,000 others: the tree finds each task's name, and the table who
+/// awaits each task, without looking through every task for each.
+///
+/// The size is the smallest that catches the cheaper of the two quadratics by a wide
+/// margin. A tree that finds each line's task by a scan of the list makes 120,000²/2 ≈
+/// 7·10^9 comparisons of ids (some 6 ns each in a debug build): some 40 s, four times
+/// the hang detector's ten seconds. A table that scans every task's awaits for each
+/// task makes twice as many steps, each dearer. In proportion to the tasks, the views
+/// take a second or two.
 #[test]
-fn a_task_awaiting_200000_others_is_drawn_and_tabled_in_proportion_to_them() {
+fn a_task_awaiting_120000_others_is_drawn_and_tabled_in_proportion_to_them() {
     watchdog_default(|| {
-        const WIDE: u64 = 200_000;
+        const WIDE: u64 = 120_000;
         let mut tasks = vec![TaskInfo {
             id: 1,
             name: "root".to_owned(),
@@ -118,7 +130,12 @@ fn a_task_awaiting_200000_others_is_drawn_and_tabled_in_proportion_to_them() {
 }
 
 /// A chain of awaits 50,000 deep: text that indented each line by its depth would
-/// hold some 5 GB.
+/// hold some 5 GB (the width check fails at any depth past the drawn one).
+///
+/// The depth is for the cost: a tree that tells whether a line is the last of its
+/// siblings by scanning the lines after it scans to the end of a chain from every
+/// line, 50,000²/2 ≈ 10^9 steps (some 20 ns each in a debug build): half a minute
+/// against the hang detector's ten seconds. Shallower, it would pass.
 #[test]
 fn a_chain_of_50000_awaits_is_drawn_in_lines_of_bounded_width() {
     watchdog_default(|| {

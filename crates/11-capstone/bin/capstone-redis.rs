@@ -3,7 +3,11 @@
 //! ```text
 //! capstone-redis [--bind ADDR] [--port PORT] [--max-clients N] [--max-bulk BYTES]
 //!                [--max-output BYTES] [--idle-timeout SECONDS] [--shutdown-deadline MS]
+//!                [--idle-timeout-ms MS] [--accept-retry-delay MS]
 //! ```
+//!
+//! `--idle-timeout-ms` is `--idle-timeout` in milliseconds, for tests that should not
+//! wait whole seconds.
 //!
 //! It prints `listening on ADDR:PORT` once it accepts (with `--port 0` the kernel picks
 //! the port), serves until `SIGINT` or `SIGTERM`, then prints what the shutdown closed
@@ -48,8 +52,15 @@ fn parse_args() -> Result<Args, String> {
                 let seconds = number(value()?)?;
                 args.config.idle_timeout = (seconds > 0).then(|| Duration::from_secs(seconds));
             }
+            "--idle-timeout-ms" => {
+                let ms = number(value()?)?;
+                args.config.idle_timeout = (ms > 0).then(|| Duration::from_millis(ms));
+            }
             "--shutdown-deadline" => {
                 args.config.shutdown_deadline = Duration::from_millis(number(value()?)?)
+            }
+            "--accept-retry-delay" => {
+                args.config.accept_retry_delay = Duration::from_millis(number(value()?)?)
             }
             other => return Err(format!("unknown option {other}")),
         }

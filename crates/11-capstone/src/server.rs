@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use oneloop::cancel::{self, TaskGroup};
-use oneloop::{Event, TcpListener, TcpStream, serve, spawn};
+use oneloop::{ACCEPT_RETRY_DELAY, Event, TcpListener, TcpStream, serve, spawn};
 
 use crate::connection::{Ending, connection};
 use crate::{Db, Limits, PubSub, new_db};
@@ -32,6 +32,10 @@ pub struct Config {
     pub idle_timeout: Option<Duration>,
     /// How long shutdown waits for connections to finish before closing them.
     pub shutdown_deadline: Duration,
+    /// How long the accept loop stops accepting after an accept failed for lack of
+    /// resources (out of file descriptors): asyncio's one second by default. Tests set
+    /// it shorter.
+    pub accept_retry_delay: Duration,
 }
 
 impl Default for Config {
@@ -42,6 +46,7 @@ impl Default for Config {
             max_output: 8 * 1024 * 1024,
             idle_timeout: Some(Duration::from_secs(300)),
             shutdown_deadline: Duration::from_secs(5),
+            accept_retry_delay: ACCEPT_RETRY_DELAY,
         }
     }
 }
@@ -199,6 +204,7 @@ impl Server {
         group: TaskGroup,
     ) -> impl Future<Output = io::Result<()>> + use<> {
         let server = Rc::clone(self);
+        let listener = listener.with_accept_retry_delay(self.config.accept_retry_delay);
         serve(listener, move |stream, _addr| {
             if server.admit(group.len()) {
                 let connection = connection(Rc::clone(&server), stream);

@@ -117,8 +117,8 @@ pub use oneloop_core::{
     Core, ExceptionReport, JoinError, JoinHandle, Label, LoopError, gather, spawn, yield_now,
 };
 pub use oneloop_io::{
-    Io, Receiver, Sender, StreamError, StreamReader, StreamWriter, TcpListener, TcpStream, channel,
-    open_connection, readable, serve, writable,
+    ACCEPT_RETRY_DELAY, Io, Receiver, Sender, StreamError, StreamReader, StreamWriter, TcpListener,
+    TcpStream, channel, open_connection, readable, serve, writable,
 };
 pub use oneloop_offload::{
     LoopHandle, OffloadLoop, ThreadPool, new_event_loop, run, run_debug, run_with, to_thread,
