@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
 use std::io::Write;
 use std::pin::pin;
@@ -440,5 +440,145 @@ fn ex2_yield_now_between_reads_keeps_the_stream_working() {
             })
             .unwrap();
         assert_eq!(all, b"abc");
+    });
+}
+
+/// Writes into `stream` until the kernel takes no more (the send buffer is full).
+fn fill_stream(stream: &TcpStream) -> usize {
+    let chunk = [7u8; 65536];
+    let mut sent = 0;
+    loop {
+        match stream.try_write(&chunk) {
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return sent,
+            Err(e) => panic!("filling the socket: {e}"),
+        }
+    }
+}
+
+#[test]
+fn ex2_both_directions_of_one_stream_wait_at_once_and_each_edge_wakes_its_own_task() {
+    watchdog_default(|| {
+        // One stream shared by two tasks: one waits to read, the other to write (its
+        // send buffer is full). An edge in one direction must wake that task alone, and
+        // must not make the other direction's wait lose its own edge later.
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        let server = Rc::new(server);
+        let sent = fill_stream(&server);
+        let (reading, writing) = (Rc::clone(&server), Rc::clone(&server));
+        let reader = event_loop.spawn(async move {
+            let mut buf = [0; 16];
+            let n = reading.read(&mut buf).await.expect("read");
+            buf[..n].to_vec()
+        });
+        let writer = event_loop.spawn(async move {
+            writable(&*writing).await.expect("writable");
+            writing.try_write(b"more").expect("room again")
+        });
+        event_loop.run_once().unwrap();
+        assert_eq!(Io::of(event_loop.core()).unwrap().registrations(), 1);
+        client.write_all(b"ping").unwrap();
+        run_until(&mut event_loop, 10, || reader.is_finished());
+        assert_eq!(reader.try_take().unwrap().unwrap(), b"ping");
+        assert!(
+            !writer.is_finished(),
+            "the read edge did not wake the writer"
+        );
+        // The client now reads what the server could not send: room comes back.
+        let mut drained = vec![0; sent];
+        std::io::Read::read_exact(&mut client, &mut drained).unwrap();
+        run_until(&mut event_loop, 10, || writer.is_finished());
+        assert_eq!(writer.try_take().unwrap().unwrap(), 4);
+    });
+}
+
+#[test]
+fn ex2_data_arriving_after_the_wait_is_registered_and_before_the_park_is_reported() {
+    watchdog_default(|| {
+        // The wait registers in a task's poll; the park comes after the run phase. Data
+        // landing in between is already queued by epoll: the park must report it, both
+        // for a wait that gives epoll the fd and for the third wait here, on a socket
+        // that stays registered between its waits (that wait gives epoll nothing).
+        let mut event_loop = new_event_loop().unwrap();
+        let (client, server) = pair();
+        let client = Rc::new(RefCell::new(client));
+        let sender = Rc::clone(&client);
+        let (got, ctls) = event_loop
+            .run_until_complete(async move {
+                let io = Io::current().expect("an I/O loop");
+                let mut got = Vec::new();
+                let mut ctls = Vec::new();
+                for message in [&b"one"[..], b"two", b"three"] {
+                    let before = io.epoll_ctls().total();
+                    let mut ready = pin!(readable(&server));
+                    let mut sent = false;
+                    poll_fn(|cx| {
+                        let polled = ready.as_mut().poll(cx);
+                        if polled.is_pending() && !sent {
+                            // Registered: now the data comes, before the loop parks.
+                            ctls.push(io.epoll_ctls().total() - before);
+                            sender.borrow_mut().write_all(message).unwrap();
+                            sent = true;
+                        }
+                        polled
+                    })
+                    .await
+                    .expect("readable");
+                    let mut buf = [0; 16];
+                    // A short read: the socket is drained, and stays registered.
+                    let n = server.read(&mut buf).await.expect("read");
+                    got.push(buf[..n].to_vec());
+                }
+                (got, ctls)
+            })
+            .unwrap();
+        assert_eq!(got, [&b"one"[..], b"two", b"three"]);
+        assert_eq!(ctls[2], 0, "the third wait found the fd registered already");
+    });
+}
+
+#[test]
+fn ex2_a_hang_up_with_no_data_wakes_a_task_waiting_to_read() {
+    watchdog_default(|| {
+        // epoll reports a pipe whose writer went, with nothing written, as a hang-up
+        // alone: not "readable". The waiting task must still be woken.
+        let mut event_loop = new_event_loop().unwrap();
+        let (sender, receiver) = mio::unix::pipe::new().unwrap();
+        let task = event_loop.spawn(async move {
+            readable(&receiver).await.expect("woken");
+            let mut buf = [0; 1];
+            std::io::Read::read(&mut &receiver, &mut buf).expect("end of file")
+        });
+        event_loop.run_once().unwrap();
+        assert!(!task.is_finished());
+        drop(sender);
+        run_until(&mut event_loop, 10, || task.is_finished());
+        assert_eq!(task.try_take().unwrap().unwrap(), 0);
+    });
+}
+
+#[test]
+fn ex2_an_error_with_neither_readable_nor_writable_wakes_a_task_waiting_to_write() {
+    watchdog_default(|| {
+        // A full pipe whose reading end goes: epoll reports an error alone on the writing
+        // end (no "writable"). The task waiting to write must be woken, to find the
+        // broken pipe with its own syscall.
+        let mut event_loop = new_event_loop().unwrap();
+        let (sender, receiver) = mio::unix::pipe::new().unwrap();
+        let chunk = [0u8; 4096];
+        while (&sender).write(&chunk).is_ok() {}
+        let task = event_loop.spawn(async move {
+            writable(&sender).await.expect("woken");
+            (&sender).write(b"x").map_err(|e| e.kind())
+        });
+        event_loop.run_once().unwrap();
+        assert!(!task.is_finished());
+        drop(receiver);
+        run_until(&mut event_loop, 10, || task.is_finished());
+        assert_eq!(
+            task.try_take().unwrap().unwrap(),
+            Err(std::io::ErrorKind::BrokenPipe)
+        );
     });
 }
