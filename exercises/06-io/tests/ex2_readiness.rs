@@ -582,3 +582,100 @@ fn ex2_an_error_with_neither_readable_nor_writable_wakes_a_task_waiting_to_write
         );
     });
 }
+
+#[test]
+fn ex2_a_new_waker_on_a_socket_that_stays_registered_gets_the_event() {
+    watchdog_default(|| {
+        // Two rounds of wait-then-short-read leave the socket registered with epoll and
+        // known to be drained, so its next wait parks the waker and gives epoll nothing.
+        // That wait is first polled under a waker that is not the task's; the event
+        // must go to the task's own waker, polled next.
+        let mut event_loop = new_event_loop().unwrap();
+        let (client, server) = pair();
+        let client = Rc::new(RefCell::new(client));
+        let sender = Rc::clone(&client);
+        let stale = Rc::new(CountingWaker::new());
+        let old = Rc::clone(&stale);
+        let got = event_loop
+            .run_until_complete(async move {
+                let io = Io::current().expect("an I/O loop");
+                let mut buf = [0; 16];
+                keep_registered(&server, &sender).await;
+                let before = io.epoll_ctls().total();
+                let mut ready = pin!(readable(&server));
+                let first = old.with_context(|cx| ready.as_mut().poll(cx));
+                assert!(first.is_pending(), "nothing was sent yet");
+                assert_eq!(io.epoll_ctls().total(), before, "the fd stayed registered");
+                let mut sent = false;
+                poll_fn(|cx| {
+                    let polled = ready.as_mut().poll(cx);
+                    if !sent {
+                        sender.borrow_mut().write_all(b"three").unwrap();
+                        sent = true;
+                    }
+                    polled
+                })
+                .await
+                .expect("readable");
+                let n = server.try_read(&mut buf).expect("data is there");
+                buf[..n].to_vec()
+            })
+            .unwrap();
+        assert_eq!(got, b"three");
+        assert_eq!(stale.wakes(), 0, "the first poll's waker is never woken");
+        assert_eq!(stale.live_wakers(), 0, "and the slot let go of it");
+    });
+}
+
+/// Two rounds of a wait, data sent while it waits, then a short read: the socket stays
+/// registered with epoll and is known to be drained, so its next wait parks the waker
+/// and gives epoll nothing.
+async fn keep_registered(server: &TcpStream, sender: &RefCell<std::net::TcpStream>) {
+    let mut buf = [0; 16];
+    for message in [&b"one"[..], b"two"] {
+        let mut ready = pin!(readable(server));
+        let mut sent = false;
+        poll_fn(|cx| {
+            let polled = ready.as_mut().poll(cx);
+            if !sent {
+                sender.borrow_mut().write_all(message).unwrap();
+                sent = true;
+            }
+            polled
+        })
+        .await
+        .expect("readable");
+        let n = server.read(&mut buf).await.expect("read");
+        assert_eq!(&buf[..n], message);
+    }
+}
+
+#[test]
+fn ex2_a_second_wait_on_a_socket_that_stays_registered_is_an_error_too() {
+    watchdog_default(|| {
+        // The wait that gives epoll nothing must still refuse a second waiter, as the
+        // first wait on a socket does.
+        let mut event_loop = new_event_loop().unwrap();
+        let (client, server) = pair();
+        let sender = RefCell::new(client);
+        let outcome = event_loop
+            .run_until_complete(async move {
+                keep_registered(&server, &sender).await;
+                let io = Io::current().expect("an I/O loop");
+                let before = io.epoll_ctls().total();
+                let mut first = Box::pin(readable(&server));
+                let mut second = Box::pin(readable(&server));
+                poll_fn(|cx| {
+                    assert!(first.as_mut().poll(cx).is_pending());
+                    assert_eq!(io.epoll_ctls().total(), before, "the fd stayed registered");
+                    Poll::Ready(match second.as_mut().poll(cx) {
+                        Poll::Ready(Err(error)) => error.to_string(),
+                        other => format!("unexpected: {other:?}"),
+                    })
+                })
+                .await
+            })
+            .unwrap();
+        assert!(outcome.contains("already waiting"), "{outcome}");
+    });
+}
