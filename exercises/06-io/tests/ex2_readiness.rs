@@ -8,7 +8,7 @@ mod common;
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
 use std::io::Write;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::mpsc;
 use std::task::Poll;
@@ -677,5 +677,49 @@ fn ex2_a_second_wait_on_a_socket_that_stays_registered_is_an_error_too() {
             })
             .unwrap();
         assert!(outcome.contains("already waiting"), "{outcome}");
+    });
+}
+
+#[test]
+fn ex2_a_wait_that_outlived_its_socket_leaves_the_number_to_the_next_socket() {
+    watchdog_default(|| {
+        // A readiness future names an fd number, so it can outlive its socket. The
+        // socket's drop wakes it to make its syscall again, and its next poll says
+        // ready. If it registered again instead, it would wait on whatever file took
+        // the number next, and refuse that file's own waiter.
+        let mut event_loop = new_event_loop().unwrap();
+        let (_client, stream) = pair();
+        let number = std::os::fd::AsRawFd::as_raw_fd(&stream);
+        let mut wait = readable(&stream);
+        let stale = event_loop.spawn(poll_fn(move |cx| Pin::new(&mut wait).poll(cx)));
+        let got = event_loop
+            .run_until_complete(async move {
+                yield_now().await;
+                let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+                let mut client = std::net::TcpStream::connect(listener.local_addr()?)?;
+                drop(stream);
+                // The next socket takes the number before the stale task runs again.
+                let fresh = TcpStream::from_std(listener.accept()?.0)?;
+                assert_eq!(std::os::fd::AsRawFd::as_raw_fd(&fresh), number);
+                yield_now().await;
+                let reader = spawn(async move {
+                    let mut buf = [0; 8];
+                    let n = fresh.read(&mut buf).await?;
+                    std::io::Result::Ok(buf[..n].to_vec())
+                });
+                yield_now().await;
+                client.write_all(b"mine")?;
+                reader.await.expect("the reader finishes")
+            })
+            .expect("the main task finishes")
+            .expect("the new socket's wait was not refused");
+        assert_eq!(got, b"mine");
+        assert_eq!(
+            stale
+                .try_take()
+                .map(|outcome| outcome.map(|ready| ready.is_ok())),
+            Some(Ok(true)),
+            "the stale wait was told to retry: ready"
+        );
     });
 }
