@@ -113,7 +113,7 @@ impl Io {
         drop(refused);
         if let Some(stale) = stale {
             // The entry of a file closed without being removed: its callbacks go.
-            discard(stale);
+            discard(self, stale);
         }
         if let Some(old) = replaced {
             // asyncio cancels the handle it replaces; its captures drop here, unborrowed.

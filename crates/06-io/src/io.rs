@@ -53,7 +53,7 @@ use oneloop_core::hooks::{CALLBACK_PANICKED, with_current};
 use oneloop_core::{Core, ExceptionReport, Label};
 use oneloop_task::hooks::panic_message;
 
-use crate::registration::{Direction, Kept, Registration, Waiter, Watcher};
+use crate::registration::{Direction, Kept, Registration, Waiter, WaiterId, Watcher};
 
 /// The message of the error a readiness future gives outside a loop with an I/O driver.
 pub const NO_IO_DRIVER: &str = "no I/O driver: this future must run on an event loop whose \
@@ -246,6 +246,9 @@ pub struct Io {
     registry: RefCell<Option<Registry>>,
     pub(crate) table: RefCell<Table>,
     pub(crate) next_waiter: Cell<u64>,
+    /// The readiness futures whose entry was taken out while they waited (see
+    /// [`discard`]): each is told "ready" on its next poll, or forgotten when dropped.
+    pub(crate) released: RefCell<Vec<WaiterId>>,
     /// Whether the close hook that empties the table is set on the loop.
     attached: Cell<bool>,
     /// Every `epoll_ctl` this table asked of mio, by operation.
@@ -289,6 +292,7 @@ impl Io {
             registry: RefCell::new(Some(registry)),
             table: RefCell::new(Table::default()),
             next_waiter: Cell::new(1),
+            released: RefCell::new(Vec::new()),
             attached: Cell::new(false),
             ctls: Cell::new(EpollCtls::default()),
             searches: Cell::new(0),
@@ -529,7 +533,7 @@ impl Io {
             removed
         };
         if let Some(registration) = removed {
-            discard(registration);
+            discard(self, registration);
         }
     }
     // ANCHOR_END: release
@@ -646,8 +650,10 @@ fn settle_kept(kept: &mut Kept, woke_someone: bool) {
 /// Disposes of an entry taken out of the table (stale, or released by its owner), with
 /// no borrow held: its queued handles are cancelled, and a task still waiting on it is
 /// woken so that it retries its syscall instead of waiting for an event that cannot
-/// come.
-pub(crate) fn discard(registration: Registration) {
+/// come. The ids of its readiness futures (waiting, or ready and not yet told) are
+/// noted as released: each is ready on its next poll, and does not register again on
+/// whatever file takes the number next.
+pub(crate) fn discard(io: &Io, registration: Registration) {
     let Registration {
         fd,
         reader,
@@ -658,6 +664,11 @@ pub(crate) fn discard(registration: Registration) {
     } = registration;
     for watcher in [reader, writer].into_iter().flatten() {
         watcher.cancel.cancel();
+    }
+    for waiter in [&read, &write] {
+        if let Waiter::Waiting { id, .. } | Waiter::Ready { id } = waiter {
+            io.released.borrow_mut().push(*id);
+        }
     }
     for (waiter, direction) in [(read, Direction::Read), (write, Direction::Write)] {
         if let Waiter::Waiting { waker, .. } = waiter {

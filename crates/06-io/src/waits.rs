@@ -114,14 +114,20 @@ impl Io {
         drop(old);
         drop(refused);
         if let Some(stale) = stale {
-            discard(stale);
+            discard(self, stale);
         }
         outcome
     }
     // ANCHOR_END: wait
 
-    /// Takes the readiness the event left for the future `id`, if it came.
+    /// Takes the readiness the event left for the future `id`, if it came. A future
+    /// whose entry was taken out while it waited (its socket was dropped, or its fd
+    /// was found closed) is told "ready" too: its task's syscall then says what
+    /// became of the fd.
     pub fn take_ready(&self, fd: RawFd, direction: Direction, id: WaiterId) -> bool {
+        if self.forget_released(id) {
+            return true;
+        }
         let mut table = self.table.borrow_mut();
         let Some(index) = table.by_fd.get(fd) else {
             return false;
@@ -136,9 +142,24 @@ impl Io {
         }
     }
 
+    /// Whether `id` was noted as released (then it no longer is).
+    fn forget_released(&self, id: WaiterId) -> bool {
+        let mut released = self.released.borrow_mut();
+        match released.iter().position(|noted| *noted == id) {
+            Some(at) => {
+                released.swap_remove(at);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Forgets the future `id` (it was dropped): its waker goes, and so does mio's
     /// interest if nothing else needs it.
     pub(crate) fn cancel_wait(&self, fd: RawFd, direction: Direction, id: WaiterId) {
+        if self.forget_released(id) {
+            return;
+        }
         let old = {
             let mut table = self.table.borrow_mut();
             let Some(index) = table.by_fd.get(fd) else {

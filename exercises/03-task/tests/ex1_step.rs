@@ -56,6 +56,55 @@ fn ex1_the_waker_carries_the_task_id_to_the_scheduler() {
     });
 }
 
+/// Pending twice, keeping the waker of its first poll; `Ready` on the third poll with
+/// whether each later poll's waker would wake the same task as the first.
+struct SameWaker {
+    first: Option<Waker>,
+    same: Vec<bool>,
+}
+
+impl Future for SameWaker {
+    type Output = Vec<bool>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<bool>> {
+        let this = &mut *self;
+        match &this.first {
+            None => this.first = Some(cx.waker().clone()),
+            Some(first) => this.same.push(first.will_wake(cx.waker())),
+        }
+        if this.same.len() == 2 {
+            return Poll::Ready(std::mem::take(&mut this.same));
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+#[test]
+fn ex1_every_step_lends_the_tasks_one_waker() {
+    watchdog_default(|| {
+        // The task keeps one waker for its whole life; a step lends it. A waker made
+        // per step would cost an allocation each time and defeat every `will_wake`.
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let kept = Rc::clone(&seen);
+        let id = tasks.borrow_mut().insert(
+            Box::pin(async move {
+                let same = SameWaker {
+                    first: None,
+                    same: Vec::new(),
+                }
+                .await;
+                *kept.borrow_mut() = same;
+            }),
+            None,
+        );
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!(*seen.borrow(), vec![true, true]);
+    });
+}
+
 #[test]
 fn ex1_no_borrow_of_the_slab_is_held_while_the_future_runs() {
     watchdog_default(|| {

@@ -13,7 +13,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use common::{Bench, Recorder, yield_once};
 use ex03_task::hooks::{ExceptionSink, spawn_into};
 use ex03_task::{JoinError, JoinHandle, Label, NEVER_RETRIEVED, StepOutcome, Tasks, step};
-use oneloop_testkit::{CountingWaker, watchdog_default};
+use oneloop_testkit::{CloneCountingWaker, CountingWaker, watchdog_default};
 
 #[test]
 fn ex2_a_join_handle_gives_the_output() {
@@ -287,6 +287,41 @@ fn ex2_a_handle_polled_by_a_new_waker_wakes_the_new_one() {
         assert_eq!(step(&tasks, id), StepOutcome::Pending);
         assert_eq!(step(&tasks, id), StepOutcome::Finished);
         assert_eq!((old.wakes(), new.wakes()), (0, 1));
+    });
+}
+
+#[test]
+fn ex2_a_handle_polled_again_by_the_same_task_keeps_its_waker() {
+    watchdog_default(|| {
+        // A joiner is often polled again by the task it already knows (a spurious
+        // wake, a `select`): a waker that would wake the same task is kept, not cloned.
+        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let sink = ExceptionSink::new();
+        let (id, handle) = spawn_into(
+            &tasks,
+            &sink,
+            async {
+                yield_once().await;
+                4
+            },
+            None,
+        );
+        let counter = CloneCountingWaker::new();
+        let mut handle = pin!(handle);
+        for _ in 0..3 {
+            assert_eq!(
+                counter.with_context(|cx| handle.as_mut().poll(cx)),
+                Poll::Pending
+            );
+        }
+        assert_eq!(
+            counter.clones(),
+            1,
+            "one clone, on the first poll; the later polls found it would wake the same task"
+        );
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        assert_eq!(step(&tasks, id), StepOutcome::Finished);
+        assert_eq!(counter.wakes(), 1);
     });
 }
 

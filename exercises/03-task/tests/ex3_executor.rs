@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::yield_once;
 use ex03_task::{BlockOnError, Executor, RunReport};
-use oneloop_testkit::{watchdog, watchdog_default};
+use oneloop_testkit::{PollCounter, watchdog, watchdog_default};
 
 #[test]
 fn ex3_steps_run_in_fifo_order() {
@@ -51,6 +51,48 @@ fn ex3_run_until_idle_counts_the_polls_and_returns_when_the_queue_is_empty() {
             }
         );
         assert_eq!(executor.live_tasks(), 0);
+    });
+}
+
+#[test]
+fn ex3_a_task_is_polled_only_when_its_id_is_popped() {
+    watchdog_default(|| {
+        // The queue says who is ready. A loop that polled every live task whenever
+        // something was queued would poll the waiting one again and again.
+        let executor = Executor::new();
+        let waiting = PollCounter::new(std::future::pending::<()>());
+        let waits = waiting.count_handle();
+        drop(executor.spawn(waiting));
+        drop(executor.spawn(async {
+            for _ in 0..3 {
+                yield_once().await;
+            }
+        }));
+        assert_eq!(executor.run_until_idle(), 5);
+        assert_eq!(
+            waits.get(),
+            1,
+            "polled once, on its first step, never woken"
+        );
+        assert_eq!(executor.live_tasks(), 1);
+    });
+}
+
+#[test]
+fn ex3_a_budget_spent_on_the_last_queued_step_still_reports_idle() {
+    watchdog_default(|| {
+        // `idle` says whether the queue is empty when the loop returns, even when the
+        // budget ran out on that very step.
+        let executor = Executor::new();
+        drop(executor.spawn(async {}));
+        drop(executor.spawn(async {}));
+        assert_eq!(
+            executor.run_with_budget(2),
+            RunReport {
+                polls: 2,
+                idle: true
+            }
+        );
     });
 }
 

@@ -121,6 +121,21 @@ fn ex4_sleep_zero_behaves_as_yield_now() {
 }
 
 #[test]
+fn ex4_a_sleep_polled_where_no_loop_runs_panics_instead_of_waiting_for_ever() {
+    watchdog_default(|| {
+        // With no loop there is no clock and no heap: nothing could ever wake this
+        // sleep. Its first poll panics (see `sleep`'s docs) rather than stay pending.
+        let counter = CountingWaker::new();
+        let mut nap = Box::pin(sleep(ms(10)));
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            counter.with_context(|cx| nap.as_mut().poll(cx))
+        }));
+        assert!(polled.is_err(), "the first poll panics");
+        assert_eq!(counter.wakes(), 0);
+    });
+}
+
+#[test]
 fn ex4_dropping_a_sleep_cancels_its_timer() {
     watchdog_default(|| {
         // Virtual time: a sleep polled once, then dropped before its deadline.

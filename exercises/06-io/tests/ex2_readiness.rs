@@ -5,10 +5,10 @@
 
 use crate::common;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
 use std::io::Write;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::mpsc;
 use std::task::Poll;
@@ -440,5 +440,286 @@ fn ex2_yield_now_between_reads_keeps_the_stream_working() {
             })
             .unwrap();
         assert_eq!(all, b"abc");
+    });
+}
+
+/// Writes into `stream` until the kernel takes no more (the send buffer is full).
+fn fill_stream(stream: &TcpStream) -> usize {
+    let chunk = [7u8; 65536];
+    let mut sent = 0;
+    loop {
+        match stream.try_write(&chunk) {
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return sent,
+            Err(e) => panic!("filling the socket: {e}"),
+        }
+    }
+}
+
+#[test]
+fn ex2_both_directions_of_one_stream_wait_at_once_and_each_edge_wakes_its_own_task() {
+    watchdog_default(|| {
+        // One stream shared by two tasks: one waits to read, the other to write (its
+        // send buffer is full). An edge in one direction must wake that task alone, and
+        // must not make the other direction's wait lose its own edge later.
+        let mut event_loop = new_event_loop().unwrap();
+        let (mut client, server) = pair();
+        let server = Rc::new(server);
+        let sent = fill_stream(&server);
+        let (reading, writing) = (Rc::clone(&server), Rc::clone(&server));
+        let reader = event_loop.spawn(async move {
+            let mut buf = [0; 16];
+            let n = reading.read(&mut buf).await.expect("read");
+            buf[..n].to_vec()
+        });
+        let writer = event_loop.spawn(async move {
+            writable(&*writing).await.expect("writable");
+            writing.try_write(b"more").expect("room again")
+        });
+        event_loop.run_once().unwrap();
+        assert_eq!(Io::of(event_loop.core()).unwrap().registrations(), 1);
+        client.write_all(b"ping").unwrap();
+        run_until(&mut event_loop, 10, || reader.is_finished());
+        assert_eq!(reader.try_take().unwrap().unwrap(), b"ping");
+        assert!(
+            !writer.is_finished(),
+            "the read edge did not wake the writer"
+        );
+        // The client now reads what the server could not send: room comes back.
+        let mut drained = vec![0; sent];
+        std::io::Read::read_exact(&mut client, &mut drained).unwrap();
+        run_until(&mut event_loop, 10, || writer.is_finished());
+        assert_eq!(writer.try_take().unwrap().unwrap(), 4);
+    });
+}
+
+#[test]
+fn ex2_data_arriving_after_the_wait_is_registered_and_before_the_park_is_reported() {
+    watchdog_default(|| {
+        // The wait registers in a task's poll; the park comes after the run phase. Data
+        // landing in between is already queued by epoll: the park must report it, both
+        // for a wait that gives epoll the fd and for the third wait here, on a socket
+        // that stays registered between its waits (that wait gives epoll nothing).
+        let mut event_loop = new_event_loop().unwrap();
+        let (client, server) = pair();
+        let client = Rc::new(RefCell::new(client));
+        let sender = Rc::clone(&client);
+        let (got, ctls) = event_loop
+            .run_until_complete(async move {
+                let io = Io::current().expect("an I/O loop");
+                let mut got = Vec::new();
+                let mut ctls = Vec::new();
+                for message in [&b"one"[..], b"two", b"three"] {
+                    let before = io.epoll_ctls().total();
+                    let mut ready = pin!(readable(&server));
+                    let mut sent = false;
+                    poll_fn(|cx| {
+                        let polled = ready.as_mut().poll(cx);
+                        if polled.is_pending() && !sent {
+                            // Registered: now the data comes, before the loop parks.
+                            ctls.push(io.epoll_ctls().total() - before);
+                            sender.borrow_mut().write_all(message).unwrap();
+                            sent = true;
+                        }
+                        polled
+                    })
+                    .await
+                    .expect("readable");
+                    let mut buf = [0; 16];
+                    // A short read: the socket is drained, and stays registered.
+                    let n = server.read(&mut buf).await.expect("read");
+                    got.push(buf[..n].to_vec());
+                }
+                (got, ctls)
+            })
+            .unwrap();
+        assert_eq!(got, [&b"one"[..], b"two", b"three"]);
+        assert_eq!(ctls[2], 0, "the third wait found the fd registered already");
+    });
+}
+
+#[test]
+fn ex2_a_hang_up_with_no_data_wakes_a_task_waiting_to_read() {
+    watchdog_default(|| {
+        // epoll reports a pipe whose writer went, with nothing written, as a hang-up
+        // alone: not "readable". The waiting task must still be woken.
+        let mut event_loop = new_event_loop().unwrap();
+        let (sender, receiver) = mio::unix::pipe::new().unwrap();
+        let task = event_loop.spawn(async move {
+            readable(&receiver).await.expect("woken");
+            let mut buf = [0; 1];
+            std::io::Read::read(&mut &receiver, &mut buf).expect("end of file")
+        });
+        event_loop.run_once().unwrap();
+        assert!(!task.is_finished());
+        drop(sender);
+        run_until(&mut event_loop, 10, || task.is_finished());
+        assert_eq!(task.try_take().unwrap().unwrap(), 0);
+    });
+}
+
+#[test]
+fn ex2_an_error_with_neither_readable_nor_writable_wakes_a_task_waiting_to_write() {
+    watchdog_default(|| {
+        // A full pipe whose reading end goes: epoll reports an error alone on the writing
+        // end (no "writable"). The task waiting to write must be woken, to find the
+        // broken pipe with its own syscall.
+        let mut event_loop = new_event_loop().unwrap();
+        let (sender, receiver) = mio::unix::pipe::new().unwrap();
+        let chunk = [0u8; 4096];
+        while (&sender).write(&chunk).is_ok() {}
+        let task = event_loop.spawn(async move {
+            writable(&sender).await.expect("woken");
+            (&sender).write(b"x").map_err(|e| e.kind())
+        });
+        event_loop.run_once().unwrap();
+        assert!(!task.is_finished());
+        drop(receiver);
+        run_until(&mut event_loop, 10, || task.is_finished());
+        assert_eq!(
+            task.try_take().unwrap().unwrap(),
+            Err(std::io::ErrorKind::BrokenPipe)
+        );
+    });
+}
+
+#[test]
+fn ex2_a_new_waker_on_a_socket_that_stays_registered_gets_the_event() {
+    watchdog_default(|| {
+        // Two rounds of wait-then-short-read leave the socket registered with epoll and
+        // known to be drained, so its next wait parks the waker and gives epoll nothing.
+        // That wait is first polled under a waker that is not the task's; the event
+        // must go to the task's own waker, polled next.
+        let mut event_loop = new_event_loop().unwrap();
+        let (client, server) = pair();
+        let client = Rc::new(RefCell::new(client));
+        let sender = Rc::clone(&client);
+        let stale = Rc::new(CountingWaker::new());
+        let old = Rc::clone(&stale);
+        let got = event_loop
+            .run_until_complete(async move {
+                let io = Io::current().expect("an I/O loop");
+                let mut buf = [0; 16];
+                keep_registered(&server, &sender).await;
+                let before = io.epoll_ctls().total();
+                let mut ready = pin!(readable(&server));
+                let first = old.with_context(|cx| ready.as_mut().poll(cx));
+                assert!(first.is_pending(), "nothing was sent yet");
+                assert_eq!(io.epoll_ctls().total(), before, "the fd stayed registered");
+                let mut sent = false;
+                poll_fn(|cx| {
+                    let polled = ready.as_mut().poll(cx);
+                    if !sent {
+                        sender.borrow_mut().write_all(b"three").unwrap();
+                        sent = true;
+                    }
+                    polled
+                })
+                .await
+                .expect("readable");
+                let n = server.try_read(&mut buf).expect("data is there");
+                buf[..n].to_vec()
+            })
+            .unwrap();
+        assert_eq!(got, b"three");
+        assert_eq!(stale.wakes(), 0, "the first poll's waker is never woken");
+        assert_eq!(stale.live_wakers(), 0, "and the slot let go of it");
+    });
+}
+
+/// Two rounds of a wait, data sent while it waits, then a short read: the socket stays
+/// registered with epoll and is known to be drained, so its next wait parks the waker
+/// and gives epoll nothing.
+async fn keep_registered(server: &TcpStream, sender: &RefCell<std::net::TcpStream>) {
+    let mut buf = [0; 16];
+    for message in [&b"one"[..], b"two"] {
+        let mut ready = pin!(readable(server));
+        let mut sent = false;
+        poll_fn(|cx| {
+            let polled = ready.as_mut().poll(cx);
+            if !sent {
+                sender.borrow_mut().write_all(message).unwrap();
+                sent = true;
+            }
+            polled
+        })
+        .await
+        .expect("readable");
+        let n = server.read(&mut buf).await.expect("read");
+        assert_eq!(&buf[..n], message);
+    }
+}
+
+#[test]
+fn ex2_a_second_wait_on_a_socket_that_stays_registered_is_an_error_too() {
+    watchdog_default(|| {
+        // The wait that gives epoll nothing must still refuse a second waiter, as the
+        // first wait on a socket does.
+        let mut event_loop = new_event_loop().unwrap();
+        let (client, server) = pair();
+        let sender = RefCell::new(client);
+        let outcome = event_loop
+            .run_until_complete(async move {
+                keep_registered(&server, &sender).await;
+                let io = Io::current().expect("an I/O loop");
+                let before = io.epoll_ctls().total();
+                let mut first = Box::pin(readable(&server));
+                let mut second = Box::pin(readable(&server));
+                poll_fn(|cx| {
+                    assert!(first.as_mut().poll(cx).is_pending());
+                    assert_eq!(io.epoll_ctls().total(), before, "the fd stayed registered");
+                    Poll::Ready(match second.as_mut().poll(cx) {
+                        Poll::Ready(Err(error)) => error.to_string(),
+                        other => format!("unexpected: {other:?}"),
+                    })
+                })
+                .await
+            })
+            .unwrap();
+        assert!(outcome.contains("already waiting"), "{outcome}");
+    });
+}
+
+#[test]
+fn ex2_a_wait_that_outlived_its_socket_leaves_the_number_to_the_next_socket() {
+    watchdog_default(|| {
+        // A readiness future names an fd number, so it can outlive its socket. The
+        // socket's drop wakes it to make its syscall again, and its next poll says
+        // ready. If it registered again instead, it would wait on whatever file took
+        // the number next, and refuse that file's own waiter.
+        let mut event_loop = new_event_loop().unwrap();
+        let (_client, stream) = pair();
+        let number = std::os::fd::AsRawFd::as_raw_fd(&stream);
+        let mut wait = readable(&stream);
+        let stale = event_loop.spawn(poll_fn(move |cx| Pin::new(&mut wait).poll(cx)));
+        let got = event_loop
+            .run_until_complete(async move {
+                yield_now().await;
+                let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+                let mut client = std::net::TcpStream::connect(listener.local_addr()?)?;
+                drop(stream);
+                // The next socket takes the number before the stale task runs again.
+                let fresh = TcpStream::from_std(listener.accept()?.0)?;
+                assert_eq!(std::os::fd::AsRawFd::as_raw_fd(&fresh), number);
+                yield_now().await;
+                let reader = spawn(async move {
+                    let mut buf = [0; 8];
+                    let n = fresh.read(&mut buf).await?;
+                    std::io::Result::Ok(buf[..n].to_vec())
+                });
+                yield_now().await;
+                client.write_all(b"mine")?;
+                reader.await.expect("the reader finishes")
+            })
+            .expect("the main task finishes")
+            .expect("the new socket's wait was not refused");
+        assert_eq!(got, b"mine");
+        assert_eq!(
+            stale
+                .try_take()
+                .map(|outcome| outcome.map(|ready| ready.is_ok())),
+            Some(Ok(true)),
+            "the stale wait was told to retry: ready"
+        );
     });
 }
