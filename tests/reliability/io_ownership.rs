@@ -551,7 +551,8 @@ fn a_task_waiting_on_a_socket_that_is_dropped_is_woken_to_retry() {
                 oneloop_core::yield_now().await;
                 assert_eq!(polls.get(), 1, "the task waits in the stream's entry");
                 // The drop must wake it, or it waits for an event no file can send.
-                // (Its next poll ends the wait as ready: the task retries and finds its socket gone.)
+                // (Its next poll ends the wait as ready: the task retries and finds its
+                // socket gone.)
                 drop(stream);
                 oneloop_core::yield_now().await;
                 polls.get()
