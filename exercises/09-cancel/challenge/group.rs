@@ -125,9 +125,8 @@ impl GroupState {
 /// closing) cancels the children still running, in spawn order, as a failure does;
 /// a group already cancelling them after a failure sends no second request. A drop
 /// cannot wait: the children run their cancellation on later turns, awaited by nobody.
-///
-/// Given whole, as a `todo!` reached from a drop would abort the tests. Your
-/// `task_group` makes one before it runs the body.
+// Given whole, as a `todo!` reached from a drop would abort the tests. Your
+// `task_group` makes one before it runs the body.
 struct OwnerGone(Rc<GroupState>);
 
 impl Drop for OwnerGone {
