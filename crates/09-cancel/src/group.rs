@@ -123,6 +123,30 @@ impl GroupState {
     }
 }
 
+// ANCHOR: owner_gone
+/// Held by the future of [`task_group`] from its first poll. Dropping that future
+/// before the group exited (its task aborted, a `select` dropping it, the loop
+/// closing) cancels the children still running, in spawn order, as a failure does;
+/// a group already cancelling them after a failure sends no second request. A drop
+/// cannot wait: the children run their cancellation on later turns, awaited by nobody.
+struct OwnerGone(Rc<GroupState>);
+
+impl Drop for OwnerGone {
+    fn drop(&mut self) {
+        let state = &self.0;
+        if state.exited.get() {
+            return;
+        }
+        // Nobody waits for the last child any more (dropped with no borrow held).
+        let waiter = state.waiter.borrow_mut().take();
+        drop(waiter);
+        if !state.aborting.get() {
+            state.abort();
+        }
+    }
+}
+// ANCHOR_END: owner_gone
+
 /// A handle on a running group: spawn children into it.
 #[derive(Clone)]
 pub struct TaskGroup {
@@ -205,6 +229,10 @@ impl Future for AllDone<'_> {
 /// The first child to fail cancels the other children and the body; every failure is
 /// returned together as `Err(Error::Group(..))`. A cancel of the current task from
 /// outside cancels the children too and comes out as a cancel.
+///
+/// Dropping the returned future before it is ready (an abort of the current task)
+/// cancels the children still running, in spawn order, and waits for none of them:
+/// they run their cancellation on later turns.
 pub async fn task_group<T, F, Fut>(body: F) -> Result<T, Error>
 where
     F: FnOnce(TaskGroup) -> Fut,
@@ -223,6 +251,7 @@ where
         exited: Cell::new(false),
         waiter: RefCell::new(None),
     });
+    let _owner = OwnerGone(Rc::clone(&state));
     let result = body(TaskGroup {
         state: Rc::clone(&state),
     })

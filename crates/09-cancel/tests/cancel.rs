@@ -504,6 +504,275 @@ fn the_owners_cancel_propagates_into_its_group() {
     });
 }
 
+/// A group child for the owner-drop tests: sleeps `work` seconds and succeeds, or, when
+/// cancelled, runs a cleanup that sleeps `cleanup` seconds (itself a cancellation
+/// point) and ends cancelled. Every step of it is noted with the virtual time.
+fn noted_child(
+    name: &'static str,
+    work: u64,
+    cleanup: u64,
+    log: &Log,
+    dropped: &DropFlag,
+) -> impl Future<Output = Result<(), Error>> + 'static {
+    let (log, guard) = (Rc::clone(log), dropped.guard());
+    async move {
+        let _guard = guard;
+        let at = || oneloop_timers::time().as_secs();
+        let Err(cancel) = sleep(secs(work)).await else {
+            note(&log, format!("{name} ok at {}", at()));
+            return Ok(());
+        };
+        note(&log, format!("{name} cancelled at {}", at()));
+        match sleep(secs(cleanup)).await {
+            Ok(()) => note(&log, format!("{name} cleanup done at {}", at())),
+            Err(_) => note(&log, format!("{name} cleanup cut at {}", at())),
+        }
+        Err(cancel)
+    }
+}
+
+#[test]
+fn an_aborted_owner_cancels_its_groups_children_and_they_clean_up_on_later_turns() {
+    watchdog_default(|| {
+        let log = log();
+        let (a, b) = (DropFlag::new(), DropFlag::new());
+        let (l, fa, fb) = (Rc::clone(&log), a.clone(), b.clone());
+        let children = Rc::new(RefCell::new(Vec::new()));
+        let kids = Rc::clone(&children);
+        let result = run(async move {
+            let l2 = Rc::clone(&l);
+            let owner = spawn(async move {
+                task_group(|tg| async move {
+                    let a = tg.spawn("a", noted_child("a", 10, 1, &l2, &fa))?;
+                    let b = tg.spawn("b", noted_child("b", 10, 1, &l2, &fb))?;
+                    kids.borrow_mut().extend([a.task_ref(), b.task_ref()]);
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(1)).await?;
+            owner.abort();
+            let ended = owner.join().await;
+            let kids = children.borrow().clone();
+            // The owner is gone at once; its children are cancelled, not finished.
+            note(
+                &l,
+                format!(
+                    "owner {ended:?} at {}; children done {:?}, cancelling {:?}",
+                    oneloop_timers::time().as_secs(),
+                    kids.iter().map(|t| t.is_done()).collect::<Vec<_>>(),
+                    kids.iter().map(|t| t.cancelling()).collect::<Vec<_>>(),
+                ),
+            );
+            // Long past the 10 s a child left running would have slept.
+            sleep(secs(30)).await?;
+            let ends: Vec<(bool, bool)> = kids
+                .iter()
+                .map(|t| (t.is_done(), t.is_cancelled()))
+                .collect();
+            let left: Vec<String> = oneloop_cancel::all_tasks()
+                .iter()
+                .map(|t| t.name().to_owned())
+                .collect();
+            Ok((ends, left))
+        });
+        assert_eq!(
+            result,
+            Ok((vec![(true, true), (true, true)], vec!["main".to_owned()]))
+        );
+        assert_eq!(
+            *log.borrow(),
+            [
+                // The drop queued the children's steps, in spawn order, before the
+                // owner's end woke `main`.
+                "a cancelled at 1",
+                "b cancelled at 1",
+                "owner Err(Cancelled(None)) at 1; children done [false, false], cancelling [1, 1]",
+                "a cleanup done at 2",
+                "b cleanup done at 2",
+            ]
+        );
+        assert_eq!((a.drops(), b.drops()), (1, 1));
+    });
+}
+
+#[test]
+fn an_owner_aborted_before_its_groups_first_poll_leaves_nothing_behind() {
+    watchdog_default(|| {
+        let ran = Rc::new(Cell::new(false));
+        let r = Rc::clone(&ran);
+        let result = run(async move {
+            let owner = spawn(async move {
+                task_group(|tg| async move {
+                    r.set(true);
+                    tg.spawn("never", async { Ok(()) })?;
+                    Ok(())
+                })
+                .await
+            });
+            owner.abort();
+            let ended = owner.join().await;
+            yield_now().await?;
+            let left = oneloop_cancel::all_tasks().len();
+            Ok((ended, left))
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), 1)));
+        assert!(!ran.get(), "the body never ran");
+    });
+}
+
+#[test]
+fn an_owner_aborted_while_its_groups_body_runs_cancels_the_children_spawned_so_far() {
+    watchdog_default(|| {
+        let log = log();
+        let (a, body) = (DropFlag::new(), DropFlag::new());
+        let (l, fa, fbody) = (Rc::clone(&log), a.clone(), body.clone());
+        let result = run(async move {
+            let l2 = Rc::clone(&l);
+            let owner = spawn(async move {
+                task_group(|tg| async move {
+                    let _body = fbody.guard();
+                    tg.spawn("a", noted_child("a", 10, 1, &l2, &fa))?;
+                    sleep(secs(100)).await?;
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(1)).await?;
+            owner.abort();
+            let ended = owner.join().await;
+            sleep(secs(30)).await?;
+            Ok(ended)
+        });
+        assert_eq!(result, Ok(Err(Error::Cancelled(None))));
+        assert_eq!(*log.borrow(), ["a cancelled at 1", "a cleanup done at 2"]);
+        assert_eq!((a.drops(), body.drops()), (1, 1));
+    });
+}
+
+#[test]
+fn an_owner_aborted_while_its_group_cancels_after_a_failure_cancels_no_child_twice() {
+    watchdog_default(|| {
+        let log = log();
+        let a = DropFlag::new();
+        let (l, fa) = (Rc::clone(&log), a.clone());
+        let kept = Rc::new(RefCell::new(None));
+        let k = Rc::clone(&kept);
+        let result = run(async move {
+            let l2 = Rc::clone(&l);
+            let owner = spawn(async move {
+                task_group(|tg| async move {
+                    let a = tg.spawn("a", noted_child("a", 10, 5, &l2, &fa))?;
+                    *k.borrow_mut() = Some((tg.clone(), a.task_ref()));
+                    tg.spawn("bad", async {
+                        sleep(secs(1)).await?;
+                        Err::<(), _>(Error::Failed("boom".into()))
+                    })?;
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(2)).await?;
+            owner.abort();
+            let ended = owner.join().await;
+            let (tg, a) = kept.borrow_mut().take().expect("kept");
+            let refused = tg.spawn("late", async { Ok(()) }).map(|_| ());
+            let cancelling = a.cancelling();
+            sleep(secs(30)).await?;
+            Ok((ended, refused, cancelling, a.is_cancelled()))
+        });
+        // `a` keeps the one request of the failure: its cleanup runs to its end.
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Cancelled(None)),
+                Err(Error::Misuse(GROUP_SHUTTING_DOWN)),
+                1,
+                true
+            ))
+        );
+        assert_eq!(*log.borrow(), ["a cancelled at 1", "a cleanup done at 6"]);
+        assert_eq!(a.drops(), 1);
+    });
+}
+
+#[test]
+fn an_aborted_owner_cancels_a_child_already_cleaning_up_once_more() {
+    watchdog_default(|| {
+        let log = log();
+        let (c, d) = (DropFlag::new(), DropFlag::new());
+        let (l, fc, fd) = (Rc::clone(&log), c.clone(), d.clone());
+        let kept = Rc::new(RefCell::new(None));
+        let k = Rc::clone(&kept);
+        let result = run(async move {
+            let l2 = Rc::clone(&l);
+            let owner = spawn(async move {
+                task_group(|tg| async move {
+                    let c = tg.spawn("c", noted_child("c", 10, 5, &l2, &fc))?;
+                    tg.spawn("d", noted_child("d", 10, 1, &l2, &fd))?;
+                    *k.borrow_mut() = Some(c.task_ref());
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(1)).await?;
+            let c = kept.borrow_mut().take().expect("kept");
+            // `c` is cancelled from outside: not a failure, the group goes on waiting.
+            c.cancel(Some("outside"));
+            sleep(secs(1)).await?;
+            owner.abort();
+            let ended = owner.join().await;
+            sleep(secs(30)).await?;
+            Ok((ended, c.is_cancelled()))
+        });
+        // The group's cancel reaches `c` in its cleanup, as asyncio's `_abort` cancels
+        // every child not done.
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), true)));
+        assert_eq!(
+            *log.borrow(),
+            [
+                "c cancelled at 1",
+                "c cleanup cut at 2",
+                "d cancelled at 2",
+                "d cleanup done at 3",
+            ]
+        );
+        assert_eq!((c.drops(), d.drops()), (1, 1));
+    });
+}
+
+#[test]
+fn closing_the_loop_with_a_group_waiting_drops_the_owner_and_every_child_once() {
+    watchdog_default(|| {
+        let log = log();
+        let (a, b) = (DropFlag::new(), DropFlag::new());
+        let (l, fa, fb) = (Rc::clone(&log), a.clone(), b.clone());
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop
+            .run_until_complete(async move {
+                let owner = spawn(async move {
+                    task_group(|tg| async move {
+                        tg.spawn("a", noted_child("a", 3600, 1, &l, &fa))?;
+                        tg.spawn("b", noted_child("b", 3600, 1, &l, &fb))?;
+                        Ok(())
+                    })
+                    .await
+                });
+                drop(owner);
+                spawn_named("main", async { sleep(secs(1)).await })
+                    .join()
+                    .await
+            })
+            .expect("the loop runs")
+            .expect("main finishes");
+        assert_eq!((a.drops(), b.drops()), (0, 0));
+        event_loop.close();
+        // No turn runs after close: the children's futures are dropped, not stepped.
+        assert_eq!((a.drops(), b.drops()), (1, 1));
+        assert!(log.borrow().is_empty(), "{:?}", log.borrow());
+    });
+}
+
 #[test]
 fn a_group_refuses_new_tasks_once_finished_or_shutting_down() {
     watchdog_default(|| {

@@ -120,6 +120,30 @@ impl GroupState {
     }
 }
 
+/// Held by the future of [`task_group`] from its first poll. Dropping that future
+/// before the group exited (its task aborted, a `select` dropping it, the loop
+/// closing) cancels the children still running, in spawn order, as a failure does;
+/// a group already cancelling them after a failure sends no second request. A drop
+/// cannot wait: the children run their cancellation on later turns, awaited by nobody.
+// Given whole, as a `todo!` reached from a drop would abort the tests. Your
+// `task_group` makes one before it runs the body.
+struct OwnerGone(Rc<GroupState>);
+
+impl Drop for OwnerGone {
+    fn drop(&mut self) {
+        let state = &self.0;
+        if state.exited.get() {
+            return;
+        }
+        // Nobody waits for the last child any more (dropped with no borrow held).
+        let waiter = state.waiter.borrow_mut().take();
+        drop(waiter);
+        if !state.aborting.get() {
+            state.abort();
+        }
+    }
+}
+
 /// A handle on a running group: spawn children into it.
 #[derive(Clone)]
 pub struct TaskGroup {
@@ -176,6 +200,10 @@ impl Future for AllDone<'_> {
 /// The first child to fail cancels the other children and the body; every failure is
 /// returned together as `Err(Error::Group(..))`. A cancel of the current task from
 /// outside cancels the children too and comes out as a cancel.
+///
+/// Dropping the returned future before it is ready (an abort of the current task)
+/// cancels the children still running, in spawn order, and waits for none of them:
+/// they run their cancellation on later turns.
 pub async fn task_group<T, F, Fut>(body: F) -> Result<T, Error>
 where
     F: FnOnce(TaskGroup) -> Fut,

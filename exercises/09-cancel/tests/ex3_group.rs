@@ -360,3 +360,53 @@ fn ex3_a_child_spawned_by_the_last_childs_done_callback_is_refused() {
         );
     });
 }
+
+/// The wrong mechanism "only the group's wait cancels the children": an owner aborted
+/// (its future dropped, Rust's way) never reaches that wait again, so the group's drop
+/// must cancel the children still running. Nothing can wait in a drop: the owner ends
+/// at once, and the children run their cleanup on later turns instead of finishing.
+#[test]
+fn ex3_an_aborted_owner_cancels_its_groups_children() {
+    watchdog_default(|| {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = Rc::clone(&seen);
+        let result = run(async move {
+            let owner = ex09_cancel::spawn(async move {
+                task_group(|tg| async move {
+                    for name in ["a", "b"] {
+                        let s = Rc::clone(&s);
+                        tg.spawn(name, async move {
+                            let slept = sleep(secs(10)).await;
+                            let at = oneloop_timers::time();
+                            s.borrow_mut().push(format!("{name} {slept:?} at {at:?}"));
+                            if slept.is_err() {
+                                // Cleanup that awaits, after the cancel.
+                                sleep(secs(1)).await?;
+                                let at = oneloop_timers::time();
+                                s.borrow_mut().push(format!("{name} cleaned up at {at:?}"));
+                            }
+                            slept
+                        })?;
+                    }
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(1)).await?;
+            owner.abort();
+            let ended = (owner.join().await, oneloop_timers::time());
+            sleep(secs(30)).await?;
+            Ok(ended)
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), secs(1))));
+        assert_eq!(
+            *seen.borrow(),
+            [
+                "a Err(Cancelled(None)) at 1s",
+                "b Err(Cancelled(None)) at 1s",
+                "a cleaned up at 2s",
+                "b cleaned up at 2s",
+            ]
+        );
+    });
+}
