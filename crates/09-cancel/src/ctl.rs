@@ -380,12 +380,28 @@ impl Ctl {
         if error.is_cancelled() || self.retrieved.get() {
             return;
         }
+        self.report_never_retrieved(error);
+    }
+
+    /// Reports `error` as a failure of this task that nobody will read, whoever read
+    /// it before (a group whose owner is gone read it for nobody).
+    pub(crate) fn report_never_retrieved(&self, error: &crate::Error) {
         let report = oneloop_core::ExceptionReport {
             message: oneloop_core::NEVER_RETRIEVED.to_owned(),
             label: oneloop_core::Label::from(self.name.clone()),
             panic: error.to_string(),
         };
         oneloop_core::hooks::with_current(|core| core.report(&report));
+    }
+
+    /// Reports the failure this finished task ended with, if any, as never retrieved,
+    /// and marks it read so that no other path reports it again.
+    pub(crate) fn report_own_failure(&self) {
+        let failure = self.failure.borrow().clone();
+        if let Some(error) = failure {
+            self.report_never_retrieved(&error);
+            self.retrieved.set(true);
+        }
     }
 
     /// Notes that this task awaits `task` without passing a cancel on to it.

@@ -650,6 +650,59 @@ fn an_owner_aborted_while_its_groups_body_runs_cancels_the_children_spawned_so_f
     });
 }
 
+/// The failures nobody will read once a group's owner is gone: the one the group held
+/// (the owner would have returned it at its exit) and one a child ends with later (its
+/// cleanup fails). Each is reported to the loop's exception handler, once.
+#[test]
+fn an_aborted_owners_group_reports_the_failures_nobody_will_read() {
+    watchdog_default(|| {
+        let reports = Rc::new(RefCell::new(Vec::new()));
+        let r = Rc::clone(&reports);
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop.core().set_exception_handler(move |report| {
+            r.borrow_mut().push(format!(
+                "{} at {} ({}): {}",
+                report.message,
+                oneloop_timers::time().as_secs(),
+                report.label,
+                report.panic
+            ));
+        });
+        let (main, _task) = task_future("main", async {
+            let owner = spawn_named("owner", async {
+                task_group(|tg| async move {
+                    // Cancelled by the failure at 1; its cleanup fails at 3.
+                    tg.spawn("slow", async {
+                        if sleep(secs(10)).await.is_err() {
+                            let _ = oneloop_timers::sleep(secs(2)).await;
+                            return Err(Error::Failed("cleanup failed".into()));
+                        }
+                        Ok(())
+                    })?;
+                    tg.spawn("bad", async {
+                        sleep(secs(1)).await?;
+                        Err::<(), _>(Error::Failed("boom".into()))
+                    })?;
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(2)).await?;
+            owner.abort();
+            let _ = owner.join().await;
+            sleep(secs(30)).await
+        });
+        event_loop.run_until_complete(main).expect("the loop runs");
+        assert_eq!(
+            *reports.borrow(),
+            [
+                "exception was never retrieved at 2 (owner): failed: boom",
+                "exception was never retrieved at 3 (slow): failed: cleanup failed",
+            ]
+        );
+    });
+}
+
 #[test]
 fn an_owner_aborted_while_its_group_cancels_after_a_failure_cancels_no_child_twice() {
     watchdog_default(|| {

@@ -8,6 +8,8 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use oneloop_core::hooks::with_current;
+
 use crate::ctl::{Ctl, current_ctl};
 use crate::error::{GROUP_FINISHED, GROUP_SHUTTING_DOWN, NO_CURRENT_TASK};
 use crate::group_done::on_child_done;
@@ -125,9 +127,14 @@ impl GroupState {
 /// closing) cancels the children still running, in spawn order, as a failure does;
 /// a group already cancelling them after a failure sends no second request. A drop
 /// cannot wait: the children run their cancellation on later turns, awaited by nobody.
+/// Nobody will read the group's failures either: those it holds, and those its
+/// children end with later, are reported as never retrieved.
 // Given whole, as a `todo!` reached from a drop would abort the tests. Your
 // `task_group` makes one before it runs the body.
 struct OwnerGone(Rc<GroupState>);
+
+/// The label of the callback that reports a failure of an orphaned group's child.
+const ORPHAN_REPORT: &str = "_report_orphaned_failure";
 
 impl Drop for OwnerGone {
     fn drop(&mut self) {
@@ -138,6 +145,27 @@ impl Drop for OwnerGone {
         // Nobody waits for the last child any more (dropped with no borrow held).
         let waiter = state.waiter.borrow_mut().take();
         drop(waiter);
+        // The failures seen so far, which the owner would have read at its exit.
+        let seen = std::mem::take(&mut *state.errors.borrow_mut());
+        for error in &seen {
+            state.parent.ctl.report_never_retrieved(error);
+        }
+        // A child still running reports its own failure, after the group's callback.
+        for child in state.children.borrow().in_spawn_order() {
+            let report = {
+                let child = Rc::clone(&child);
+                move || child.report_own_failure()
+            };
+            if child.done.get() {
+                // Its callbacks are queued already: this one runs after them.
+                with_current(|core| core.call_soon_named(ORPHAN_REPORT, report));
+            } else {
+                child
+                    .done_callbacks
+                    .borrow_mut()
+                    .push((ORPHAN_REPORT, Box::new(report)));
+            }
+        }
         if !state.aborting.get() {
             state.abort();
         }
