@@ -31,6 +31,19 @@ mod shutdown;
 #[path = "reliability/timer_model.rs"]
 mod timer_model;
 
+/// A connected loopback pair: a blocking std client and the accepted side as a oneloop
+/// stream.
+fn loopback_pair() -> (std::net::TcpStream, oneloop_io::TcpStream) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let client =
+        std::net::TcpStream::connect(listener.local_addr().expect("an address")).expect("connect");
+    let (server, _) = listener.accept().expect("accept");
+    (
+        client,
+        oneloop_io::TcpStream::from_std(server).expect("non-blocking"),
+    )
+}
+
 /// The client half of an echo of `trips` round trips: each sends 64 bytes, all the
 /// trip's number, and reads them back whole from the server that echoes them.
 async fn echo_round_trips(client: &oneloop_io::TcpStream, trips: usize) -> std::io::Result<()> {

@@ -84,15 +84,10 @@ impl AsyncRead for Logged {
     }
 }
 
-/// A loopback pair: a blocking std client and the oneloop server side.
+/// A loopback pair: a blocking std client and the oneloop server side, shared.
 fn pair() -> (StdStream, Rc<TcpStream>) {
-    let listener = StdListener::bind("127.0.0.1:0").expect("bind loopback");
-    let client = StdStream::connect(listener.local_addr().expect("an address")).expect("connect");
-    let (server, _) = listener.accept().expect("accept");
-    (
-        client,
-        Rc::new(TcpStream::from_std(server).expect("non-blocking")),
-    )
+    let (client, server) = crate::loopback_pair();
+    (client, Rc::new(server))
 }
 
 /// Lines of 1 KiB.

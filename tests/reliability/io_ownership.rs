@@ -38,14 +38,6 @@ use oneloop_core::ExceptionReport;
 use oneloop_io::{Io, IoLoop, TcpListener, TcpStream, new_event_loop, readable};
 use oneloop_testkit::{DropFlag, watchdog_default};
 
-/// A connected loopback pair: a std client and the accepted side as a oneloop stream.
-fn pair() -> (StdStream, TcpStream) {
-    let listener = StdListener::bind("127.0.0.1:0").expect("bind loopback");
-    let client = StdStream::connect(listener.local_addr().unwrap()).expect("connect");
-    let (server, _) = listener.accept().expect("accept");
-    (client, TcpStream::from_std(server).expect("non-blocking"))
-}
-
 /// A connected loopback pair whose oneloop side is accepted by a task of `event_loop`,
 /// so that the stream is made in that loop.
 fn pair_made_in(event_loop: &mut IoLoop) -> (StdStream, TcpStream) {
@@ -128,7 +120,7 @@ fn drop_registered_in_task(
     event_loop: &mut IoLoop,
     register: impl FnOnce(&Io, &TcpStream) + 'static,
 ) -> RawFd {
-    let (client, old) = pair();
+    let (client, old) = crate::loopback_pair();
     let fd = old.as_raw_fd();
     event_loop
         .run_until_complete(async move {
@@ -339,7 +331,7 @@ fn close_drops_a_reader_that_holds_the_loop_and_the_loop_is_freed() {
         let mut event_loop = new_event_loop().unwrap();
         let core = Rc::clone(event_loop.core());
         let weak = Rc::downgrade(&core);
-        let (_client, server) = pair();
+        let (_client, server) = crate::loopback_pair();
         let captured = DropFlag::new();
         let guard = captured.guard();
         Io::of(&event_loop)
@@ -363,7 +355,7 @@ fn a_closed_loop_takes_no_registration() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
-        let (_client, server) = pair();
+        let (_client, server) = crate::loopback_pair();
         event_loop.close();
         assert!(io.is_closed());
         let error = io.add_reader(&server, || {}).unwrap_err();
@@ -408,7 +400,7 @@ fn fifty_closed_loops_leave_no_fd_open() {
 }
 
 fn fifty_loops() {
-    let (mut client, server) = pair();
+    let (mut client, server) = crate::loopback_pair();
     // Unread data: the reader fires in every turn, so a turn never waits.
     client.write_all(b"x").unwrap();
     let before = open_fds();
@@ -450,8 +442,8 @@ fn a_panicking_waker_on_an_io_wait_is_reported_and_no_task_is_lost() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let reports = collect_reports(&event_loop);
-        let (mut first_client, first) = pair();
-        let (mut second_client, second) = pair();
+        let (mut first_client, first) = crate::loopback_pair();
+        let (mut second_client, second) = crate::loopback_pair();
         let second_done = event_loop.spawn(async move {
             let mut buf = [0; 4];
             second.read(&mut buf).await.map(|n| buf[..n].to_vec())
@@ -503,8 +495,8 @@ fn a_socket_dropped_by_an_earlier_reader_in_the_same_turn_never_runs_its_queued_
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
-        let (mut first_client, first) = pair();
-        let (mut second_client, second) = pair();
+        let (mut first_client, first) = crate::loopback_pair();
+        let (mut second_client, second) = crate::loopback_pair();
         let second = Rc::new(RefCell::new(Some(second)));
         let (second_ran, mark_second_ran) = flag();
         io.add_reader(second.borrow().as_ref().unwrap(), mark_second_ran)
@@ -537,7 +529,7 @@ fn a_socket_dropped_by_an_earlier_reader_in_the_same_turn_never_runs_its_queued_
 fn a_task_waiting_on_a_socket_that_is_dropped_is_woken_to_retry() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
-        let (_client, stream) = pair();
+        let (_client, stream) = crate::loopback_pair();
         // A readiness future names an fd number, not the socket: it can outlive it.
         let mut wait = readable(&stream);
         let polls = Rc::new(Cell::new(0));
@@ -731,7 +723,7 @@ fn close_frees_a_reader_that_holds_its_own_stream_and_the_stream_closes() {
         let mut event_loop = new_event_loop().unwrap();
         let reports = collect_reports(&event_loop);
         let io = Io::of(&event_loop).unwrap();
-        let (mut client, stream) = pair();
+        let (mut client, stream) = crate::loopback_pair();
         let stream = Rc::new(stream);
         let captured = DropFlag::new();
         let guard = captured.guard();
@@ -761,7 +753,7 @@ fn a_waker_that_panics_when_a_dropped_socket_wakes_it_is_reported_and_the_drop_c
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let reports = collect_reports(&event_loop);
-        let (_client, stream) = pair();
+        let (_client, stream) = crate::loopback_pair();
         let mut wait = readable(&stream);
         let _waiting = event_loop.spawn(poll_fn(move |cx: &mut Context<'_>| {
             WakesThenPanics::poll_through(&mut wait, cx)
@@ -790,7 +782,7 @@ fn a_refused_registration_drops_its_callback_after_the_table_is_released() {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
         let (_client, stream) = pair_made_in(&mut event_loop);
-        let (_other_client, other) = pair();
+        let (_other_client, other) = crate::loopback_pair();
         event_loop.close();
         // The callback owns a stream of this loop: dropping it releases the stream's fd
         // in this table, so it must not be dropped while the table is borrowed.

@@ -9,19 +9,10 @@
 
 use std::cell::RefCell;
 use std::io::Write;
-use std::net::{TcpListener as StdListener, TcpStream as StdStream};
 use std::rc::Rc;
 
 use oneloop_io::{Io, TcpStream, new_event_loop};
 use oneloop_testkit::watchdog_default;
-
-/// A connected loopback pair: a std client and the accepted side as a oneloop stream.
-fn pair() -> (StdStream, TcpStream) {
-    let listener = StdListener::bind("127.0.0.1:0").expect("bind loopback");
-    let client = StdStream::connect(listener.local_addr().unwrap()).expect("connect");
-    let (server, _) = listener.accept().expect("accept");
-    (client, TcpStream::from_std(server).expect("non-blocking"))
-}
 
 /// The labels on the running loop's ready queue.
 fn queued() -> Vec<String> {
@@ -46,7 +37,7 @@ fn a_reader_replaced_while_its_handle_is_queued_does_not_run_and_the_new_one_doe
     let log = watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
-        let (mut client, server) = pair();
+        let (mut client, server) = crate::loopback_pair();
         let server = Rc::new(server);
         let log: Log = Rc::default();
         io.add_reader_named(&*server, "old", logging_reader("old", &server, &log))
@@ -78,7 +69,7 @@ fn a_reader_removed_while_its_handle_is_queued_does_not_run() {
     let (log, removed) = watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
-        let (mut client, server) = pair();
+        let (mut client, server) = crate::loopback_pair();
         let server = Rc::new(server);
         let log: Log = Rc::default();
         io.add_reader_named(&*server, "old", logging_reader("old", &server, &log))
