@@ -10,6 +10,13 @@ fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
+/// The running loop's timers not cancelled yet: one per key with a deadline.
+fn live_timers() -> usize {
+    oneloop_timers::Timers::current()
+        .expect("a timer loop")
+        .live()
+}
+
 #[test]
 fn ex2_a_timer_deletes_the_key_at_its_deadline_with_no_read() {
     let mut event_loop = virtual_time_loop();
@@ -143,17 +150,12 @@ fn ex2_a_read_that_finds_the_key_expired_cancels_its_timer() {
     let mut event_loop = virtual_time_loop();
     event_loop
         .run_until_complete(async {
-            let live = || {
-                oneloop_timers::Timers::current()
-                    .expect("a timer loop")
-                    .live()
-            };
             let db = new_db();
             store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
-            assert_eq!(live(), 1, "the key's timer is armed");
+            assert_eq!(live_timers(), 1, "the key's timer is armed");
             block_for(ms(150));
             assert_eq!(store::get(&db, b"k"), None);
-            assert_eq!(live(), 0, "the expired key's timer is still armed");
+            assert_eq!(live_timers(), 0, "the expired key's timer is still armed");
             assert_eq!(db.borrow().expired(), 1);
         })
         .unwrap();
@@ -167,19 +169,22 @@ fn ex2_overwrite_expire_and_delete_cancel_the_old_timer() {
     let mut event_loop = virtual_time_loop();
     event_loop
         .run_until_complete(async {
-            let live = || {
-                oneloop_timers::Timers::current()
-                    .expect("a timer loop")
-                    .live()
-            };
             let db = new_db();
             store::set(&db, b"k", b"1".to_vec(), Some(ms(100)), Condition::Always);
             store::set(&db, b"k", b"2".to_vec(), Some(ms(200)), Condition::Always);
-            assert_eq!(live(), 1, "a SET left the old deadline's timer armed");
+            assert_eq!(
+                live_timers(),
+                1,
+                "a SET left the old deadline's timer armed"
+            );
             assert!(store::expire(&db, b"k", ms(300)));
-            assert_eq!(live(), 1, "an EXPIRE left the old deadline's timer armed");
+            assert_eq!(
+                live_timers(),
+                1,
+                "an EXPIRE left the old deadline's timer armed"
+            );
             assert!(store::del(&db, b"k"));
-            assert_eq!(live(), 0, "a DEL left the key's timer armed");
+            assert_eq!(live_timers(), 0, "a DEL left the key's timer armed");
         })
         .unwrap();
 }
