@@ -222,10 +222,11 @@ fn past_max_clients_a_newcomer_is_refused_with_an_error() {
 #[test]
 fn an_idle_client_is_disconnected_and_a_subscriber_is_not() {
     watchdog_default(|| {
-        // Short, so that the test waits a fraction of a second: the idle client sends
-        // its PING at once, and 300 ms leaves room for a stall of a loaded machine
-        // between its connect and its PING.
-        let server = ServerProcess::start(&["--idle-timeout-ms", "300"]);
+        // Short, so that the test waits half a second, not the default five minutes.
+        // Every client here sends its first command at once after its connect; the
+        // timeout must still outlast a stall of a loaded machine between the two, or
+        // a client that is not idle would be closed.
+        let server = ServerProcess::start(&["--idle-timeout-ms", "500"]);
         let mut subscriber = server.connect();
         send(&mut subscriber, &command(&[b"SUBSCRIBE", b"c"]));
         expect_reply(
