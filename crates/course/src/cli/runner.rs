@@ -73,7 +73,7 @@ impl Cargo {
         })
     }
 
-    /// `cargo test -p <package> --no-fail-fast --color never`, with `--all-features`
+    /// The stage's tests (see [`Cargo::test_output`]), built with `--all-features`
     /// when `solution` is true (`solution`, and `challenge` with `challenge-reference`:
     /// the reference everywhere): the same build `cargo test --workspace
     /// --all-features` makes, so nothing is compiled twice.
@@ -87,8 +87,8 @@ impl Cargo {
             .map(|(results, _, _)| results)
     }
 
-    /// `cargo test -p <package> --features challenge --no-fail-fast --color never`: the
-    /// stage's challenge file in place of its reference module, and the reference's
+    /// The stage's tests built with `--features challenge` (see [`Cargo::test_output`]):
+    /// the stage's challenge file in place of its reference module, and the reference's
     /// files in place of every exercise's hole. A build of its own, made only when asked.
     pub(crate) fn test_challenge(
         &self,
