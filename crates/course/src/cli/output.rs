@@ -3,7 +3,7 @@
 //! `println!` panics when stdout is gone, as in `cargo course test 1 | head -3`: the
 //! reader exits and the next write fails with `EPIPE`. A command line tool should
 //! simply stop then, as `cat` does, so every line the course prints goes through
-//! [`write`], which ends the program quietly when its reader has gone away.
+//! [`write()`], which ends the program quietly when its reader has gone away.
 
 use std::fmt;
 use std::io::{self, Write};
