@@ -1,13 +1,11 @@
 //! Exercise 2: `block_on`, its thread-parking waker and its park loop (chapter 2.3).
 
-use crate::common;
-
 use std::future::{Future, poll_fn};
 use std::sync::mpsc;
 use std::task::{Poll, Waker};
 use std::thread;
 
-use common::{gate, is_asleep, this_thread_stat, yield_times};
+use crate::common::{gate, is_asleep, this_thread_stat, yield_times};
 use ex02_future::{OneShot, block_on};
 use oneloop_testkit::{PollCount, PollCounter, watchdog_default};
 

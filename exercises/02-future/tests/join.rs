@@ -1,13 +1,11 @@
 //! Exercise 4: joining two futures, and pinning (chapter 2.6).
 
-use crate::common;
-
 use std::future::{Future, Ready, ready};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
 use std::task::Poll;
 
-use common::{gate, yield_times};
+use crate::common::{gate, yield_times};
 use ex02_future::{Join, join};
 use oneloop_coroutine::yield_now;
 use oneloop_testkit::{CountingWaker, PollCounter, panic_text, watchdog_default};

@@ -4,8 +4,6 @@
 //! tells exactly how many wakers hold it: one reference too many is a leak, one too few
 //! a use-after-free waiting to happen.
 
-use crate::common;
-
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
@@ -13,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Context;
 use std::thread;
 
-use common::yield_times;
+use crate::common::yield_times;
 use ex02_future::waker_fn;
 use oneloop_testkit::{DropFlag, watchdog_default};
 

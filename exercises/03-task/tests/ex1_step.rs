@@ -1,14 +1,12 @@
 //! Exercise 1: one step of a task, with no borrow held, and wakers that carry ids.
 
-use crate::common;
-
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use common::{Recorder, yield_once};
+use crate::common::{Recorder, yield_once};
 use ex03_task::{Label, StepOutcome, TaskId, TaskWaker, Tasks, step};
 use oneloop_testkit::{PollCounter, watchdog_default};
 

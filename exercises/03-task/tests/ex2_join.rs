@@ -1,7 +1,5 @@
 //! Exercise 2: the join handle — the output or the panic, and waking the joiner.
 
-use crate::common;
-
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
@@ -10,7 +8,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use common::{Bench, Recorder, yield_once};
+use crate::common::{Bench, Recorder, yield_once};
 use ex03_task::hooks::{ExceptionSink, spawn_into};
 use ex03_task::{JoinError, JoinHandle, Label, NEVER_RETRIEVED, StepOutcome, Tasks, step};
 use oneloop_testkit::{CloneCountingWaker, CountingWaker, watchdog_default};

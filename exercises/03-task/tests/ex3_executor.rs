@@ -1,7 +1,5 @@
 //! Exercise 3: the naive executor's run loop — FIFO, and how one task starves it.
 
-use crate::common;
-
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
@@ -12,7 +10,7 @@ use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::Duration;
 
-use common::yield_once;
+use crate::common::yield_once;
 use ex03_task::{BlockOnError, Executor, RunReport};
 use oneloop_testkit::{PollCounter, watchdog, watchdog_default};
 

@@ -1,14 +1,12 @@
 //! Exercise 1: the wake path — a step pushed at the back of the ready queue, once.
 
-use crate::common;
-
 use std::rc::Rc;
 use std::sync::{Arc, Barrier, mpsc};
 use std::task::Waker;
 use std::thread;
 use std::time::Duration;
 
-use common::{Gate, Trace, this_thread_stat, until_asleep, until_done, yield_once};
+use crate::common::{Gate, Trace, this_thread_stat, until_asleep, until_done, yield_once};
 use ex04_core::hooks::ReadyQueue;
 use ex04_core::{
     Driver, EventLoop, FOREIGN_WAKE, JoinError, LoopError, LoopScheduler, ParkReport, ThreadParker,

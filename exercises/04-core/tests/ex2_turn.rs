@@ -3,13 +3,11 @@
 //! Turn numbers come from the loop's observer hook (a `Trace`), never from constants
 //! typed into the test: each assertion compares turns the loop itself counted.
 
-use crate::common;
-
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use common::{Gate, Oneshot, Spinner, Trace, log, record_reports, until_done, yield_once};
+use crate::common::{Gate, Oneshot, Spinner, Trace, log, record_reports, until_done, yield_once};
 use ex04_core::hooks::{CALLBACK_PANICKED, CancelFlag, Handle, LayerSnapshot, ReadyQueue};
 use ex04_core::{Core, Driver, EventLoop, Label, LoopError, ParkReport, ThreadParker};
 use oneloop_testkit::watchdog_default;

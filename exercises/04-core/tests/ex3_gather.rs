@@ -1,11 +1,9 @@
 //! Exercise 3: gather — results in argument order, turns set by depth, not by count.
 
-use crate::common;
-
 use std::rc::Rc;
 use std::time::Duration;
 
-use common::{Gate, Trace, record_reports, until_done, yield_once};
+use crate::common::{Gate, Trace, record_reports, until_done, yield_once};
 use ex04_core::{EventLoop, JoinError, Label, NEVER_RETRIEVED, gather};
 use oneloop_testkit::{watchdog, watchdog_default};
 

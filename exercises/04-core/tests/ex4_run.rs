@@ -1,12 +1,10 @@
 //! Exercise 4: run_until_complete — main's result, the stop callback's turn, and what
 //! run and Runner cost.
 
-use crate::common;
-
 use std::cell::Cell;
 use std::rc::Rc;
 
-use common::{Gate, Trace, log, record_reports};
+use crate::common::{Gate, Trace, log, record_reports};
 use ex04_core::{
     EventLoop, JoinError, LoopError, RUN_UNTIL_COMPLETE_CB, Runner, gather, run, run_with, spawn,
     yield_now,

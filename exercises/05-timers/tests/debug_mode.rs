@@ -10,11 +10,9 @@
 //! child process with the variable removed, one about the variable in a child with it
 //! set, and the others set the mode through the API.
 
-use crate::common;
-
 use std::process::{Command, Output};
 
-use common::{ms, record_reports};
+use crate::common::{ms, record_reports};
 use ex05_timers::{
     DEBUG_ENV, DEFAULT_SLOW_CALLBACK_DURATION, LoopTimers, SLOW_CALLBACK, block_for,
     virtual_time_loop,

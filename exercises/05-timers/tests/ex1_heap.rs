@@ -3,12 +3,10 @@
 //! The tests through the loop also need exercises 2 and 3 (every park sweeps and
 //! computes a timeout), and `sleep` needs exercise 4: they are named for the last one.
 
-use crate::common;
-
 use std::rc::Rc;
 use std::time::Duration;
 
-use common::{logged_virtual_loop, ms, shared};
+use crate::common::{logged_virtual_loop, ms, shared};
 use ex05_timers::{LoopTimers, TimerHeap, call_at, call_later, time};
 use oneloop_core::Label;
 use oneloop_testkit::watchdog_default;

@@ -3,14 +3,12 @@
 //! The tests through the loop also need exercise 3 (every park sweeps first): they are
 //! named `ex3_`.
 
-use crate::common;
-
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::task::Waker;
 use std::time::Duration;
 
-use common::{TurnLog, logged_virtual_loop, ms};
+use crate::common::{TurnLog, logged_virtual_loop, ms};
 use ex05_timers::{
     Clock, CountingClock, LoopError, LoopTimers, MAXIMUM_SELECT_TIMEOUT, TimerDriver, VirtualClock,
     select_timeout, virtual_time_loop,

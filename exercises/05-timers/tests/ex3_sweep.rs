@@ -4,12 +4,10 @@
 //! heap and more than half of them are cancelled (both strict), rebuild the heap without
 //! them; otherwise pop cancelled timers from the head only.
 
-use crate::common;
-
 use std::cell::Cell;
 use std::rc::Rc;
 
-use common::{logged_virtual_loop, ms};
+use crate::common::{logged_virtual_loop, ms};
 use ex05_timers::{LoopTimers, TimerHandle, TimerHeap};
 use oneloop_core::Label;
 use oneloop_testkit::watchdog_default;

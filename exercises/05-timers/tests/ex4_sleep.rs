@@ -1,8 +1,6 @@
 //! Exercise 4: `sleep` — a one-shot wakeup plus a timer, cancelled on drop — and
 //! `timeout` built on it.
 
-use crate::common;
-
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
@@ -10,7 +8,7 @@ use std::rc::Rc;
 use std::task::Poll;
 use std::time::Duration;
 
-use common::{logged_virtual_loop, ms, shared};
+use crate::common::{logged_virtual_loop, ms, shared};
 use ex05_timers::{LoopTimers, TimedOut, sleep, time, timeout};
 use oneloop_core::{spawn, yield_now};
 use oneloop_testkit::{CloneCountingWaker, CountingWaker, DropFlag, watchdog_default};

@@ -3,13 +3,11 @@
 //! Each test says which case it means. The figures match what CPython's asyncio gives
 //! for the same programs (the book's chapter 5 walks through them turn by turn).
 
-use crate::common;
-
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use common::{logged_virtual_loop, ms, shared};
+use crate::common::{logged_virtual_loop, ms, shared};
 use ex05_timers::{LoopTimers, block_for, sleep, time};
 use oneloop_core::{gather, spawn, yield_now};
 use oneloop_testkit::watchdog_default;

@@ -3,13 +3,11 @@
 //! The binary's global allocator is the test kit's `CountingAllocator`, which counts
 //! only on the thread that asks, so other tests' threads do not disturb it.
 
-use crate::common;
-
 use std::cell::Cell;
 use std::io::Write;
 use std::rc::Rc;
 
-use common::pair;
+use crate::common::pair;
 use ex06_io::{Io, new_event_loop};
 use oneloop_testkit::{CountingAllocator, watchdog_default};
 

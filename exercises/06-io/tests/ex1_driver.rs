@@ -3,14 +3,12 @@
 //! Every socket is a real loopback socket. Orders come from the loop's own turn counter
 //! (an observer), never from sleeps; threads are ordered with channels.
 
-use crate::common;
-
 use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::rc::Rc;
 use std::time::Duration;
 
-use common::{Trace, log, pair};
+use crate::common::{Trace, log, pair};
 use ex06_io::{Io, new_event_loop};
 use oneloop_testkit::watchdog_default;
 

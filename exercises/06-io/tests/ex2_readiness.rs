@@ -3,8 +3,6 @@
 //! Every socket is a real loopback socket. Orders come from the loop's own turn counter
 //! (an observer), never from sleeps; threads are ordered with channels.
 
-use crate::common;
-
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
 use std::io::Write;
@@ -15,7 +13,7 @@ use std::task::Poll;
 use std::thread;
 use std::time::Duration;
 
-use common::{Trace, log, pair, run_until, std_pair};
+use crate::common::{Trace, log, pair, run_until, std_pair};
 use ex06_io::{
     Io, NO_IO_DRIVER, TcpListener, TcpStream, new_event_loop, readable, serve, writable,
 };
@@ -280,24 +278,29 @@ fn ex2_a_dropped_readiness_future_unregisters() {
     });
 }
 
+/// Polls a first readiness future on `stream` (it must wait), runs `after_first`, then
+/// polls a second one for the same direction: the text of the error it must give.
+async fn second_waiter_error(stream: &TcpStream, after_first: impl Fn()) -> String {
+    let mut first = Box::pin(readable(stream));
+    let mut second = Box::pin(readable(stream));
+    poll_fn(|cx| {
+        assert!(first.as_mut().poll(cx).is_pending());
+        after_first();
+        Poll::Ready(match second.as_mut().poll(cx) {
+            Poll::Ready(Err(error)) => error.to_string(),
+            other => format!("unexpected: {other:?}"),
+        })
+    })
+    .await
+}
+
 #[test]
 fn ex2_two_tasks_waiting_for_the_same_direction_is_an_error_for_the_second() {
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let (_client, server) = pair();
         let outcome = event_loop
-            .run_until_complete(async move {
-                let mut first = Box::pin(readable(&server));
-                let mut second = Box::pin(readable(&server));
-                poll_fn(|cx| {
-                    assert!(first.as_mut().poll(cx).is_pending());
-                    Poll::Ready(match second.as_mut().poll(cx) {
-                        Poll::Ready(Err(error)) => error.to_string(),
-                        other => format!("unexpected: {other:?}"),
-                    })
-                })
-                .await
-            })
+            .run_until_complete(async move { second_waiter_error(&server, || {}).await })
             .unwrap();
         assert!(outcome.contains("already waiting"), "{outcome}");
     });
@@ -663,15 +666,8 @@ fn ex2_a_second_wait_on_a_socket_that_stays_registered_is_an_error_too() {
                 keep_registered(&server, &sender).await;
                 let io = Io::current().expect("an I/O loop");
                 let before = io.epoll_ctls().total();
-                let mut first = Box::pin(readable(&server));
-                let mut second = Box::pin(readable(&server));
-                poll_fn(|cx| {
-                    assert!(first.as_mut().poll(cx).is_pending());
+                second_waiter_error(&server, || {
                     assert_eq!(io.epoll_ctls().total(), before, "the fd stayed registered");
-                    Poll::Ready(match second.as_mut().poll(cx) {
-                        Poll::Ready(Err(error)) => error.to_string(),
-                        other => format!("unexpected: {other:?}"),
-                    })
                 })
                 .await
             })

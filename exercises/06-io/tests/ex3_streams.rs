@@ -1,8 +1,6 @@
 //! Exercise 3: `read_until` and `read_line` on the buffered reader, and the chat room
 //! built on them.
 
-use crate::common;
-
 use std::future::{Future, poll_fn};
 use std::io::{BufRead, Read, Write};
 use std::net::Shutdown;
@@ -10,7 +8,7 @@ use std::pin::pin;
 use std::task::Poll;
 use std::thread;
 
-use common::{line_client, pair};
+use crate::common::{line_client, pair};
 use ex06_io::{
     StreamError, StreamReader, TcpListener, TcpStream, WELCOME, new_event_loop, serve_chat,
 };

@@ -1,8 +1,6 @@
 //! Exercise 4: the echo handler — many connections, half-close, and the errors that end
 //! one handler while the server keeps serving the others.
 
-use crate::common;
-
 use std::cell::Cell;
 use std::io::{BufRead, Read, Write};
 use std::net::{Shutdown, SocketAddr};
@@ -10,7 +8,7 @@ use std::rc::Rc;
 use std::sync::mpsc;
 use std::thread;
 
-use common::{line_client, pair, round_trip};
+use crate::common::{line_client, pair, round_trip};
 use ex06_io::{
     AsyncRead, DEFAULT_HIGH_WATER, StreamError, StreamReader, StreamWriter, TcpListener, TcpStream,
     channel, echo, new_event_loop, serve,

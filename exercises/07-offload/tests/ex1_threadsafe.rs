@@ -1,12 +1,10 @@
 //! Exercise 1: `call_soon_threadsafe` — push under the lock, then wake the loop.
 
-use crate::common;
-
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 
-use common::{LIMIT, Signal, WakeFromElsewhere};
+use crate::common::{self, LIMIT, Signal, WakeFromElsewhere};
 use ex07_offload::{LOOP_CLOSED, LoopHandle, OffloadError, new_event_loop};
 use oneloop_testkit::watchdog;
 

@@ -1,14 +1,12 @@
 //! Exercise 2: the pool's worker loop — wait on the condvar, take a job, run it.
 
-use crate::common;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
-use common::{KILLER_MESSAGE, LIMIT, from_job, hold_then_kill};
+use crate::common::{KILLER_MESSAGE, LIMIT, from_job, hold_then_kill};
 use ex07_offload::{
     DEFAULT_KEEP_ALIVE, OffloadError, POOL_SHUT_DOWN, ThreadPool, default_max_threads,
 };

@@ -1,8 +1,6 @@
 //! Exercise 3: `to_thread` — submit, and complete the future from the worker through
 //! `call_soon_threadsafe`.
 
-use crate::common;
-
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -11,7 +9,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use common::{LIMIT, from_job, hold_then_kill};
+use crate::common::{self, LIMIT, from_job, hold_then_kill};
 use ex07_offload::{
     DEFAULT_KEEP_ALIVE, JOBS_LEFT, LOOP_CLOSED, Offload, OffloadError, SHUTDOWN_LABEL, ThreadPool,
     new_event_loop, run, run_in_executor, to_thread,

@@ -1,11 +1,9 @@
 //! Exercise 1: delivering a cancel at a cancellation point.
 
-use crate::common;
-
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use common::{run, secs, turn};
+use crate::common::{run, secs, turn};
 use ex09_cancel::{Error, cancellable, current, deliver, sleep, spawn, yield_now};
 use oneloop_testkit::{DropFlag, watchdog_default};
 

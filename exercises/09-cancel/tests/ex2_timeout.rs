@@ -2,9 +2,7 @@
 //!
 //! The tests go through `sleep`, a cancellation point: they need exercise 1 too.
 
-use crate::common;
-
-use common::{run, secs};
+use crate::common::{run, secs};
 use ex09_cancel::{Error, current, sleep, spawn, timeout, timeout_exit, yield_now};
 use oneloop_testkit::watchdog_default;
 

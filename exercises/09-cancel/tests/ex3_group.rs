@@ -2,12 +2,10 @@
 //!
 //! The tests go through `sleep`, a cancellation point: they need exercise 1 too.
 
-use crate::common;
-
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use common::{run, secs};
+use crate::common::{run, secs};
 use ex09_cancel::{Error, current, sleep, task_group};
 use oneloop_testkit::watchdog_default;
 

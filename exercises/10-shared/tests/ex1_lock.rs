@@ -1,11 +1,9 @@
 //! Exercise 1: the lock's first-in first-out hand-off, with no barging.
 
-use crate::common;
-
 use std::cell::Cell;
 use std::rc::Rc;
 
-use common::{Log, bare_yield, first_poll_elsewhere, run, turn};
+use crate::common::{Log, bare_yield, first_poll_elsewhere, run, turn};
 use ex10_shared::{BOUND_TO_ANOTHER_LOOP, LOCK_NOT_ACQUIRED, Lock};
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_testkit::watchdog_default;

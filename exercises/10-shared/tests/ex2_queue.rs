@@ -1,10 +1,8 @@
 //! Exercise 2: the queue's bounded `put`/`get` pair.
 
-use crate::common;
-
 use std::rc::Rc;
 
-use common::{Log, bare_yield, first_poll_elsewhere, run};
+use crate::common::{Log, bare_yield, first_poll_elsewhere, run};
 use ex10_shared::{Queue, QueueError, TASK_DONE_TOO_OFTEN};
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_testkit::watchdog_default;

@@ -1,10 +1,8 @@
 //! Exercise 3: task-locals copied at the spawn.
 
-use crate::common;
-
 use std::rc::Rc;
 
-use common::{Log, bare_yield, run_scoped};
+use crate::common::{Log, bare_yield, run_scoped};
 use ex10_shared::{TaskLocal, spawn_named};
 use oneloop_testkit::watchdog_default;
 

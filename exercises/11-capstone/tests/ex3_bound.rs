@@ -1,11 +1,9 @@
 //! Exercise 3: the output bound. A client whose replies and messages would pass it is
 //! disconnected; the bytes already queued for it are dropped.
 
-use crate::common;
-
 use std::rc::Rc;
 
-use common::{pair, read_to_end};
+use crate::common::{pair, read_to_end};
 use ex11_capstone::{Closed, Outbox, PubSub};
 use oneloop::{run, spawn, to_thread, yield_now};
 use oneloop_testkit::watchdog_default;

@@ -1,8 +1,6 @@
 //! Exercise 4: the shutdown sequence. Stop accepting, send every reply already
 //! computed, cancel what is left at the deadline, and count what was closed.
 
-use crate::common;
-
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::rc::Rc;
@@ -10,7 +8,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use common::{command, hang_detector, read_to_end, until};
+use crate::common::{command, hang_detector, read_to_end, until};
 use ex11_capstone::{Config, Server, ShutdownReport, store};
 use oneloop::{TcpListener, run, spawn, to_thread};
 use oneloop_testkit::{panic_text, watchdog_default};
