@@ -128,27 +128,33 @@ fn ex2_the_virtual_clock_jumps_to_each_deadline_and_the_loop_then_ends() {
     });
 }
 
+/// An interval of 10 ms that logs each run with the loop's time and clears itself at
+/// its third.
+fn three_runs_every_10_ms() {
+    let id = std::rc::Rc::new(std::cell::Cell::new(None));
+    let own = std::rc::Rc::clone(&id);
+    let mut runs = 0;
+    id.set(Some(set_interval(
+        move || {
+            runs += 1;
+            console_log(format!("run {runs} at {}", loop_time()));
+            if runs == 3
+                && let Some(id) = own.get()
+            {
+                clear_interval(id);
+            }
+        },
+        10,
+    )));
+}
+
 #[test]
 fn ex2_an_interval_keeps_the_loop_alive_until_cleared() {
     watchdog_default(|| {
         let mut node = NodeLoop::with_virtual_clock().expect("a poller");
         let report = node
             .run(|| {
-                let id = std::rc::Rc::new(std::cell::Cell::new(None));
-                let own = std::rc::Rc::clone(&id);
-                let mut runs = 0;
-                id.set(Some(set_interval(
-                    move || {
-                        runs += 1;
-                        console_log(format!("run {runs} at {}", loop_time()));
-                        if runs == 3
-                            && let Some(id) = own.get()
-                        {
-                            clear_interval(id);
-                        }
-                    },
-                    10,
-                )));
+                three_runs_every_10_ms();
             })
             .expect("the run ends");
         assert_eq!(report.output, ["run 1 at 10", "run 2 at 20", "run 3 at 30"]);
@@ -267,21 +273,7 @@ fn ex2_an_interval_after_a_slow_timer_in_its_phase_is_re_armed_from_its_own_star
         let report = node
             .run(|| {
                 set_timeout(|| ex08_node::busy_wait(30), 10);
-                let id = std::rc::Rc::new(std::cell::Cell::new(None));
-                let own = std::rc::Rc::clone(&id);
-                let mut runs = 0;
-                id.set(Some(set_interval(
-                    move || {
-                        runs += 1;
-                        console_log(format!("run {runs} at {}", loop_time()));
-                        if runs == 3
-                            && let Some(id) = own.get()
-                        {
-                            clear_interval(id);
-                        }
-                    },
-                    10,
-                )));
+                three_runs_every_10_ms();
             })
             .expect("the run ends");
         assert_eq!(report.output, ["run 1 at 40", "run 2 at 50", "run 3 at 60"]);
