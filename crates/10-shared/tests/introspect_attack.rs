@@ -323,7 +323,7 @@ fn a_line_longer_than_the_limit_is_refused_even_when_it_comes_in_pieces() {
 /// The client timeout [`clients_that_never_finish_lose_their_slots_after_the_client_timeout`]
 /// sets. The stuck clients are admitted, and the next one told "busy", a few
 /// milliseconds apart: this leaves room for a stall of the loaded machine in between.
-const STUCK_CLIENT_TIMEOUT: Duration = Duration::from_millis(300);
+const STUCK_CLIENT_TIMEOUT: Duration = Duration::from_millis(500);
 
 #[test]
 fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
@@ -337,7 +337,9 @@ fn clients_that_never_finish_lose_their_slots_after_the_client_timeout() {
         let dir = TestDir::new("stuck");
         let mut event_loop = oneloop_offload::new_event_loop().expect("epoll");
         let introspection = enable_introspection_in(&event_loop, &dir.0).expect("enabled");
-        // Shorter than the default, so that the test waits 0.3 s, not five.
+        // Shorter than the default, so that the test waits half a second, not five. The
+        // answered client connects and asks from a worker thread: the timeout must
+        // outlast a loaded machine's stall between the two, or it too would be closed.
         introspection.set_client_timeout(STUCK_CLIENT_TIMEOUT);
         let path = introspection.path().to_owned();
         let (busy, later, held) = event_loop
