@@ -122,10 +122,7 @@ fn introspect_child_program() {
 #[test]
 fn the_tree_of_another_process_lists_its_tasks_states_and_awaits() {
     watchdog(LIMIT, || {
-        let exe = std::env::current_exe().expect("the test binary's path");
-        let child = Command::new(exe)
-            .arg(crate::test_name(module_path!(), "introspect_child_program"))
-            .args(["--exact", "--nocapture", "--test-threads=1"])
+        let child = oneloop_testkit::rerun_alone(module_path!(), "introspect_child_program")
             .env(CHILD, "1")
             .stdout(Stdio::piped())
             .spawn()

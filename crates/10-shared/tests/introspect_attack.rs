@@ -484,7 +484,7 @@ fn an_accept_out_of_fds_backs_off_and_accepts_again() {
             .arg("-c")
             .arg(format!("ulimit -n {CHILD_NOFILE} && exec \"$0\" \"$@\""))
             .arg(&exe)
-            .arg(crate::test_name(module_path!(), "emfile_child"))
+            .arg(oneloop_testkit::test_name(module_path!(), "emfile_child"))
             .args(["--exact", "--nocapture", "--test-threads=1"])
             .env(EMFILE_CHILD, "1")
             .stdin(std::process::Stdio::null())

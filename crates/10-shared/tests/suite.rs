@@ -6,16 +6,6 @@
 //!
 //! `tests/tree_figure.rs` is a binary of its own: see Cargo.toml.
 
-/// The whole name the test harness gives the test `name` of the module whose
-/// `module_path!()` is `module`: the module's path without the crate's name, then
-/// `name`. A test that runs the binary again for one test (`--exact`) filters with it.
-fn test_name(module: &str, name: &str) -> String {
-    match module.split_once("::") {
-        Some((_, path)) => format!("{path}::{name}"),
-        None => name.to_string(),
-    }
-}
-
 #[path = "introspect.rs"]
 mod introspect;
 #[path = "introspect_attack.rs"]

@@ -13,6 +13,8 @@
 //! - [`panic_text`] gives the text of a caught panic, for tests of required messages.
 //! - [`CountingAllocator`] is a global allocator that counts a thread's allocations,
 //!   to check that a loop's steady state allocates nothing.
+//! - [`rerun_alone`] runs one test of the binary again in a child process of its own,
+//!   for a test that sets something process-wide or counts on the next fd number.
 //!
 //! ```
 //! use std::time::Duration;
@@ -37,6 +39,7 @@ mod counting_waker;
 mod drop_flag;
 mod panic_text;
 mod poll_counter;
+mod rerun;
 mod watchdog;
 
 pub use clone_counting_waker::CloneCountingWaker;
@@ -45,4 +48,5 @@ pub use counting_waker::CountingWaker;
 pub use drop_flag::{DropFlag, DropGuard};
 pub use panic_text::panic_text;
 pub use poll_counter::{PollCount, PollCounter};
+pub use rerun::{rerun_alone, test_name};
 pub use watchdog::{DEFAULT_LIMIT, watchdog, watchdog_default};

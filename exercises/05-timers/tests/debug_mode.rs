@@ -10,7 +10,7 @@
 //! child process with the variable removed, one about the variable in a child with it
 //! set, and the others set the mode through the API.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::common::{ms, record_reports};
 use ex05_timers::{
@@ -28,27 +28,11 @@ fn is_child() -> bool {
     std::env::var_os(CHILD).is_some()
 }
 
-/// The whole name the test harness gives this file's test `name`: the file is a module of
-/// the stage's one test binary (`tests/exercises.rs`), so its tests are `file::name`.
-fn full_name(name: &str) -> String {
-    let module = module_path!();
-    let file = module.split_once("::").map_or(module, |(_, path)| path);
-    format!("{file}::{name}")
-}
-
 /// Runs the test `name` of this binary in a child process, with `ONELOOP_DEBUG` set
 /// to `debug`, or removed when `debug` is `None`; fails unless the child passed.
 fn run_child(name: &str, debug: Option<&str>) -> Output {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let mut command = Command::new(exe);
-    command
-        .args([
-            &full_name(name),
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1");
+    let mut command = oneloop_testkit::rerun_alone(module_path!(), name);
+    command.env(CHILD, "1");
     match debug {
         Some(value) => command.env(DEBUG_ENV, value),
         None => command.env_remove(DEBUG_ENV),

@@ -7,7 +7,6 @@
 //! ends the whole test binary: those tests run the walk in a child process (this binary
 //! run again), so that only they fail.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use ex10_shared::{Awaited, TaskInfo, TaskState, TreeItem, TreeLine, render_tree, walk};
@@ -47,28 +46,13 @@ fn shape(lines: &[TreeLine]) -> Vec<String> {
         .collect()
 }
 
-/// The whole name the test harness gives this file's test `name`: the file is a module of
-/// the stage's one test binary (`tests/exercises.rs`), so its tests are `file::name`.
-fn full_name(name: &str) -> String {
-    let module = module_path!();
-    let file = module.split_once("::").map_or(module, |(_, path)| path);
-    format!("{file}::{name}")
-}
-
 /// In the parent: runs the test `name` of this binary in a child process and fails
 /// unless it passed in time. In the child: `false`, so the caller runs the body.
 fn in_child(name: &str) -> bool {
     if std::env::var_os(CHILD).is_some() {
         return false;
     }
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let mut child = Command::new(exe)
-        .args([
-            &full_name(name),
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let mut child = oneloop_testkit::rerun_alone(module_path!(), name)
         .env(CHILD, "1")
         .stdout(std::process::Stdio::null())
         .spawn()
