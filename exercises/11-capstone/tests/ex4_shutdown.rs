@@ -179,6 +179,9 @@ fn until_refused(addr: SocketAddr) {
     loop {
         match TcpStream::connect(addr) {
             Err(error) if error.kind() == ErrorKind::ConnectionRefused => return,
+            // The listener closed during this handshake and reset it: the next
+            // connect is refused.
+            Err(error) if error.kind() == ErrorKind::ConnectionReset => {}
             Err(error) => panic!("connect: {error}"),
             // Accepted or queued: the listener is still open. Try again.
             Ok(stream) => drop(stream),
