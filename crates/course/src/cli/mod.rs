@@ -129,14 +129,20 @@ impl Course {
     pub(crate) fn run_tests(&self, stage: &Stage) -> Result<StageResults, CliError> {
         errln!("running stage {}'s tests…", stage.number);
         let started = std::time::SystemTime::now();
-        let (results, stdout, stderr) = self.cargo.test_stage_output(stage, false)?;
+        let run = self.cargo.test_stage_run(stage)?;
         if let Err(e) = self
             .cache
-            .store_output(stage.number, started, &stdout, &stderr)
+            .store_output(stage.number, started, &run.stdout, &run.stderr)
         {
             errln!("warning: could not save the results under the target dir: {e}");
         }
-        Ok(results)
+        // The run listed the tests: `declared_tests` need not ask cargo again.
+        if let Some(list) = &run.list
+            && let Err(e) = self.cache.store_list(stage.number, started, list)
+        {
+            errln!("warning: could not save the test list under the target dir: {e}");
+        }
+        Ok(run.results)
     }
 }
 

@@ -83,8 +83,7 @@ impl Cargo {
         solution: bool,
     ) -> Result<StageResults, CliError> {
         let features: &[&str] = if solution { &["--all-features"] } else { &[] };
-        self.test_output(stage, features)
-            .map(|(results, _, _)| results)
+        self.test_output(stage, features).map(|run| run.results)
     }
 
     /// The stage's tests built with `--features challenge` (see [`Cargo::test_output`]):
@@ -95,16 +94,13 @@ impl Cargo {
         stage: &Stage,
     ) -> Result<(StageResults, String, String), CliError> {
         self.test_output(stage, &["--features", CHALLENGE_FEATURE])
+            .map(|run| (run.results, run.stdout, run.stderr))
     }
 
-    /// [`Cargo::test_stage`], with cargo's stdout and stderr as printed.
-    pub(crate) fn test_stage_output(
-        &self,
-        stage: &Stage,
-        solution: bool,
-    ) -> Result<(StageResults, String, String), CliError> {
-        let features: &[&str] = if solution { &["--all-features"] } else { &[] };
-        self.test_output(stage, features)
+    /// The learner's build of the stage's tests (see [`Cargo::test_output`]), with
+    /// what the runs printed and the test list.
+    pub(crate) fn test_stage_run(&self, stage: &Stage) -> Result<StageRun, CliError> {
+        self.test_output(stage, &[])
     }
 
     /// Builds the stage's tests (`cargo test -p <package> --no-run`), lists each test
@@ -115,12 +111,8 @@ impl Cargo {
     /// process that is waiting (see the test kit's watchdog), and one that aborts ends
     /// them all: one process per exercise keeps one exercise's hole out of another's
     /// results. What the runs print is returned one after another, as `cargo test`
-    /// prints several binaries' runs.
-    fn test_output(
-        &self,
-        stage: &Stage,
-        features: &[&str],
-    ) -> Result<(StageResults, String, String), CliError> {
+    /// prints several binaries' runs, and so are the binaries' lists.
+    fn test_output(&self, stage: &Stage, features: &[&str]) -> Result<StageRun, CliError> {
         let mut build = vec!["test", "-p", stage.package.as_str()];
         build.extend(features);
         build.extend([
@@ -135,18 +127,25 @@ impl Cargo {
         let mut stdout = String::new();
         if !built.status.success() {
             return match StageResults::from_output(&stdout, &stderr) {
-                Some(results) => Ok((results, stdout, stderr)),
+                Some(results) => Ok(StageRun {
+                    results,
+                    stdout,
+                    stderr,
+                    list: None,
+                }),
                 None => Err(cargo_failed(&build, &stderr)),
             };
         }
         let folder = self.root.join(&stage.dir);
         let binaries = test_output::executables(&String::from_utf8_lossy(&built.stdout));
         let mut groups: BTreeMap<Option<u32>, Vec<(&str, Vec<String>)>> = BTreeMap::new();
+        let mut list = String::new();
         for binary in &binaries {
             let listed = run_binary(binary, &folder, &["--list"])?;
             for (exercise, names) in test_output::list_by_exercise(&listed.0) {
                 groups.entry(exercise).or_default().push((binary, names));
             }
+            list.push_str(&listed.0);
         }
         for runs in groups.values() {
             for (binary, names) in runs {
@@ -157,11 +156,12 @@ impl Cargo {
                 stderr.push_str(&err);
             }
         }
-        Ok((
-            StageResults::Tested(test_output::parse(&stdout)),
+        Ok(StageRun {
+            results: StageResults::Tested(test_output::parse(&stdout)),
             stdout,
             stderr,
-        ))
+            list: Some(list),
+        })
     }
 
     /// `cargo build --tests --keep-going` for the packages of `stages`: the build that
@@ -198,6 +198,18 @@ impl Cargo {
         }
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
+}
+
+/// What one test run of a stage gave.
+pub(crate) struct StageRun {
+    pub(crate) results: StageResults,
+    /// The runs' stdout, one after another, as `cargo test` prints them.
+    pub(crate) stdout: String,
+    /// Cargo's stderr, then the runs'.
+    pub(crate) stderr: String,
+    /// The test binaries' `--list` output, as `cargo test -- --list` prints it; `None`
+    /// when the build failed.
+    pub(crate) list: Option<String>,
 }
 
 /// Runs the test binary `binary` with `args` from `folder`; its stdout and stderr.
