@@ -357,6 +357,9 @@ impl Core {
             }
             Callback::Once(callback) => panic::catch_unwind(AssertUnwindSafe(callback)),
             Callback::Shared(callback) => panic::catch_unwind(AssertUnwindSafe(|| callback())),
+            Callback::SelfCancelling(callback) => {
+                panic::catch_unwind(AssertUnwindSafe(|| callback.run()))
+            }
         };
         if let Err(payload) = outcome {
             self.sink.report(&ExceptionReport {

@@ -3,12 +3,16 @@
 //! asyncio's `_ready` holds `Handle` objects: a callback, its arguments, a `_cancelled`
 //! flag and a repr for debug output. Everything the loop runs is one of them — a task's
 //! `__step`, a future's done callback, a reader's `_read_ready`. oneloop keeps that idea
-//! with three kinds of callback, chosen so the common cases allocate nothing:
+//! with four kinds of callback, chosen so the common cases allocate nothing:
 //!
 //! - a task **step** is just a [`TaskId`]: a wake queues one with no allocation;
 //! - a **one-shot** callback is a boxed `FnOnce` (what `call_soon` takes);
 //! - a **shared** callback is an `Rc<dyn Fn()>`, queued again and again without a new
-//!   allocation (what a persistent reader or writer will use in stage 6).
+//!   allocation (what a persistent reader or writer will use in stage 6);
+//! - a **self-cancelling** callback is an object that runs and says whether it was
+//!   cancelled, as asyncio's `TimerHandle` is a `Handle` with its own `_cancelled`
+//!   (what stage 5 queues its due timers as: the timer is its own handle's callback and
+//!   its own cancel flag, so queuing it allocates nothing).
 
 use std::cell::Cell;
 use std::fmt;
@@ -25,6 +29,17 @@ pub enum Callback {
     Once(Box<dyn FnOnce()>),
     /// A callback that may be queued many times (persistent readers and writers).
     Shared(Rc<dyn Fn()>),
+    /// A callback that keeps its own cancel state (a later layer's timer).
+    SelfCancelling(Rc<dyn SelfCancelling>),
+}
+
+/// A callback that is its own cancel flag: its handle carries no [`CancelFlag`], and the
+/// loop asks the callback itself whether to skip it.
+pub trait SelfCancelling {
+    /// Runs the callback: its handle's turn came and it was not cancelled.
+    fn run(&self);
+    /// Whether it was cancelled since it was queued: then the loop skips it.
+    fn is_cancelled(&self) -> bool;
 }
 // ANCHOR_END: callback
 
@@ -34,6 +49,7 @@ impl fmt::Debug for Callback {
             Callback::Step(id) => write!(f, "Step({id})"),
             Callback::Once(_) => f.write_str("Once(..)"),
             Callback::Shared(_) => f.write_str("Shared(..)"),
+            Callback::SelfCancelling(_) => f.write_str("SelfCancelling(..)"),
         }
     }
 }
@@ -105,6 +121,17 @@ impl Handle {
         }
     }
 
+    /// A callback that is its own cancel flag (see [`SelfCancelling`]). Queuing it
+    /// again clones one `Rc` and allocates nothing.
+    pub fn self_cancelling(label: Label, callback: Rc<dyn SelfCancelling>) -> Self {
+        Self {
+            callback: Callback::SelfCancelling(callback),
+            label,
+            cancel: None,
+            kind: "Handle",
+        }
+    }
+
     /// The label shown in traces and snapshots.
     pub fn label(&self) -> &Label {
         &self.label
@@ -130,7 +157,10 @@ impl Handle {
 
     /// Whether this handle was cancelled (it will be skipped).
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(CancelFlag::is_cancelled)
+        match &self.callback {
+            Callback::SelfCancelling(callback) => callback.is_cancelled(),
+            _ => self.cancel.as_ref().is_some_and(CancelFlag::is_cancelled),
+        }
     }
 }
 

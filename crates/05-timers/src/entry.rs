@@ -16,7 +16,7 @@ use std::task::Waker;
 use std::time::Duration;
 
 use oneloop_core::Label;
-use oneloop_core::hooks::CancelFlag;
+use oneloop_core::hooks::SelfCancelling;
 
 /// A timer's id: its sequence number, unique in its heap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,10 +53,6 @@ pub struct TimerEntry {
     pub(crate) when: u64,
     /// The label: a static name in place, any other label boxed.
     pub(crate) label: LabelSlot,
-    /// The cancel flag of the handle that runs this timer, from the time it came due
-    /// until that handle ran: a cancel in between sets it too, and the handle is
-    /// skipped (asyncio checks `_cancelled` before running a handle).
-    pub(crate) queued: Cell<Option<CancelFlag>>,
     /// The heap's count of cancelled timers (asyncio's `_timer_cancelled_count`).
     pub(crate) cancelled_count: Rc<Cell<usize>>,
     pub(crate) action: Cell<TimerAction>,
@@ -112,7 +108,6 @@ impl TimerEntry {
             id,
             when,
             label: LabelSlot::new(label),
-            queued: Cell::new(None),
             cancelled_count,
             action: Cell::new(action),
             flags: Cell::new(flags),
@@ -156,19 +151,33 @@ impl TimerEntry {
     pub(crate) fn take_action(&self) -> TimerAction {
         self.action.take()
     }
+}
 
-    /// The handle of a `Wake` timer runs: marks it fired and wakes its task (the waker
-    /// taken out first, so the entry holds nothing while the wake runs). Gives back
-    /// the cancel flag of that handle: it has been checked, and is never read again.
-    pub(crate) fn fire(&self) -> Option<CancelFlag> {
-        self.set(FIRED);
-        let flag = self.queued.take();
-        if let TimerAction::Wake(waker) = self.take_action() {
-            waker.wake();
+// ANCHOR: entry_runs
+/// A due timer is its own handle's callback and cancel flag, as asyncio's
+/// `TimerHandle` is a `Handle`: the ready queue holds the entry's `Rc`, a cancel sets
+/// the flag the loop reads before it runs the handle, and queuing it allocates nothing.
+impl SelfCancelling for TimerEntry {
+    /// Its handle runs. A `Wake` timer is marked fired and wakes its task; a `Call`
+    /// timer runs its callback. The action is taken out first, so the entry holds
+    /// nothing while user code runs.
+    fn run(&self) {
+        let action = self.take_action();
+        if self.is(WAKING) {
+            self.set(FIRED);
         }
-        flag
+        match action {
+            TimerAction::Wake(waker) => waker.wake(),
+            TimerAction::Call(callback) => callback(),
+            TimerAction::Gone => {}
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.is(CANCELLED)
     }
 }
+// ANCHOR_END: entry_runs
 
 impl fmt::Debug for TimerEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -200,12 +209,9 @@ impl TimerHandle {
     /// thread, a `Drop` included. The callback is dropped here, after every flag is set.
     pub fn cancel(&self) {
         let entry = &self.entry;
+        // Came due with its handle not run yet: the loop reads this flag and skips it.
         if entry.set(CANCELLED) {
             return;
-        }
-        // Came due, its handle not run yet: that handle is skipped.
-        if let Some(flag) = entry.queued.take() {
-            flag.cancel();
         }
         if entry.is(SCHEDULED) {
             entry.cancelled_count.set(entry.cancelled_count.get() + 1);

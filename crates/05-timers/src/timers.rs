@@ -8,21 +8,16 @@
 //! code runs or any timer is dropped.
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 use std::task::Waker;
 use std::time::Duration;
 
-use oneloop_core::hooks::{CancelFlag, Handle, ReadyQueue, with_current};
+use oneloop_core::hooks::{Handle, ReadyQueue, with_current};
 use oneloop_core::{Core, Label};
 
 use crate::debug::debug_from_env;
-use crate::entry::WAKING;
-use crate::{
-    Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerAction, TimerEntry, TimerHandle,
-    TimerHeap,
-};
+use crate::{Clock, DEFAULT_SLOW_CALLBACK_DURATION, Scheduled, TimerHandle, TimerHeap};
 
 /// The longest one park may last: one day (asyncio's `MAXIMUM_SELECT_TIMEOUT`). A
 /// later deadline is reached in several parks.
@@ -37,73 +32,8 @@ pub struct Timers {
     slow_callback_duration: Cell<Duration>,
     /// Set by the layer's close hook: the heap was emptied and takes no new timer.
     closed: Cell<bool>,
-    /// Waking timers that came due, in the order their handles were queued.
-    due: Rc<DueWakes>,
-    /// The one shared callback every waking timer's handle runs: it fires the oldest
-    /// entry of `due`. Queuing it clones an `Rc`, so a due sleep allocates nothing.
-    fire_due: Rc<dyn Fn()>,
 }
 // ANCHOR_END: timers
-
-// ANCHOR: due_wakes
-/// The waking timers moved to the ready queue and not yet fired, oldest first.
-///
-/// Each due waking timer queues one handle: the shared `fire_due` callback, under the
-/// timer's label and with a cancel flag of its own. The handles run in the order they
-/// were queued and `due` is first in, first out, so the handle that runs fires the
-/// oldest entry — once the entries before it whose handles were skipped are dropped.
-/// A handle is skipped exactly when its timer was cancelled, and a cancel is for good,
-/// so those entries are the cancelled ones at the front.
-///
-/// The handle that fires a timer gives its cancel flag back to `spare_flags`: that
-/// handle is running, nothing reads its flag again, and the next due sleep reuses it.
-/// At most [`ReadyQueue::KEPT_CAPACITY`] spares are kept, as the ready queue keeps its
-/// room.
-#[derive(Default)]
-struct DueWakes {
-    entries: RefCell<VecDeque<Rc<TimerEntry>>>,
-    spare_flags: RefCell<Vec<CancelFlag>>,
-}
-
-impl DueWakes {
-    /// Fires the oldest entry that was not cancelled (the one whose handle runs now).
-    fn fire_next(&self) {
-        loop {
-            let next = self.entries.borrow_mut().pop_front();
-            let Some(entry) = next else { return };
-            if entry.is_cancelled() {
-                // Its handle was skipped; dropped here, with the queue released.
-                continue;
-            }
-            if let Some(flag) = entry.fire() {
-                let mut spare = self.spare_flags.borrow_mut();
-                // A burst of due sleeps leaves no more spares than a steady loop uses.
-                if spare.len() < ReadyQueue::KEPT_CAPACITY {
-                    spare.push(flag);
-                }
-            }
-            return;
-        }
-    }
-
-    /// Takes out the cancelled entries at the front, for the caller to drop. Their
-    /// handles are skipped, so only a handle that fires a later timer would drop them:
-    /// without a later sleep, they would stay until the loop closes.
-    fn take_cancelled_front(&self) -> Vec<Rc<TimerEntry>> {
-        let mut entries = self.entries.borrow_mut();
-        let mut gone = Vec::new();
-        while entries.front().is_some_and(|entry| entry.is_cancelled()) {
-            gone.extend(entries.pop_front());
-        }
-        gone
-    }
-
-    /// A cancel flag that is not set, for the handle of a waking timer coming due.
-    fn flag(&self) -> CancelFlag {
-        self.spare_flags.borrow_mut().pop().unwrap_or_default()
-    }
-}
-// ANCHOR_END: due_wakes
 
 impl fmt::Debug for Timers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -119,15 +49,12 @@ impl Timers {
     /// Timers on `clock`. Debug mode starts on if `ONELOOP_DEBUG` is set (to anything
     /// but empty or `0`).
     pub fn new(clock: Rc<dyn Clock>) -> Self {
-        let due = Rc::new(DueWakes::default());
         Self {
             clock,
             heap: RefCell::new(TimerHeap::new()),
             debug: Cell::new(debug_from_env()),
             slow_callback_duration: Cell::new(DEFAULT_SLOW_CALLBACK_DURATION),
             closed: Cell::new(false),
-            due: Rc::clone(&due),
-            fire_due: Rc::new(move || due.fire_next()),
         }
     }
 
@@ -289,10 +216,6 @@ impl Timers {
         let gone = self.heap.borrow_mut().clear();
         // Close hooks run with the closing loop current: its handler hears of a panic.
         let core = with_current(Rc::clone);
-        // Due waking timers whose handles were dropped with the ready queue.
-        let due = std::mem::take(&mut *self.due.entries.borrow_mut());
-        drop(due);
-        drop(std::mem::take(&mut *self.due.spare_flags.borrow_mut()));
         for timer in gone {
             let action = timer.entry.take_action();
             match &core {
@@ -345,11 +268,6 @@ impl Timers {
     /// Step 5 of a turn: moves every timer due before `now + resolution` to the back
     /// of the ready queue, in heap order, and says how many.
     pub(crate) fn move_due(&self, ready: &ReadyQueue) -> usize {
-        // Entries cancelled while their handles were queued, in an earlier turn: their
-        // handles were skipped. Dropped here, with the due list released.
-        if !self.due.entries.borrow().is_empty() {
-            drop(self.due.take_cancelled_front());
-        }
         // No timer, nothing due: the clock need not be read.
         if self.heap.borrow().is_empty() {
             return 0;
@@ -369,29 +287,11 @@ impl Timers {
                 skipped.push(head.entry);
                 continue;
             }
-            let entry = head.entry;
-            let label = entry.label();
-            let handle = if entry.is(WAKING) {
-                // The waker stays in the entry (a poll before the handle runs may
-                // replace it); the handle is the shared callback that fires it. The
-                // heap's `Rc` moves to the due list.
-                let cancel = self.due.flag();
-                entry.queued.set(Some(cancel.clone()));
-                self.due.entries.borrow_mut().push_back(entry);
-                Handle::shared(label, Rc::clone(&self.fire_due), cancel)
-            } else {
-                match entry.take_action() {
-                    TimerAction::Call(callback) => {
-                        let cancel = CancelFlag::new();
-                        entry.queued.set(Some(cancel.clone()));
-                        Handle::once(label, callback, cancel)
-                    }
-                    TimerAction::Wake(_) | TimerAction::Gone => {
-                        skipped.push(entry);
-                        continue;
-                    }
-                }
-            };
+            // The heap's `Rc` moves to the ready queue: the entry is its handle's
+            // callback and cancel flag. Its action stays in it until the handle runs
+            // (a poll before then may give a waking timer a new waker).
+            let label = head.entry.label();
+            let handle = Handle::self_cancelling(label, head.entry);
             ready.push(handle.with_kind("TimerHandle"));
             moved += 1;
         }

@@ -5,18 +5,18 @@
 //! count below is read on that thread, before and after the awaits it covers.
 
 use std::rc::Rc;
+use std::task::Waker;
 use std::time::Duration;
 
 use oneloop_core::Label;
 use oneloop_testkit::{CountingAllocator, watchdog_default};
 use oneloop_timers::hooks::TimerEntry;
-use oneloop_timers::{Scheduled, Timers, VirtualClock, sleep, virtual_time_loop};
+use oneloop_timers::{LoopTimers, Scheduled, Timers, VirtualClock, sleep, virtual_time_loop};
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::new();
 
-/// Sleeps before counting: the heap, the ready queue and the due list grow to their
-/// working size here, so the count below sees the sleeps alone.
+/// Sleeps before counting: the heap and the ready queue grow to their working size here, so the count below sees the sleeps alone.
 const WARM_UP: usize = 100;
 
 const SLEEPS: usize = 1_000;
@@ -42,20 +42,46 @@ fn a_sleep_allocates_its_timer_entry_and_nothing_else() {
             })
             .expect("main finishes")
     });
-    // One per sleep: the shared entry (deadline, label, flags, the task's waker). The
-    // cancel flag its handle carries comes from the layer's spares, given back when the
-    // timer fires; no wakeup cell, no boxed callback.
+    // One per sleep: the shared entry (deadline, label, flags, the task's waker), which
+    // is also its handle's callback and cancel flag; no wakeup cell, no boxed callback.
     assert!(
         during <= SLEEPS,
         "{during} allocations for {SLEEPS} sleeps: more than one per sleep"
     );
 }
 
+/// More timers due in one turn than the ready queue keeps room for between bursts.
+const BURST: usize = 2_000;
+
+#[test]
+fn a_burst_of_due_timers_queues_its_handles_without_allocating() {
+    let during = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        let timers = event_loop.timers();
+        for _ in 0..BURST {
+            let _ = timers.wake_later_named(Duration::from_millis(1), "sleep", Waker::noop());
+        }
+        // One turn moves all of them to the ready queue, the next runs their handles.
+        let ((), during) = ALLOC.count(|| {
+            event_loop
+                .run_until_complete(sleep(Duration::from_millis(2)))
+                .expect("main finishes");
+        });
+        during
+    });
+    // A due timer is its own handle's callback and cancel flag: queuing it allocates
+    // nothing. What is left is the main task and its sleep, and the ready queue
+    // doubling its room on the way to 2,000 handles.
+    assert!(
+        during <= 40,
+        "{during} allocations while {BURST} timers came due: their handles allocate"
+    );
+}
+
 #[test]
 fn a_timer_entry_takes_80_bytes_and_its_heap_slot_16() {
     // The entry: id, deadline in nanoseconds, the label (a static name in place), the
-    // cancel flag of its handle while that handle is queued, the count it bumps, the
-    // action, and its four flags in one byte.
+    // count it bumps, the action, and its four flags in one byte.
     let entry = size_of::<TimerEntry>();
     assert!(entry <= 80, "a timer entry takes {entry} bytes");
     // The heap's slot: the deadline in nanoseconds and the entry's `Rc` (the sequence

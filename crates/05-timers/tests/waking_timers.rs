@@ -1,10 +1,8 @@
-//! A sleep's timer wakes its task through one shared callback and a first-in,
-//! first-out list of due timers. A timer cancelled after it came due (its handle is
-//! already queued, and will be skipped) must not shift the list: every later sleep due
-//! in the same turn still wakes its own task, in its own turn.
-//!
-//! The cancel flag a due sleep's handle carries is reused by a later sleep once that
-//! handle has fired it, so a cancel of the fired timer must not reach the flag.
+//! A due sleep's timer is its own handle: the ready queue holds the timer's entry, and
+//! the loop reads the entry's cancel flag before it runs the handle. A timer cancelled
+//! after it came due (its handle already queued) is skipped, and every later sleep due
+//! in the same turn still wakes its own task, in its own turn. A cancel of a timer that
+//! already fired reaches nothing of a later sleep's.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
@@ -71,7 +69,7 @@ fn a_sleep_cancelled_after_it_came_due_leaves_the_later_sleeps_of_its_turn_on_ti
 }
 
 #[test]
-fn cancelling_a_fired_sleeps_timer_does_not_cancel_the_sleep_that_reuses_its_flag() {
+fn cancelling_a_fired_sleeps_timer_leaves_the_next_sleep_alone() {
     let (woke_at, fired) = watchdog_default(|| {
         let mut event_loop = virtual_time_loop();
         let timers = event_loop.core().timers();
@@ -103,19 +101,17 @@ fn time_of(timers: &oneloop_timers::Timers) -> Duration {
     timers.time()
 }
 
-/// Two sleeps that come due in one turn after many fired in the turn before: the flags
-/// of the first burst, given back, are handed out again. A cancel of one queued sleep
-/// skips that sleep's handle only: each flag was given back once, so no two handles
-/// share one.
+/// Three sleeps that come due in one turn after a burst fired in the turn before. A
+/// cancel of the middle one while its handle is queued skips that handle only.
 #[test]
-fn a_cancel_while_queued_reaches_only_its_own_handle_after_a_burst_of_reused_flags() {
+fn a_cancel_while_queued_reaches_only_its_own_handle_after_a_burst() {
     let woken = watchdog_default(|| {
         let mut event_loop = virtual_time_loop();
         let timers = event_loop.core().timers();
         event_loop
             .run_until_complete(async move {
                 let ten = Duration::from_millis(10);
-                // A burst: eight sleeps due in one turn, each gives its flag back.
+                // A burst: eight sleeps due in one turn.
                 let burst: Vec<_> = (0..8).map(|_| spawn(sleep(ten))).collect();
                 for task in burst {
                     task.await.expect("no panic");
@@ -175,7 +171,7 @@ impl Wake for DropsTheSleep {
 }
 
 #[test]
-fn a_sleep_dropped_by_its_own_timers_wake_leaves_its_flag_clean_for_the_next_sleep() {
+fn a_sleep_dropped_by_its_own_timers_wake_leaves_the_next_sleep_on_time() {
     let (woke_at, cancelled, next_at) = watchdog_default(|| {
         let mut event_loop = virtual_time_loop();
         let timers = event_loop.core().timers();
@@ -199,9 +195,8 @@ fn a_sleep_dropped_by_its_own_timers_wake_leaves_its_flag_clean_for_the_next_sle
                 })
                 .await;
                 let woke_at = time();
-                // Dropped after it fired: its cancel counts nothing, reaches no flag.
+                // Dropped after it fired: its cancel counts nothing.
                 let cancelled = timers.cancelled();
-                // The next sleep's handle carries the flag the fired one gave back.
                 sleep(ten).await;
                 (woke_at, cancelled, time())
             })

@@ -58,7 +58,9 @@ impl Observer for Recorder {
     fn handle_started(&self, _turn: u64, handle: &Handle) {
         let lane = match handle.callback() {
             Callback::Step(id) => Lane::Task(*id),
-            Callback::Once(_) | Callback::Shared(_) => Lane::Callbacks,
+            Callback::Once(_) | Callback::Shared(_) | Callback::SelfCancelling(_) => {
+                Lane::Callbacks
+            }
         };
         let start = self.now();
         self.state.borrow_mut().running = Some((lane, handle.kind(), start));

@@ -106,7 +106,7 @@ pub mod hooks {
     pub use crate::driver::{LayerSnapshot, Unpark, Unparker};
     pub use crate::event_loop::Snapshot;
     pub use crate::extensions::{Diagnostics, Extensions, note_wait};
-    pub use crate::handle::{Callback, CancelFlag, Handle};
+    pub use crate::handle::{Callback, CancelFlag, Handle, SelfCancelling};
     pub use crate::off_thread::{OffThreadHooks, RemoteWake};
     pub use crate::ready::ReadyQueue;
     pub use crate::registry::{LoopId, with_current};
