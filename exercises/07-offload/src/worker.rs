@@ -17,7 +17,7 @@ use crate::pool::PoolShared;
 /// The caller gives the thread's count back when this returns.
 pub(crate) fn worker_loop(shared: &PoolShared) {
     todo!(
-        "stage 7, exercise 2: the worker loop — wait on the condvar, take a job, run it \
-         with catch_unwind — see chapter 7.3"
+        "stage 7, exercise 2: the worker loop — take the oldest job and run it with \
+         catch_unwind, or wait on the condvar when there is none — see chapter 7.3"
     )
 }

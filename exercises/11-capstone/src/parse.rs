@@ -29,6 +29,17 @@ use crate::limits::{Limits, ParseError, Step, integer, length, line, protocol, t
 /// `protocol(what)` makes the error. A bulk string is binary: its header gives its
 /// length, and its bytes must be followed by `\r\n`. Arrays nest at most
 /// `limits.max_depth` deep.
+///
+/// The tests read the errors' texts. Each is `protocol(what)`, which adds "Protocol
+/// error: " in front of `what`:
+///
+/// - a first byte that names no type: `expected a type byte, got '?'`, with the byte
+///   (escaped by `char::escape_default`) in place of `?`;
+/// - a `$` header `length` refuses: `invalid bulk length` (its `what`); a `*` header:
+///   `invalid multibulk length`;
+/// - a bulk string's bytes followed by anything but `\r\n`: `bulk string not followed
+///   by CRLF`;
+/// - an array deeper than `limits.max_depth`: `arrays nested too deep`.
 pub fn parse(buf: &[u8], limits: &Limits) -> Result<Option<(Frame, usize)>, ParseError> {
     todo!(
         "stage 11, exercise 1: one frame from the front of a partial buffer, or None \
