@@ -11,8 +11,9 @@ use crate::ctl::current_ctl;
 /// Polls a cancellation point whose inner future is `inner`.
 ///
 /// - If the running task (see [`current`](crate::current)) has an undelivered
-///   request made before this step (`take_request` gives it), take it, drop the inner future (set `inner` to `None`) and resolve
-///   `Err(Error::Cancelled(message))`: the code sees the cancel at this await.
+///   request made before this step (`take_request` gives it), take it, drop the inner
+///   future (set `inner` to `None`) and resolve `Err(Error::Cancelled(message))`: the
+///   code sees the cancel at this await.
 /// - Otherwise poll the inner future: `Ready(v)` resolves `Ok(v)` (drop the inner
 ///   future then too); `Pending` stays pending.
 /// - Polled again after it resolved (`inner` is `None`): `Err(Error::Misuse(..))`.

@@ -12,8 +12,8 @@
 //! 4. `src/join_poll.rs` — polling two futures as one (section 2.6).
 //!
 //! Test your work with `cargo course test 2`, or `cargo test -p ex02-future` (add
-//! `--test oneshot` and so on for one group). `cargo course hint 2` reveals hints one
-//! at a time.
+//! `-- oneshot::` and so on for one group of tests). `cargo course hint 2` reveals
+//! hints one at a time.
 #![deny(unsafe_code)]
 
 #[path = "../../../crates/02-future/src/done.rs"]
