@@ -79,11 +79,11 @@ fn a_burst_of_due_timers_queues_its_handles_without_allocating() {
 }
 
 #[test]
-fn a_timer_entry_takes_80_bytes_and_its_heap_slot_16() {
+fn a_timer_entry_takes_72_bytes_and_its_heap_slot_16() {
     // The entry: id, deadline in nanoseconds, the label (a static name in place), the
     // count it bumps, the action, and its four flags in one byte.
     let entry = size_of::<TimerEntry>();
-    assert!(entry <= 80, "a timer entry takes {entry} bytes");
+    assert!(entry <= 72, "a timer entry takes {entry} bytes");
     // The heap's slot: the deadline in nanoseconds and the entry's `Rc` (the sequence
     // number that breaks a tie is the entry's id).
     let slot = size_of::<Scheduled>();
