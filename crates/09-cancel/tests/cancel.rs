@@ -703,6 +703,60 @@ fn an_aborted_owners_group_reports_the_failures_nobody_will_read() {
     });
 }
 
+/// A child that fails in the very turn its owner is dropped: its step ran, so it is
+/// done, but its done callbacks (the group's bookkeeping among them) are only queued,
+/// so the group has not seen the failure. The drop queues a report behind those
+/// callbacks: the failure is reported once, under the child's name.
+#[test]
+fn a_child_that_failed_in_the_turn_its_owner_is_dropped_is_reported_once() {
+    watchdog_default(|| {
+        let reports = Rc::new(RefCell::new(Vec::new()));
+        let r = Rc::clone(&reports);
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop.core().set_exception_handler(move |report| {
+            r.borrow_mut().push(format!(
+                "{} at {} ({}): {}",
+                report.message,
+                oneloop_timers::time().as_secs(),
+                report.label,
+                report.panic
+            ));
+        });
+        let (main, _task) = task_future("main", async move {
+            let owner = Rc::new(spawn_named("owner", async move {
+                task_group(|tg| async move {
+                    tg.spawn("bad", async {
+                        sleep(secs(1)).await?;
+                        Err::<(), _>(Error::Failed("boom".into()))
+                    })?;
+                    Ok(())
+                })
+                .await
+            }));
+            // Turn 2 runs the owner's body, turn 3 the child's first step, which
+            // starts its sleep. The abort's timer starts after it: at 1 s the child's
+            // waker runs first and queues its step, then the abort queues the owner's
+            // step behind it. So the owner's future is dropped right after the child
+            // failed, before the child's done callbacks run.
+            yield_now().await?;
+            yield_now().await?;
+            let o = Rc::clone(&owner);
+            oneloop_timers::call_later(secs(1), move || {
+                o.abort();
+            });
+            sleep(secs(2)).await?;
+            let ended = owner.join().await;
+            assert_eq!(ended, Err(Error::Cancelled(None)));
+            sleep(secs(30)).await
+        });
+        event_loop.run_until_complete(main).expect("the loop runs");
+        assert_eq!(
+            *reports.borrow(),
+            ["exception was never retrieved at 1 (bad): failed: boom"]
+        );
+    });
+}
+
 #[test]
 fn an_owner_aborted_while_its_group_cancels_after_a_failure_cancels_no_child_twice() {
     watchdog_default(|| {
