@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use oneloop_cancel::{
     AsCompleted, Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LoserFate, RESULT_TAKEN, ReturnWhen,
-    Selected, TIMEOUT_OVER, current, gather, race, select, shield, sleep, spawn, spawn_named,
-    task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
+    Selected, TIMEOUT_OVER, cancellable, current, gather, race, select, shield, sleep, spawn,
+    spawn_named, task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
 };
 use oneloop_testkit::{DropFlag, watchdog, watchdog_default};
 use oneloop_timers::Timers;
@@ -1030,6 +1030,77 @@ fn as_completed_yields_in_finishing_order() {
             Ok(order)
         });
         assert_eq!(result, Ok(vec![(1, 1), (2, 2), (0, 3)]));
+    });
+}
+
+/// A future that holds `flag`'s guard while it awaits a 5 s stage 5 sleep (no
+/// cancellation point), then notes that it got past its await.
+fn held_at_an_await(
+    flag: &DropFlag,
+    past: &Rc<Cell<bool>>,
+) -> impl Future<Output = Result<(), Error>> + 'static {
+    let (guard, past) = (flag.guard(), Rc::clone(past));
+    async move {
+        let _guard = guard;
+        oneloop_timers::sleep(secs(5)).await;
+        past.set(true);
+        Ok(())
+    }
+}
+
+/// The three ways a future waiting at an await is cancelled are one drop: a delivered
+/// cancel drops the future its point wraps, an abort drops the task's future, and a
+/// select drops its loser. Each drops the waiting future once, at 1 s while it waits,
+/// and none of them runs a line past its await.
+#[test]
+fn a_delivered_cancel_an_abort_and_a_select_drop_the_waiting_future_alike() {
+    watchdog_default(|| {
+        let result = run(async {
+            let mut ends = Vec::new();
+            // A delivered cancel: the point drops what it wraps.
+            let (flag, past) = (DropFlag::new(), Rc::new(Cell::new(false)));
+            let fut = held_at_an_await(&flag, &past);
+            let task = spawn(async move { cancellable(fut).await? });
+            sleep(secs(1)).await?;
+            task.cancel(None);
+            let ended = task.join().await;
+            ends.push((
+                ended.is_err(),
+                flag.drops(),
+                oneloop_timers::time().as_secs(),
+            ));
+            let kept = (flag, past);
+            // An abort: the task's next step drops its future.
+            let (flag, past) = (DropFlag::new(), Rc::new(Cell::new(false)));
+            let task = spawn(held_at_an_await(&flag, &past));
+            sleep(secs(1)).await?;
+            task.abort();
+            let ended = task.join().await;
+            ends.push((
+                ended.is_err(),
+                flag.drops(),
+                oneloop_timers::time().as_secs(),
+            ));
+            let aborted = (flag, past);
+            // A select: the loser is dropped when the winner finishes.
+            let (flag, past) = (DropFlag::new(), Rc::new(Cell::new(false)));
+            let selected = select(sleep(secs(1)), held_at_an_await(&flag, &past)).await;
+            let dropped = matches!(selected, Selected::First(Ok(()), LoserFate::Dropped));
+            ends.push((dropped, flag.drops(), oneloop_timers::time().as_secs()));
+            // Long after the 5 s sleeps would have ended.
+            sleep(secs(10)).await?;
+            let pasts = [kept.1.get(), aborted.1.get(), past.get()];
+            let drops = [kept.0.drops(), aborted.0.drops(), flag.drops()];
+            Ok((ends, pasts, drops))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                vec![(true, 1, 1), (true, 1, 2), (true, 1, 3)],
+                [false, false, false],
+                [1, 1, 1]
+            ))
+        );
     });
 }
 
