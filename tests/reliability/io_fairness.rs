@@ -19,7 +19,7 @@
 //!   bound. Now a member whose queue would pass the room's limit is disconnected. The
 //!   attack runs a chat room in a child process.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener as StdListener, TcpStream as StdStream};
 use std::process::{Child, ChildStderr, Command, Stdio};
@@ -31,14 +31,14 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use oneloop_core::hooks::with_current;
-use oneloop_core::spawn;
+use oneloop_core::{EventLoop, spawn};
 use oneloop_io::{
-    ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, AsyncRead, ChatRoom, SLOW_MEMBER_DISCONNECTED,
-    StreamReader, StreamWriter, TcpListener, TcpStream, WELCOME, echo, echo_connection,
-    new_event_loop, serve, serve_room,
+    ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, AsyncRead, ChatRoom, IoDriver,
+    SLOW_MEMBER_DISCONNECTED, StreamReader, StreamWriter, TcpListener, TcpStream, WELCOME, echo,
+    echo_connection, new_event_loop, serve, serve_room,
 };
 use oneloop_testkit::watchdog;
-use oneloop_timers::{call_later, sleep};
+use oneloop_timers::{TimerDriver, call_later, sleep};
 
 /// What the fairness test logs, each with the turn it happened in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,6 +257,11 @@ fn server_child() {
         let _ = io::stdin().read_to_end(&mut Vec::new());
         std::process::exit(0);
     });
+    match server.to_str() {
+        Some("backoff") => backoff_child(Some(CHILD_RETRY_DELAY)),
+        Some("backoff-default") => backoff_child(None),
+        _ => {}
+    }
     let listener = TcpListener::bind("127.0.0.1:0")
         .expect("bind loopback")
         .with_accept_retry_delay(CHILD_RETRY_DELAY);
@@ -281,6 +286,47 @@ fn server_child() {
         _ => panic!("unknown server {server:?}"),
     };
     panic!("the server ended: {served:?}");
+}
+
+/// How many failed accepts a back-off child reports before it exits.
+const BACKOFF_REPORTS: u64 = 4;
+
+/// The back-off child: `serve` on a virtual clock, out of fds for good. The child
+/// connects a client to its own listener, so an accept is always waiting, then opens
+/// `/dev/null` until its fd table is full: every accept fails. The listener is given
+/// `delay`, or left at its default. Each failed accept is written to stderr with the
+/// loop's time in milliseconds; the child exits after [`BACKOFF_REPORTS`] of them.
+/// On a virtual clock the retry sleeps cost no real time, and the times are exact.
+fn backoff_child(delay: Option<Duration>) -> ! {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let listener = match delay {
+        Some(delay) => listener.with_accept_retry_delay(delay),
+        None => listener,
+    };
+    let addr = listener.local_addr().expect("an address");
+    println!("listening on {addr}");
+    let mut event_loop =
+        EventLoop::with_driver(TimerDriver::virtual_time(IoDriver::new().expect("epoll")));
+    let reports = Cell::new(0);
+    event_loop.core().set_exception_handler(move |report| {
+        let at = oneloop_timers::time().as_millis();
+        eprintln!("{} at {at} ms: {}", report.message, report.panic);
+        reports.set(reports.get() + 1);
+        if reports.get() == BACKOFF_REPORTS {
+            std::process::exit(0);
+        }
+    });
+    let _waiting = StdStream::connect(addr).expect("connect to the child's own listener");
+    let mut fill = Vec::new();
+    let full = loop {
+        match std::fs::File::open("/dev/null") {
+            Ok(file) => fill.push(file),
+            Err(error) => break error,
+        }
+    };
+    assert_eq!(full.raw_os_error(), Some(24), "EMFILE: {full}");
+    let served = event_loop.run_until_complete(serve(listener, |_stream, _| async {}));
+    panic!("the back-off child's server ended: {served:?}");
 }
 
 /// A server child, killed when dropped (the test failed or not).
@@ -444,6 +490,33 @@ fn a_listener_backs_off_asyncios_second_unless_told_otherwise() {
     assert_eq!(listener.accept_retry_delay(), ACCEPT_RETRY_DELAY);
     let listener = listener.with_accept_retry_delay(CHILD_RETRY_DELAY);
     assert_eq!(listener.accept_retry_delay(), CHILD_RETRY_DELAY);
+}
+
+/// The loop's times, in milliseconds, of the failed accepts a back-off child reports.
+fn backoff_times(kind: &str) -> Vec<u128> {
+    let server = ServerChild::start(kind, &[], Some(NOFILE));
+    (0..BACKOFF_REPORTS)
+        .map(|_| {
+            let line = server.next_line_with(ACCEPT_OUT_OF_RESOURCES, Duration::from_secs(5));
+            assert!(line.contains("Too many open files"), "{line}");
+            let (_, at) = line.split_once(" at ").expect("the loop's time");
+            let (ms, _) = at.split_once(" ms").expect("in milliseconds");
+            ms.parse().expect("a number of milliseconds")
+        })
+        .collect()
+}
+
+/// `serve` sleeps the delay its listener was given between failed accepts, and
+/// asyncio's second when it was given none: on a virtual clock, out of fds for good,
+/// the failed accepts come exactly one delay apart.
+#[test]
+fn serve_sleeps_the_listeners_retry_delay_between_failed_accepts() {
+    watchdog(Duration::from_secs(10), || {
+        assert_eq!(CHILD_RETRY_DELAY, Duration::from_millis(100));
+        assert_eq!(backoff_times("backoff"), [0, 100, 200, 300]);
+        assert_eq!(ACCEPT_RETRY_DELAY, Duration::from_secs(1));
+        assert_eq!(backoff_times("backoff-default"), [0, 1000, 2000, 3000]);
+    });
 }
 
 #[test]

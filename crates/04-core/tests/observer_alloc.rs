@@ -1,11 +1,13 @@
 //! What an observer costs in allocations: nothing. A turn whose handles are told to an
 //! observer asks for no more memory than the same turn with none set; the observers
-//! sit in a shared slice, and telling them clones one `Rc`.
+//! sit in a shared slice, and telling them clones one `Rc`. And when a handle is timed
+//! for the observers: only when one is set as it begins.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use oneloop_core::hooks::with_current;
 use oneloop_core::{EventLoop, Label, Observer, yield_now};
 use oneloop_testkit::watchdog_default;
 
@@ -68,5 +70,52 @@ fn an_observer_adds_no_allocation_per_handle() {
     assert!(
         told_few > 100 && told_many > 1000,
         "told of {told_few} and {told_many} handles"
+    );
+}
+
+/// Notes each handle it is told ran, with the time it was given.
+#[derive(Default)]
+struct Timings {
+    ran: RefCell<Vec<(String, Duration)>>,
+}
+
+impl Observer for Timings {
+    fn handle_ran(&self, _turn: u64, label: &Label, elapsed: Duration) {
+        self.ran.borrow_mut().push((label.to_string(), elapsed));
+    }
+}
+
+/// A handle that adds the first observer is not timed: no observer was set when it
+/// began, so the loop took no time for it. The next handle is timed, and the time the
+/// observer gets spans the whole callback.
+#[test]
+fn a_handle_is_timed_only_if_an_observer_is_set_when_it_begins() {
+    let (ran, inside) = watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let timings = Rc::new(Timings::default());
+        let t = Rc::clone(&timings);
+        event_loop
+            .core()
+            .call_soon_named("adds the observer", move || {
+                with_current(|core| core.add_observer(t as Rc<dyn Observer>)).expect("a loop runs");
+            });
+        let inside = Rc::new(Cell::new(Duration::ZERO));
+        let i = Rc::clone(&inside);
+        event_loop.core().call_soon_named("takes time", move || {
+            let start = Instant::now();
+            // Until the clock moves, so that the time inside is above zero.
+            while start.elapsed().is_zero() {}
+            i.set(start.elapsed());
+        });
+        event_loop.run_once().expect("one turn");
+        let ran = timings.ran.borrow().clone();
+        (ran, inside.get())
+    });
+    let labels: Vec<&str> = ran.iter().map(|(label, _)| label.as_str()).collect();
+    assert_eq!(labels, ["takes time"]);
+    assert!(
+        ran[0].1 >= inside,
+        "the observer was told {:?}, less than the {inside:?} measured inside the callback",
+        ran[0].1
     );
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use oneloop_cancel::{
     AsCompleted, Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LoserFate, RESULT_TAKEN, ReturnWhen,
-    Selected, TIMEOUT_OVER, current, gather, race, select, shield, sleep, spawn, spawn_named,
-    task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
+    Selected, TIMEOUT_OVER, cancellable, current, gather, race, select, shield, sleep, spawn,
+    spawn_named, task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
 };
 use oneloop_testkit::{DropFlag, watchdog, watchdog_default};
 use oneloop_timers::Timers;
@@ -703,6 +703,60 @@ fn an_aborted_owners_group_reports_the_failures_nobody_will_read() {
     });
 }
 
+/// A child that fails in the very turn its owner is dropped: its step ran, so it is
+/// done, but its done callbacks (the group's bookkeeping among them) are only queued,
+/// so the group has not seen the failure. The drop queues a report behind those
+/// callbacks: the failure is reported once, under the child's name.
+#[test]
+fn a_child_that_failed_in_the_turn_its_owner_is_dropped_is_reported_once() {
+    watchdog_default(|| {
+        let reports = Rc::new(RefCell::new(Vec::new()));
+        let r = Rc::clone(&reports);
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        event_loop.core().set_exception_handler(move |report| {
+            r.borrow_mut().push(format!(
+                "{} at {} ({}): {}",
+                report.message,
+                oneloop_timers::time().as_secs(),
+                report.label,
+                report.panic
+            ));
+        });
+        let (main, _task) = task_future("main", async move {
+            let owner = Rc::new(spawn_named("owner", async move {
+                task_group(|tg| async move {
+                    tg.spawn("bad", async {
+                        sleep(secs(1)).await?;
+                        Err::<(), _>(Error::Failed("boom".into()))
+                    })?;
+                    Ok(())
+                })
+                .await
+            }));
+            // Turn 2 runs the owner's body, turn 3 the child's first step, which
+            // starts its sleep. The abort's timer starts after it: at 1 s the child's
+            // waker runs first and queues its step, then the abort queues the owner's
+            // step behind it. So the owner's future is dropped right after the child
+            // failed, before the child's done callbacks run.
+            yield_now().await?;
+            yield_now().await?;
+            let o = Rc::clone(&owner);
+            oneloop_timers::call_later(secs(1), move || {
+                o.abort();
+            });
+            sleep(secs(2)).await?;
+            let ended = owner.join().await;
+            assert_eq!(ended, Err(Error::Cancelled(None)));
+            sleep(secs(30)).await
+        });
+        event_loop.run_until_complete(main).expect("the loop runs");
+        assert_eq!(
+            *reports.borrow(),
+            ["exception was never retrieved at 1 (bad): failed: boom"]
+        );
+    });
+}
+
 #[test]
 fn an_owner_aborted_while_its_group_cancels_after_a_failure_cancels_no_child_twice() {
     watchdog_default(|| {
@@ -976,6 +1030,77 @@ fn as_completed_yields_in_finishing_order() {
             Ok(order)
         });
         assert_eq!(result, Ok(vec![(1, 1), (2, 2), (0, 3)]));
+    });
+}
+
+/// A future that holds `flag`'s guard while it awaits a 5 s stage 5 sleep (no
+/// cancellation point), then notes that it got past its await.
+fn held_at_an_await(
+    flag: &DropFlag,
+    past: &Rc<Cell<bool>>,
+) -> impl Future<Output = Result<(), Error>> + 'static {
+    let (guard, past) = (flag.guard(), Rc::clone(past));
+    async move {
+        let _guard = guard;
+        oneloop_timers::sleep(secs(5)).await;
+        past.set(true);
+        Ok(())
+    }
+}
+
+/// The three ways a future waiting at an await is cancelled are one drop: a delivered
+/// cancel drops the future its point wraps, an abort drops the task's future, and a
+/// select drops its loser. Each drops the waiting future once, at 1 s while it waits,
+/// and none of them runs a line past its await.
+#[test]
+fn a_delivered_cancel_an_abort_and_a_select_drop_the_waiting_future_alike() {
+    watchdog_default(|| {
+        let result = run(async {
+            let mut ends = Vec::new();
+            // A delivered cancel: the point drops what it wraps.
+            let (flag, past) = (DropFlag::new(), Rc::new(Cell::new(false)));
+            let fut = held_at_an_await(&flag, &past);
+            let task = spawn(async move { cancellable(fut).await? });
+            sleep(secs(1)).await?;
+            task.cancel(None);
+            let ended = task.join().await;
+            ends.push((
+                ended.is_err(),
+                flag.drops(),
+                oneloop_timers::time().as_secs(),
+            ));
+            let kept = (flag, past);
+            // An abort: the task's next step drops its future.
+            let (flag, past) = (DropFlag::new(), Rc::new(Cell::new(false)));
+            let task = spawn(held_at_an_await(&flag, &past));
+            sleep(secs(1)).await?;
+            task.abort();
+            let ended = task.join().await;
+            ends.push((
+                ended.is_err(),
+                flag.drops(),
+                oneloop_timers::time().as_secs(),
+            ));
+            let aborted = (flag, past);
+            // A select: the loser is dropped when the winner finishes.
+            let (flag, past) = (DropFlag::new(), Rc::new(Cell::new(false)));
+            let selected = select(sleep(secs(1)), held_at_an_await(&flag, &past)).await;
+            let dropped = matches!(selected, Selected::First(Ok(()), LoserFate::Dropped));
+            ends.push((dropped, flag.drops(), oneloop_timers::time().as_secs()));
+            // Long after the 5 s sleeps would have ended.
+            sleep(secs(10)).await?;
+            let pasts = [kept.1.get(), aborted.1.get(), past.get()];
+            let drops = [kept.0.drops(), aborted.0.drops(), flag.drops()];
+            Ok((ends, pasts, drops))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                vec![(true, 1, 1), (true, 1, 2), (true, 1, 3)],
+                [false, false, false],
+                [1, 1, 1]
+            ))
+        );
     });
 }
 

@@ -11,8 +11,9 @@
 //! - [`PollCounter`] wraps a future and counts its polls.
 //! - [`DropFlag`] is a value that records when it is dropped, to observe cleanup.
 //! - [`panic_text`] gives the text of a caught panic, for tests of required messages.
-//! - [`CountingAllocator`] is a global allocator that counts a thread's allocations,
-//!   to check that a loop's steady state allocates nothing.
+//! - [`CountingAllocator`] is a global allocator that counts a thread's allocations
+//!   and the bytes they ask for, to check that a loop's steady state allocates nothing
+//!   and that a parser reserves no more than its input could fill.
 //! - [`rerun_alone`] runs one test of the binary again in a child process of its own,
 //!   for a test that sets something process-wide or counts on the next fd number.
 //!

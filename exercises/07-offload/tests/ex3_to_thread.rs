@@ -33,6 +33,30 @@ fn ex3_to_thread_returns_the_value_computed_on_a_worker() {
     });
 }
 
+/// Two `to_thread` jobs submitted before either is awaited run at the same time, as
+/// the `cpu_parallel` example's are: each waits at a barrier for the other, so they can
+/// only finish if both run at once (a hang, caught by the watchdog, otherwise).
+#[test]
+fn ex3_two_jobs_submitted_before_either_is_awaited_run_at_the_same_time() {
+    watchdog(LIMIT, || {
+        let both = Arc::new(std::sync::Barrier::new(2));
+        let ends = run(async move {
+            let (a, b) = (Arc::clone(&both), Arc::clone(&both));
+            let first = to_thread(move || {
+                a.wait();
+                "a"
+            });
+            let second = to_thread(move || {
+                b.wait();
+                "b"
+            });
+            (first.await.unwrap(), second.await.unwrap())
+        })
+        .unwrap();
+        assert_eq!(ends, ("a", "b"));
+    });
+}
+
 #[test]
 fn ex3_a_panic_in_the_job_surfaces_at_the_await_with_its_message() {
     watchdog(LIMIT, || {

@@ -259,3 +259,37 @@ fn ex1_headers_at_the_largest_length_wait_and_reserve_nothing() {
     assert_eq!(parse(b"$9223372036854775807\r\n", &unlimited), Ok(None));
     assert_eq!(parse(b"$9223372036854775807\r\nabc", &unlimited), Ok(None));
 }
+
+/// The most a parse that waits may ask the allocator for, given `received` bytes: a
+/// copy of them, a slot in an array for each three of them (every element takes at
+/// least three bytes, `+\r\n`), and 64 bytes of slack for anything small.
+fn waiting_allocation_bound(received: usize) -> usize {
+    received + received / 3 * std::mem::size_of::<Frame>() + 64
+}
+
+/// The wrong mechanism "reserve what the header announces", within the limits: a
+/// header that announces 100,000 bytes or 10,000 elements, with only a few of them
+/// here, waits, and the parse asks the allocator for no more than the bytes at hand
+/// could fill. (The claimed lengths are small enough that a parser which reserves them
+/// fails this assertion rather than aborting the binary.)
+#[test]
+fn ex1_a_header_within_the_limit_reserves_only_what_the_bytes_at_hand_could_fill() {
+    let limits = Limits::default();
+    let waiting: [&[u8]; 4] = [
+        b"$100000\r\nabc",
+        b"*10000\r\n:1\r\n:2\r\n",
+        b"*10000\r\n$100000\r\nab",
+        b"*3\r\n*10000\r\n+ok\r\n",
+    ];
+    for bytes in waiting {
+        let (parsed, asked) = crate::ALLOC.count_bytes(|| parse(bytes, &limits));
+        assert_eq!(parsed, Ok(None), "{:?}", String::from_utf8_lossy(bytes));
+        let bound = waiting_allocation_bound(bytes.len());
+        assert!(
+            asked <= bound,
+            "{:?}: {asked} bytes allocated for {} bytes at hand (at most {bound})",
+            String::from_utf8_lossy(bytes),
+            bytes.len()
+        );
+    }
+}

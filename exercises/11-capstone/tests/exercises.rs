@@ -9,6 +9,12 @@
 /// Helpers shared by the files below (`tests/common/mod.rs`).
 mod common;
 
+/// The binary's one global allocator, for `ex1_parse`'s count of the bytes a waiting
+/// parse reserves. It counts per thread, so the other tests of the binary stay out of
+/// that count.
+#[global_allocator]
+static ALLOC: oneloop_testkit::CountingAllocator = oneloop_testkit::CountingAllocator::new();
+
 #[path = "ex1_parse.rs"]
 mod ex1_parse;
 #[path = "ex2_expiry.rs"]
