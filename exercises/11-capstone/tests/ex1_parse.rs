@@ -65,7 +65,7 @@ proptest! {
     }
 
     #[test]
-    fn ex1_headers_with_random_lengths_are_refused_or_wait_without_allocating_for_them(
+    fn ex1_headers_with_random_lengths_are_refused_past_the_limits_or_parsed_or_wait(
         kind in prop_oneof![Just(b'$'), Just(b'*')],
         length in any::<i64>(),
         tail in proptest::collection::vec(any::<u8>(), 0..64),
