@@ -26,9 +26,10 @@ pub(crate) fn pending_cancel(cx: &mut Context<'_>) -> Option<Error> {
 
 /// Waits in `queue` until a primitive wakes this waiter; a cancellation point.
 ///
-/// Leaving without being served (a delivered cancel, or a drop of this future) takes
-/// the waiter out of the queue and calls `on_leave(woken)`: a waiter that was woken
-/// and leaves anyway must pass on what it was handed.
+/// Leaving without being served (a delivered cancel, a misuse, or a drop of this
+/// future) takes the waiter out of the queue and calls `on_leave(woken)`: a waiter
+/// that was woken and leaves anyway must pass on what it was handed. A wait that
+/// leaves at its first poll, before it queued, calls `on_leave(false)`.
 pub(crate) struct Wait<'a, L: FnMut(bool)> {
     queue: &'a WaitQueue,
     bound: &'a LoopBound,
@@ -64,11 +65,16 @@ impl<L: FnMut(bool)> Future for Wait<'_, L> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let Some(waiter) = this.waiter.clone() else {
-            // First poll: the caller found it must wait.
+            // First poll: the caller found it must wait. Leaving before it queued is
+            // leaving unserved too: the caller may have counted it already.
             if let Some(error) = pending_cancel(cx) {
+                (this.on_leave)(false);
                 return Poll::Ready(Err(error));
             }
-            this.bound.check()?;
+            if let Err(error) = this.bound.check() {
+                (this.on_leave)(false);
+                return Poll::Ready(Err(error));
+            }
             let waiter = Waiter::new(cx.waker());
             this.queue.push(&waiter);
             this.waiter = Some(waiter);

@@ -579,3 +579,87 @@ fn a_priority_queue_of_200000_items_puts_and_gets_in_logarithmic_time() {
         assert_eq!(result, Ok(ITEMS));
     });
 }
+
+// Attacks on the hand-offs: a waiter woken, passed over or moved, then cancelled,
+// dropped or polled elsewhere. Each checks that what was handed out (the lock, a unit,
+// an item, a place in a round) reaches someone.
+
+/// Polls `future` once in the running task, and gives back whether it was ready: the
+/// future then waits in its primitive's queue while the task awaits something else.
+async fn poll_once<F: Future + Unpin>(future: &mut F) -> std::task::Poll<F::Output> {
+    std::future::poll_fn(|cx| std::task::Poll::Ready(std::pin::Pin::new(&mut *future).poll(cx)))
+        .await
+}
+
+/// asyncio's barrier counts the parties of one round; a party cancelled before the
+/// round filled leaves it, and the next round is counted afresh (`python3` run: a
+/// round of 2 released by B while A is cancelled, then C and D pass the next round).
+/// The cancelled party's leaving must not take a place from the next round, or C and D
+/// wait for ever on a barrier of 2 with 2 waiting.
+#[test]
+fn a_barrier_party_cancelled_in_a_released_round_takes_no_place_in_the_next() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let barrier = Rc::new(Barrier::new(2));
+            let party = |name: &'static str| {
+                let (barrier, l) = (Rc::clone(&barrier), Rc::clone(&l));
+                spawn_named(name, async move {
+                    let index = barrier.wait().await?;
+                    say(&l, format!("{name}-passed-{index}"));
+                    Ok(())
+                })
+            };
+            let a = party("a");
+            bare_yield().await?;
+            // c's first step is queued before a's cancelled one: c arrives for the next
+            // round before a leaves this one.
+            let c = party("c");
+            a.cancel(None);
+            let index = barrier.wait().await?;
+            say(&l, format!("b-passed-{index}"));
+            let d = party("d");
+            assert!(a.join().await.is_err(), "a ends cancelled");
+            c.join().await?;
+            d.join().await?;
+            say(&l, format!("waiting-{}", barrier.n_waiting()));
+            Ok(())
+        })
+        .expect("every party passes");
+        assert_eq!(
+            texts(&log),
+            // d arrives last and goes on at once; c, woken, runs in the next turn.
+            ["b-passed-1", "d-passed-1", "c-passed-0", "waiting-0"]
+        );
+    });
+}
+
+/// A task cancelled while it awaits something that is no cancellation point (stage 5's
+/// own `sleep`) reaches `Barrier::wait` with the request undelivered: the wait
+/// delivers it at once. The party never waited, so it must not
+/// count, or the next party passes a barrier of 2 alone (asyncio's `wait` takes the
+/// count back in a `finally`: a `python3` run of a party that cancelled itself leaves
+/// `n_waiting` at 0).
+#[test]
+fn a_party_whose_wait_delivers_a_cancel_at_once_is_not_counted() {
+    watchdog_default(|| {
+        let result = run(async {
+            let barrier = Rc::new(Barrier::new(2));
+            let b = Rc::clone(&barrier);
+            let a = spawn_named("a", async move {
+                oneloop_timers::sleep(Duration::from_secs(1)).await;
+                b.wait().await
+            });
+            bare_yield().await?;
+            a.cancel(None);
+            let a_ended = a.join().await;
+            let waiting = barrier.n_waiting();
+            let b = Rc::clone(&barrier);
+            let e = spawn_named("e", async move { b.wait().await });
+            let mine = barrier.wait().await?;
+            Ok((a_ended, waiting, mine, e.join().await))
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), 0, 0, Ok(1))));
+    });
+}
