@@ -71,11 +71,17 @@ impl Barrier {
         self.count.set(index + 1);
         // A party that leaves unserved (cancelled, dropped, or refused at its first
         // poll) no longer counts.
-        Wait::new(&self.waiters, &self.bound, |woken| {
-            if !woken {
-                self.count.set(self.count.get().saturating_sub(1));
-            }
-        })
+        Wait::new(
+            &self.waiters,
+            &self.bound,
+            |woken| {
+                if !woken {
+                    self.count.set(self.count.get().saturating_sub(1));
+                }
+            },
+            // A round wakes every waiter: none is passed over.
+            || false,
+        )
         .await?;
         if self.broken.get() {
             return Err(Error::Failed(BARRIER_BROKEN.to_owned()));

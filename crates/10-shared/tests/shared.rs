@@ -663,3 +663,175 @@ fn a_party_whose_wait_delivers_a_cancel_at_once_is_not_counted() {
         assert_eq!(result, Ok((Err(Error::Cancelled(None)), 0, 0, Ok(1))));
     });
 }
+
+/// A future of one of the primitives, boxed so that one attack fits them all.
+type Boxed<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Polls `future` once outside any loop, and expects it ready: a free lock is taken so.
+fn at_once<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(value) => value,
+        std::task::Poll::Pending => panic!("expected to be ready at once"),
+    }
+}
+
+/// Task a starts `wait` (one poll: it queues), then awaits a sleep. Main cancels a and,
+/// in the same step, calls `give`. The request is delivered at the sleep, not at the
+/// wait, so a goes on waiting; `give` was meant for it and must reach it. asyncio
+/// cancels only the future a task awaits (the sleep's), and its waiter future is
+/// served: a `python3` run drives each primitive's coroutine by hand the same way, and
+/// every one of them is served.
+fn served_though_its_cancel_went_elsewhere<P: 'static, T: 'static>(
+    primitive: P,
+    wait: impl for<'a> Fn(&'a P) -> Boxed<'a, T> + 'static,
+    give: impl FnOnce(&P) + 'static,
+) -> (Result<(), Error>, T) {
+    run(async move {
+        let primitive = Rc::new(primitive);
+        let p = Rc::clone(&primitive);
+        let a = spawn_named("a", async move {
+            let mut waiting = wait(&p);
+            assert!(poll_once(&mut waiting).await.is_pending(), "a must wait");
+            let slept = oneloop_cancel::sleep(Duration::from_secs(10)).await;
+            let got = waiting.await;
+            Ok((slept, got))
+        });
+        bare_yield().await?;
+        assert!(a.cancel(None));
+        give(&primitive);
+        a.join().await
+    })
+    .expect("a is served")
+}
+
+#[test]
+fn a_lock_waiter_whose_cancel_is_taken_at_another_await_is_still_handed_the_lock() {
+    watchdog_default(|| {
+        let lock = oneloop_shared::Lock::new();
+        at_once(lock.acquire()).expect("a free lock");
+        let got = served_though_its_cancel_went_elsewhere(
+            lock,
+            |lock| Box::pin(lock.acquire()),
+            |lock| lock.release().expect("held"),
+        );
+        assert_eq!(got, (Err(Error::Cancelled(None)), Ok(())));
+    });
+}
+
+#[test]
+fn a_semaphore_waiter_whose_cancel_is_taken_at_another_await_is_still_handed_the_unit() {
+    watchdog_default(|| {
+        let got = served_though_its_cancel_went_elsewhere(
+            Semaphore::new(0),
+            |sem| Box::pin(async move { sem.acquire().await.map(|()| sem.value()) }),
+            Semaphore::release,
+        );
+        assert_eq!(got, (Err(Error::Cancelled(None)), Ok(0)));
+    });
+}
+
+#[test]
+fn a_getter_whose_cancel_is_taken_at_another_await_still_gets_the_item() {
+    watchdog_default(|| {
+        let got = served_though_its_cancel_went_elsewhere(
+            Queue::new(0),
+            |queue| Box::pin(queue.get()),
+            |queue| queue.put_nowait(7).expect("room"),
+        );
+        assert_eq!(got, (Err(Error::Cancelled(None)), Ok(7)));
+    });
+}
+
+#[test]
+fn a_putter_whose_cancel_is_taken_at_another_await_still_puts_its_item() {
+    watchdog_default(|| {
+        let queue = Queue::new(1);
+        queue.put_nowait(1).expect("room");
+        let got = served_though_its_cancel_went_elsewhere(
+            queue,
+            |queue| {
+                Box::pin(async move {
+                    queue.put(2).await?;
+                    queue.get_nowait()
+                })
+            },
+            |queue| assert_eq!(queue.get_nowait(), Ok(1)),
+        );
+        assert_eq!(got, (Err(Error::Cancelled(None)), Ok(2)));
+    });
+}
+
+#[test]
+fn an_event_waiter_whose_cancel_is_taken_at_another_await_is_still_woken() {
+    watchdog_default(|| {
+        let got = served_though_its_cancel_went_elsewhere(
+            Event::new(),
+            |event| Box::pin(event.wait()),
+            Event::set,
+        );
+        assert_eq!(got, (Err(Error::Cancelled(None)), Ok(())));
+    });
+}
+
+#[test]
+fn a_condition_waiter_whose_cancel_is_taken_at_another_await_is_still_notified() {
+    watchdog_default(|| {
+        let got = served_though_its_cancel_went_elsewhere(
+            Condition::new(),
+            |cond| {
+                Box::pin(async move {
+                    cond.acquire().await?;
+                    cond.wait().await?;
+                    cond.release()
+                })
+            },
+            |cond| {
+                at_once(cond.acquire()).expect("the waiter gave the lock up");
+                cond.notify(1).expect("held");
+                cond.release().expect("held");
+            },
+        );
+        assert_eq!(got, (Err(Error::Cancelled(None)), Ok(())));
+    });
+}
+
+/// An acquire queued by task a, then handed to task b, which awaits it: the waiter is
+/// b's now. A cancel of a (delivered at a's own sleep) must not make the release pass
+/// it over, or b waits for ever with the lock free. (Rust lets a future move between
+/// tasks; an asyncio coroutine runs in one task, so this has no asyncio counterpart:
+/// the waiter follows the task that polls it, as asyncio's follows the task that
+/// awaits it.)
+#[test]
+fn a_lock_waiter_moved_to_another_task_is_judged_by_the_task_that_polls_it() {
+    use oneloop_shared::{Acquire, Lock};
+    watchdog_default(|| {
+        // The acquire borrows the lock and moves between tasks: the lock lives for
+        // the whole test.
+        let lock: &'static Lock = Box::leak(Box::new(Lock::new()));
+        let result = run(async move {
+            lock.acquire().await?;
+            let handed: Rc<RefCell<Option<Acquire<'static>>>> = Rc::default();
+            let h = Rc::clone(&handed);
+            let a = spawn_named("a", async move {
+                let mut acquire = lock.acquire();
+                assert!(poll_once(&mut acquire).await.is_pending(), "a queues");
+                *h.borrow_mut() = Some(acquire);
+                oneloop_cancel::sleep(Duration::from_secs(10)).await
+            });
+            bare_yield().await?;
+            let b = spawn_named("b", async move {
+                let acquire = handed.borrow_mut().take().expect("a handed it over");
+                acquire.await?;
+                lock.release()?;
+                Ok("b-acquired")
+            });
+            bare_yield().await?;
+            assert!(a.cancel(None));
+            lock.release()?;
+            Ok((a.join().await, b.join().await))
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), Ok("b-acquired"))));
+    });
+}
