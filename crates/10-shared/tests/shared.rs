@@ -835,3 +835,303 @@ fn a_lock_waiter_moved_to_another_task_is_judged_by_the_task_that_polls_it() {
         assert_eq!(result, Ok((Err(Error::Cancelled(None)), Ok("b-acquired"))));
     });
 }
+
+/// A timeout around an acquire that fires just before the release or just after it: the waiter ends timed out and the next waiter gets the lock (a `python3`
+/// run, the deadline due with the releaser's sleep: a times out, b acquires, the lock
+/// ends free).
+#[test]
+fn a_lock_waiter_timed_out_in_the_turn_of_its_wake_passes_the_lock_on() {
+    use oneloop_shared::Lock;
+    // `wake_first`: the release runs in the turn the deadline is due, before the
+    // timeout's callback (the waiter is woken, then cancelled); otherwise the timeout
+    // cancels first and the release, in the next turn before a runs, passes the
+    // waiter over.
+    fn attack(wake_first: bool) -> Result<Vec<String>, Error> {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            lock.acquire().await?;
+            let (lk, la) = (Rc::clone(&lock), Rc::clone(&l));
+            let a = spawn_named("a", async move {
+                let got = oneloop_cancel::timeout(Duration::from_secs(1), lk.acquire()).await;
+                say(&la, format!("a-{got:?}"));
+                Ok(())
+            });
+            let (lk, lb) = (Rc::clone(&lock), Rc::clone(&l));
+            let b = spawn_named("b", async move {
+                lk.acquire().await?;
+                say(&lb, "b-acquired");
+                lk.release()
+            });
+            if wake_first {
+                // a and b queue; then the clock reaches a's deadline while this task
+                // holds the thread, and the yield queues its step ahead of the due
+                // timer's callback.
+                bare_yield().await?;
+                oneloop_timers::block_for(Duration::from_secs(1));
+                oneloop_cancel::yield_now().await?;
+            } else {
+                // This sleep is scheduled before a's deadline, for the same time: its
+                // wake is queued first, then the timeout's cancel, and this task
+                // releases before a runs.
+                oneloop_cancel::sleep(Duration::from_secs(1)).await?;
+            }
+            lock.release()?;
+            let requests = if wake_first { 0 } else { 1 };
+            assert_eq!(
+                a.cancelling(),
+                requests,
+                "the timeout's cancel came after: {wake_first}"
+            );
+            a.join().await?;
+            b.join().await?;
+            say(&l, format!("locked-{}", lock.locked()));
+            Ok(())
+        })?;
+        Ok(texts(&log))
+    }
+    watchdog_default(|| {
+        for wake_first in [false, true] {
+            assert_eq!(
+                attack(wake_first),
+                Ok(vec![
+                    "a-Err(TimedOut)".to_owned(),
+                    "b-acquired".to_owned(),
+                    "locked-false".to_owned()
+                ]),
+                "wake first: {wake_first}"
+            );
+        }
+    });
+}
+
+/// A select between two locks, both released in one step: the first wins and the
+/// loser, dropped just after its wake, passes its lock on to the next waiter. (asyncio
+/// has no drop; its counterpart, a woken waiter cancelled, passes the lock on as
+/// well: `stage10-lock-cancel-woken`.)
+#[test]
+fn a_select_that_drops_a_lock_just_handed_to_it_passes_that_lock_on() {
+    use oneloop_cancel::{LoserFate, Selected, select};
+    use oneloop_shared::Lock;
+    watchdog_default(|| {
+        let result = run(async {
+            let (one, two) = (Rc::new(Lock::new()), Rc::new(Lock::new()));
+            one.acquire().await?;
+            two.acquire().await?;
+            let (o, t) = (Rc::clone(&one), Rc::clone(&two));
+            let chooser = spawn_named("chooser", async move {
+                match select(o.acquire(), t.acquire()).await {
+                    Selected::First(got, LoserFate::Dropped) => got.map(|()| "one"),
+                    other => panic!("the first is polled first: {other:?}"),
+                }
+            });
+            bare_yield().await?;
+            let t = Rc::clone(&two);
+            let next = spawn_named("next", async move {
+                t.acquire().await?;
+                t.release()?;
+                Ok("two")
+            });
+            bare_yield().await?;
+            one.release()?;
+            two.release()?;
+            Ok((chooser.join().await, next.join().await, one.locked()))
+        });
+        assert_eq!(result, Ok((Ok("one"), Ok("two"), true)));
+    });
+}
+
+/// A task group whose child fails while a sibling was just handed the lock: the group
+/// cancels the sibling after its wake, and the sibling passes the lock on to a waiter
+/// outside the group (a `python3` run with `TaskGroup`: s1 cancelled, w acquires).
+#[test]
+fn a_group_cancelling_a_child_just_handed_the_lock_passes_it_on() {
+    use oneloop_cancel::task_group;
+    use oneloop_shared::Lock;
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            let failing = Rc::new(Event::new());
+            lock.acquire().await?;
+            let w_task = Rc::new(RefCell::new(None));
+            let grouped = task_group(|tg| {
+                let (lock, l, failing) = (Rc::clone(&lock), Rc::clone(&l), Rc::clone(&failing));
+                let w_task = Rc::clone(&w_task);
+                async move {
+                    let (lk, ls) = (Rc::clone(&lock), Rc::clone(&l));
+                    let s1 = tg.spawn("s1", async move {
+                        let got = lk.acquire().await;
+                        say(&ls, format!("s1-{got:?}"));
+                        got?;
+                        lk.release()
+                    })?;
+                    let f = Rc::clone(&failing);
+                    tg.spawn("s2", async move {
+                        f.wait().await?;
+                        Err::<(), _>(Error::Failed("boom".into()))
+                    })?;
+                    bare_yield().await?;
+                    let (lk, lw) = (Rc::clone(&lock), Rc::clone(&l));
+                    *w_task.borrow_mut() = Some(spawn_named("w", async move {
+                        lk.acquire().await?;
+                        say(&lw, "w-acquired");
+                        lk.release()
+                    }));
+                    bare_yield().await?;
+                    // s2 fails in the turn of the release, before it; the group's
+                    // cancel reaches s1 after the release woke it.
+                    failing.set();
+                    oneloop_cancel::yield_now().await?;
+                    lock.release()?;
+                    assert_eq!(s1.cancelling(), 0, "the group cancels s1 after its wake");
+                    Ok(())
+                }
+            })
+            .await;
+            let w = w_task.borrow_mut().take().expect("w was spawned");
+            w.join().await?;
+            say(&l, format!("group-{grouped:?}"));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            texts(&log),
+            [
+                "s1-Err(Cancelled(None))",
+                "w-acquired",
+                "group-Err(Group([Failed(\"boom\")]))"
+            ]
+        );
+    });
+}
+
+/// Two releases with the middle waiter of three cancelled: the first and the last get
+/// a unit each, in arrival order, and the value ends at 0 (a `python3` run: a and c
+/// in, value 0, b cancelled).
+#[test]
+fn two_releases_past_a_cancelled_semaphore_waiter_let_the_two_live_ones_in() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        let result = run(async move {
+            let sem = Rc::new(Semaphore::new(0));
+            let tasks: Vec<_> = ["a", "b", "c"]
+                .into_iter()
+                .map(|name| {
+                    let (sem, l) = (Rc::clone(&sem), Rc::clone(&l));
+                    spawn_named(name, async move {
+                        sem.acquire().await?;
+                        say(&l, name);
+                        Ok(())
+                    })
+                })
+                .collect();
+            bare_yield().await?;
+            tasks[1].cancel(None);
+            sem.release();
+            sem.release();
+            let mut ends = Vec::new();
+            for task in &tasks {
+                ends.push(task.join().await.is_ok());
+            }
+            Ok((ends, sem.value()))
+        });
+        assert_eq!(result, Ok((vec![true, false, true], 0)));
+        assert_eq!(texts(&log), ["a", "c"]);
+    });
+}
+
+/// Set, clear and set again in one step: the waiter is woken once, its wait returns
+/// `Ok` though the event was cleared in between, and the queue ends empty (a `python3`
+/// run: True, woken once, no waiter left).
+#[test]
+fn an_event_set_cleared_and_set_in_one_step_wakes_its_waiter_once() {
+    watchdog_default(|| {
+        let result = run(async {
+            let event = Rc::new(Event::new());
+            let woken = Rc::new(Cell::new(0));
+            let (e, w) = (Rc::clone(&event), Rc::clone(&woken));
+            let waiter = spawn_named("waiter", async move {
+                let waited = e.wait().await;
+                w.set(w.get() + 1);
+                waited
+            });
+            bare_yield().await?;
+            event.set();
+            event.clear();
+            event.set();
+            let waited = waiter.join().await;
+            Ok((waited, woken.get(), format!("{event:?}")))
+        });
+        assert_eq!(
+            result,
+            Ok((Ok(()), 1, "Event { set: true, waiters: 0 }".to_owned()))
+        );
+    });
+}
+
+/// `notify(1)` with the first waiter cancelled skips it and wakes the second (a
+/// `python3` run: a cancelled, b notified).
+#[test]
+fn a_notify_of_one_skips_a_cancelled_waiter_and_wakes_the_next() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let cond = Rc::new(Condition::new());
+            let tasks: Vec<_> = ["a", "b"]
+                .into_iter()
+                .map(|name| {
+                    let (cond, l) = (Rc::clone(&cond), Rc::clone(&l));
+                    spawn_named(name, async move {
+                        cond.acquire().await?;
+                        let waited = cond.wait().await;
+                        say(&l, format!("{name}-{waited:?}"));
+                        cond.release()
+                    })
+                })
+                .collect();
+            bare_yield().await?;
+            tasks[0].cancel(None);
+            cond.acquire().await?;
+            cond.notify(1)?;
+            cond.release()?;
+            for task in &tasks {
+                task.join().await?;
+            }
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(texts(&log), ["a-Err(Cancelled(None))", "b-Ok(())"]);
+    });
+}
+
+/// A get cancelled while it waits changes no count: the item put after it is
+/// unfinished until its `task_done`, and `join` waits for that (a `python3` run: get
+/// cancelled, join pending with 1 unfinished, joined at 0).
+#[test]
+fn a_cancelled_get_leaves_the_queue_counts_alone() {
+    watchdog_default(|| {
+        let result = run(async {
+            let queue = Rc::new(Queue::new(0));
+            let q = Rc::clone(&queue);
+            let getter = spawn_named("getter", async move { Ok(q.get().await?) });
+            bare_yield().await?;
+            getter.cancel(None);
+            let got = getter.join().await;
+            queue.put_nowait(1)?;
+            let q = Rc::clone(&queue);
+            let joiner = spawn_named("joiner", async move { q.join().await });
+            bare_yield().await?;
+            let pending = !joiner.is_done();
+            let item = queue.get().await?;
+            queue.task_done()?;
+            joiner.join().await?;
+            Ok((got, pending, item, queue.task_done().is_err()))
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), true, 1, true)));
+    });
+}
