@@ -1135,3 +1135,32 @@ fn a_cancelled_get_leaves_the_queue_counts_alone() {
         assert_eq!(result, Ok((Err(Error::Cancelled(None)), true, 1, true)));
     });
 }
+
+/// `Lock::with` dropped while its body runs (a select's loser here; an abort is the
+/// same) must release the lock, as asyncio's `async with lock:` does when a
+/// `wait_for` cancels its body (a `python3` run: timed out, the lock free, the next
+/// acquire taken). Otherwise the lock stays held by no one, and every later acquire
+/// waits for ever.
+#[test]
+fn a_lock_with_dropped_while_its_body_runs_releases_the_lock() {
+    use oneloop_cancel::{LoserFate, Selected, select};
+    use oneloop_shared::Lock;
+    watchdog_default(|| {
+        let result = run(async {
+            let lock = Rc::new(Lock::new());
+            let held = lock.with(oneloop_cancel::sleep(Duration::from_secs(10)));
+            let outcome = match select(held, oneloop_cancel::sleep(Duration::from_secs(1))).await {
+                Selected::Second(slept, LoserFate::Dropped) => slept.map(|()| "body dropped"),
+                other => panic!("the shorter sleep wins: {other:?}"),
+            };
+            let locked = lock.locked();
+            let l = Rc::clone(&lock);
+            let next = spawn_named("next", async move {
+                l.acquire().await?;
+                l.release()
+            });
+            Ok((outcome, locked, next.join().await))
+        });
+        assert_eq!(result, Ok((Ok("body dropped"), false, Ok(()))));
+    });
+}
