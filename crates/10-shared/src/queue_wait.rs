@@ -52,9 +52,9 @@ impl<T> Queue<T> {
     ///   next putter; return the cancel.
     /// - Waiting, not woken, and not passed over (a wake that skipped it while it
     ///   looked cancelled took it out of the putters): keep the latest waker, `Pending`.
-    /// - Otherwise (first poll, woken, or passed over): after a shutdown, `Err(ShutDown)`. While
-    ///   full: deliver a pending cancel, bind the loop, queue a new putter, `Pending`.
-    ///   Not full: `put_nowait`.
+    /// - Otherwise (first poll, woken, or passed over): after a shutdown,
+    ///   `Err(ShutDown)`. While full: deliver a pending cancel, bind the loop, queue a
+    ///   new putter, `Pending`. Not full: `put_nowait`.
     pub(crate) fn poll_put(
         &self,
         item: &mut Option<T>,

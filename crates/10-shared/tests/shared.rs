@@ -836,9 +836,10 @@ fn a_lock_waiter_moved_to_another_task_is_judged_by_the_task_that_polls_it() {
     });
 }
 
-/// A timeout around an acquire that fires just before the release or just after it: the waiter ends timed out and the next waiter gets the lock (a `python3`
-/// run, the deadline due with the releaser's sleep: a times out, b acquires, the lock
-/// ends free).
+/// A timeout around an acquire that fires just before the release or just after it:
+/// the waiter ends timed out and the next waiter gets the lock (a `python3` run, the
+/// deadline due with the releaser's sleep: a times out, b acquires, the lock ends
+/// free).
 #[test]
 fn a_lock_waiter_timed_out_in_the_turn_of_its_wake_passes_the_lock_on() {
     use oneloop_shared::Lock;
