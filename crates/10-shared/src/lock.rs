@@ -73,8 +73,10 @@ impl Lock {
     }
 
     /// Runs `body` holding the lock (asyncio's `async with lock:`), and releases it
-    /// after, whatever `body` returned, and also when this future is dropped while
-    /// `body` runs (an abort, a select's loser): a drop is Rust's cancel.
+    /// after, whatever `body` returned.
+    ///
+    /// Dropped while `body` runs (an abort, a select's loser), it releases the lock
+    /// too: a drop is Rust's cancel.
     pub async fn with<T>(&self, body: impl Future<Output = T>) -> Result<T, Error> {
         self.acquire().await?;
         let held = Held(self);
