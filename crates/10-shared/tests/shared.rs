@@ -1165,3 +1165,26 @@ fn a_lock_with_dropped_while_its_body_runs_releases_the_lock() {
         assert_eq!(result, Ok((Ok("body dropped"), false, Ok(()))));
     });
 }
+
+/// A waiter cancelled before the set is woken by it too, and still sees its cancel
+/// first; the other waiter returns `Ok` (a `python3` run: a cancelled, b set).
+#[test]
+fn an_event_waiter_cancelled_before_the_set_still_ends_cancelled() {
+    watchdog_default(|| {
+        let result = run(async {
+            let event = Rc::new(Event::new());
+            let waiters: Vec<_> = ["a", "b"]
+                .into_iter()
+                .map(|name| {
+                    let event = Rc::clone(&event);
+                    spawn_named(name, async move { event.wait().await })
+                })
+                .collect();
+            bare_yield().await?;
+            waiters[0].cancel(None);
+            event.set();
+            Ok((waiters[0].join().await, waiters[1].join().await))
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), Ok(()))));
+    });
+}
