@@ -65,21 +65,23 @@ impl Barrier {
         }
         let index = self.count.get();
         if index + 1 == self.parties {
-            self.count.set(0);
-            for waiter in self.waiters.snapshot() {
-                if !waiter.done() {
-                    waiter.wake();
-                }
-            }
+            self.release_round();
             return Ok(index);
         }
         self.count.set(index + 1);
-        // A party that leaves unserved no longer counts.
-        Wait::new(&self.waiters, &self.bound, |woken| {
-            if !woken {
-                self.count.set(self.count.get().saturating_sub(1));
-            }
-        })
+        // A party that leaves unserved (cancelled, dropped, or refused at its first
+        // poll) no longer counts.
+        Wait::new(
+            &self.waiters,
+            &self.bound,
+            |woken| {
+                if !woken {
+                    self.count.set(self.count.get().saturating_sub(1));
+                }
+            },
+            // A round wakes every waiter: none is passed over.
+            || false,
+        )
         .await?;
         if self.broken.get() {
             return Err(Error::Failed(BARRIER_BROKEN.to_owned()));
@@ -90,9 +92,18 @@ impl Barrier {
     /// Breaks the barrier: every waiter, and every later wait, fails.
     pub fn abort(&self) {
         self.broken.set(true);
+        self.release_round();
+    }
+
+    /// Ends the round: the count starts again from 0, and every waiter of the round
+    /// is woken, a cancelled one too. A waiter that leaves unserved is then always
+    /// one of the round still filling, so its leaving takes back its own place, not
+    /// one of the next round's. (A cancelled waiter, woken, still sees its cancel
+    /// first when it runs.)
+    fn release_round(&self) {
         self.count.set(0);
         for waiter in self.waiters.snapshot() {
-            if !waiter.done() {
+            if !waiter.is_woken() {
                 waiter.wake();
             }
         }

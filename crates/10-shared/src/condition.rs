@@ -76,7 +76,10 @@ impl Condition {
             return Err(Error::Misuse(CONDITION_NOT_LOCKED));
         }
         self.lock.release()?;
-        let waited = Wait::new(&self.waiters, &self.bound, |_| {}).await;
+        // A waiter passed over by a notify while it looked cancelled, whose task took
+        // the cancel at another await, counts as notified: a condition allows a
+        // spurious wake, not a lost one.
+        let waited = Wait::new(&self.waiters, &self.bound, |_| {}, || true).await;
         let mut cancelled = false;
         loop {
             match self.lock.acquire().await {
@@ -112,9 +115,8 @@ impl Condition {
             if woken >= n {
                 break;
             }
-            if !waiter.done() {
+            if waiter.offer() {
                 woken += 1;
-                waiter.wake();
             }
         }
         Ok(())

@@ -38,13 +38,15 @@ impl Event {
         self.value.get()
     }
 
-    /// Sets it and wakes every waiter that is not already woken or cancelled.
+    /// Sets it and wakes every waiter that is not already woken, a cancelled one too:
+    /// it sees its cancel first when it runs, and if its task took the cancel at
+    /// another await, the wait it comes back to is over.
     pub fn set(&self) {
         if self.value.replace(true) {
             return;
         }
         for waiter in self.waiters.snapshot() {
-            if !waiter.done() {
+            if !waiter.is_woken() {
                 waiter.wake();
             }
         }
@@ -60,6 +62,6 @@ impl Event {
         if self.value.get() {
             return Ok(());
         }
-        Wait::new(&self.waiters, &self.bound, |_| {}).await
+        Wait::new(&self.waiters, &self.bound, |_| {}, || false).await
     }
 }

@@ -12,7 +12,9 @@
 //! - whoever makes progress possible wakes the oldest waiter; the wake queues the
 //!   task's step on the ready queue, so it runs in the next turn;
 //! - every wait is a cancellation point; a waiter cancelled while queued leaves the
-//!   queue and passes on a wake it was handed, so the next waiter is not stranded.
+//!   queue and passes on a wake it was handed, so the next waiter is not stranded;
+//! - a waiter skipped because it looked cancelled, whose task then took the cancel at
+//!   another await, asks again when it is polled, so it is not stranded either.
 //!
 //! [`Lock`], [`Event`], [`Condition`], [`Semaphore`], [`BoundedSemaphore`], [`Barrier`]
 //! and [`Queue`] follow asyncio 3.11 (wake order, no barging past a lock's waiters,

@@ -74,11 +74,30 @@ impl Lock {
 
     /// Runs `body` holding the lock (asyncio's `async with lock:`), and releases it
     /// after, whatever `body` returned.
+    ///
+    /// Dropped while `body` runs (an abort, a select's loser), it releases the lock
+    /// too: a drop is Rust's cancel.
     pub async fn with<T>(&self, body: impl Future<Output = T>) -> Result<T, Error> {
         self.acquire().await?;
+        let held = Held(self);
         let value = body.await;
+        std::mem::forget(held);
         self.release()?;
         Ok(value)
+    }
+}
+
+/// The lock [`Lock::with`] holds while its body runs: released if the body is dropped.
+struct Held<'a>(&'a Lock);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        // While a panic unwinds, free it only: the loop is going down anyway.
+        if std::thread::panicking() {
+            self.0.locked.set(false);
+        } else {
+            self.0.release().ok();
+        }
     }
 }
 

@@ -236,8 +236,10 @@ impl<T> Queue<T> {
             drop(dropped);
         }
         for waiters in [&self.getters, &self.putters] {
+            // Every waiter, a cancelled one too: each must see the shutdown (a cancelled
+            // one sees its cancel first).
             while let Some(waiter) = waiters.pop_first() {
-                if !waiter.done() {
+                if !waiter.is_woken() {
                     waiter.wake();
                 }
             }
@@ -251,11 +253,10 @@ impl<T> Queue<T> {
 
     // ANCHOR: wakeup_next
     /// Wakes the first waiter of `waiters` that is not done, taking it out of the
-    /// queue; cancelled ones met on the way are taken out too.
+    /// queue; cancelled ones met on the way are taken out too, marked passed over.
     pub(crate) fn wakeup_next(waiters: &WaitQueue) {
         while let Some(waiter) = waiters.pop_first() {
-            if !waiter.done() {
-                waiter.wake();
+            if waiter.offer() {
                 return;
             }
         }

@@ -56,13 +56,25 @@ impl Semaphore {
             self.value.set(self.value.get() - 1);
             return Ok(());
         }
-        // A waiter that was handed a unit and leaves anyway gives it back.
-        Wait::new(&self.waiters, &self.bound, |woken| {
-            if woken {
-                self.value.set(self.value.get() + 1);
-                self.wake_up_next();
-            }
-        })
+        // A waiter that was handed a unit and leaves anyway gives it back. One passed
+        // over while it looked cancelled asks again: a unit left free goes to the first
+        // live waiter, which may be this one.
+        Wait::new(
+            &self.waiters,
+            &self.bound,
+            |woken| {
+                if woken {
+                    self.value.set(self.value.get() + 1);
+                    self.wake_up_next();
+                }
+            },
+            || {
+                if self.value.get() > 0 {
+                    self.wake_up_next();
+                }
+                false
+            },
+        )
         .await?;
         if self.value.get() > 0 {
             self.wake_up_next();
@@ -79,9 +91,8 @@ impl Semaphore {
     /// Wakes the first waiter that is not done, handing it one unit.
     fn wake_up_next(&self) {
         for waiter in self.waiters.snapshot() {
-            if !waiter.done() {
+            if waiter.offer() {
                 self.value.set(self.value.get() - 1);
-                waiter.wake();
                 return;
             }
         }

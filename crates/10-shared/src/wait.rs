@@ -26,28 +26,35 @@ pub(crate) fn pending_cancel(cx: &mut Context<'_>) -> Option<Error> {
 
 /// Waits in `queue` until a primitive wakes this waiter; a cancellation point.
 ///
-/// Leaving without being served (a delivered cancel, or a drop of this future) takes
-/// the waiter out of the queue and calls `on_leave(woken)`: a waiter that was woken
-/// and leaves anyway must pass on what it was handed.
-pub(crate) struct Wait<'a, L: FnMut(bool)> {
+/// Polled again, not woken, with no cancel to deliver, but passed over by a wake while
+/// it looked cancelled: `retry()` asks the primitive again; true serves the waiter
+/// at once, false leaves it to the primitive to wake it (or not).
+///
+/// Leaving without being served (a delivered cancel, a misuse, or a drop of this
+/// future) takes the waiter out of the queue and calls `on_leave(woken)`: a waiter
+/// that was woken and leaves anyway must pass on what it was handed. A wait that
+/// leaves at its first poll, before it queued, calls `on_leave(false)`.
+pub(crate) struct Wait<'a, L: FnMut(bool), R: FnMut() -> bool> {
     queue: &'a WaitQueue,
     bound: &'a LoopBound,
     waiter: Option<Rc<Waiter>>,
     on_leave: L,
+    retry: R,
 }
 
-impl<'a, L: FnMut(bool)> Wait<'a, L> {
-    pub(crate) fn new(queue: &'a WaitQueue, bound: &'a LoopBound, on_leave: L) -> Self {
+impl<'a, L: FnMut(bool), R: FnMut() -> bool> Wait<'a, L, R> {
+    pub(crate) fn new(queue: &'a WaitQueue, bound: &'a LoopBound, on_leave: L, retry: R) -> Self {
         Self {
             queue,
             bound,
             waiter: None,
             on_leave,
+            retry,
         }
     }
 }
 
-impl<L: FnMut(bool)> fmt::Debug for Wait<'_, L> {
+impl<L: FnMut(bool), R: FnMut() -> bool> fmt::Debug for Wait<'_, L, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Wait")
             .field("waiter", &self.waiter)
@@ -55,20 +62,25 @@ impl<L: FnMut(bool)> fmt::Debug for Wait<'_, L> {
     }
 }
 
-// Every field is `Unpin`: the closure is only ever called, never pinned.
-impl<L: FnMut(bool)> Unpin for Wait<'_, L> {}
+// Every field is `Unpin`: the closures are only ever called, never pinned.
+impl<L: FnMut(bool), R: FnMut() -> bool> Unpin for Wait<'_, L, R> {}
 
-impl<L: FnMut(bool)> Future for Wait<'_, L> {
+impl<L: FnMut(bool), R: FnMut() -> bool> Future for Wait<'_, L, R> {
     type Output = Result<(), Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let Some(waiter) = this.waiter.clone() else {
-            // First poll: the caller found it must wait.
+            // First poll: the caller found it must wait. Leaving before it queued is
+            // leaving unserved too: the caller may have counted it already.
             if let Some(error) = pending_cancel(cx) {
+                (this.on_leave)(false);
                 return Poll::Ready(Err(error));
             }
-            this.bound.check()?;
+            if let Err(error) = this.bound.check() {
+                (this.on_leave)(false);
+                return Poll::Ready(Err(error));
+            }
             let waiter = Waiter::new(cx.waker());
             this.queue.push(&waiter);
             this.waiter = Some(waiter);
@@ -77,6 +89,9 @@ impl<L: FnMut(bool)> Future for Wait<'_, L> {
         if let Some(error) = pending_cancel(cx) {
             this.leave();
             return Poll::Ready(Err(error));
+        }
+        if !waiter.is_woken() && waiter.take_passed_over() && (this.retry)() {
+            waiter.serve();
         }
         if waiter.is_woken() {
             this.queue.remove(&waiter);
@@ -88,7 +103,7 @@ impl<L: FnMut(bool)> Future for Wait<'_, L> {
     }
 }
 
-impl<L: FnMut(bool)> Wait<'_, L> {
+impl<L: FnMut(bool), R: FnMut() -> bool> Wait<'_, L, R> {
     fn leave(&mut self) {
         if let Some(waiter) = self.waiter.take() {
             self.queue.remove(&waiter);
@@ -97,7 +112,7 @@ impl<L: FnMut(bool)> Wait<'_, L> {
     }
 }
 
-impl<L: FnMut(bool)> Drop for Wait<'_, L> {
+impl<L: FnMut(bool), R: FnMut() -> bool> Drop for Wait<'_, L, R> {
     fn drop(&mut self) {
         self.leave();
     }

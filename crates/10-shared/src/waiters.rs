@@ -16,6 +16,15 @@
 //!   once, so the primitive skips that waiter from the moment of the request, before
 //!   the task has run again. A request the task passed on to a task it awaits (a
 //!   `select` between the lock and a join) is not one: the waiter stays live.
+//!
+//! A waiter that looks cancelled may still be waited on: its task can take the request
+//! at another await (a sleep it awaits while the wait is parked), and come back to the
+//! wait. So a primitive that skips a waiter for looking cancelled marks it *passed
+//! over*; polled again with no cancel to deliver, the waiter asks its primitive again
+//! for what it was skipped for.
+//!
+//! A waiter belongs to the task that polled it last: a future moved to another task
+//! is judged by that task's requests.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -30,8 +39,11 @@ use oneloop_cancel::{TaskRef, current};
 pub(crate) struct Waiter {
     woken: Cell<bool>,
     waker: RefCell<Option<Waker>>,
-    /// The task that waits, if it is a task of stage 9, and its request count on entry.
-    task: Option<(TaskRef, u32)>,
+    /// The task that waits, if it is a task of stage 9, and its request count when it
+    /// began to wait (or when the wait moved to it).
+    task: RefCell<Option<(TaskRef, u32)>>,
+    /// A wake skipped it because it looked cancelled.
+    passed_over: Cell<bool>,
 }
 // ANCHOR_END: waiter
 
@@ -50,10 +62,8 @@ impl Waiter {
         Rc::new(Self {
             woken: Cell::new(false),
             waker: RefCell::new(Some(waker.clone())),
-            task: current().map(|task| {
-                let requests = task.cancelling();
-                (task, requests)
-            }),
+            task: RefCell::new(running_task()),
+            passed_over: Cell::new(false),
         })
     }
 
@@ -71,6 +81,7 @@ impl Waiter {
         !self.woken.get()
             && self
                 .task
+                .borrow()
                 .as_ref()
                 .is_some_and(|(task, on_entry)| task.must_cancel() && task.cancelling() > *on_entry)
     }
@@ -83,11 +94,49 @@ impl Waiter {
     // ANCHOR_END: done
 
     /// Keeps the waker of the latest poll (a task may be polled by another waker).
+    /// Another waker may mean another task (the waiting future moved): the waiter is
+    /// then that task's, counted from its requests now.
     pub(crate) fn refresh(&self, waker: &Waker) {
         let mut slot = self.waker.borrow_mut();
-        if !slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
-            *slot = Some(waker.clone());
+        if slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            return;
         }
+        *slot = Some(waker.clone());
+        drop(slot);
+        let mut task = self.task.borrow_mut();
+        let same = match (task.as_ref(), current()) {
+            (Some((mine, _)), Some(running)) => mine.id() == running.id(),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            *task = running_task();
+        }
+    }
+
+    /// Offers a wake (asyncio's `if not fut.done(): fut.set_result(..)`): wakes it and
+    /// returns true unless it is done. One skipped for looking cancelled is marked
+    /// passed over.
+    pub(crate) fn offer(&self) -> bool {
+        if self.done() {
+            if !self.woken.get() {
+                self.passed_over.set(true);
+            }
+            return false;
+        }
+        self.wake();
+        true
+    }
+
+    /// Whether a wake passed it over since the last call; clears the mark. A waiter
+    /// polled with no cancel to deliver that finds it set asks its primitive again.
+    pub(crate) fn take_passed_over(&self) -> bool {
+        self.passed_over.replace(false)
+    }
+
+    /// Marks it served without a wake: its own poll found it may go on.
+    pub(crate) fn serve(&self) {
+        self.woken.set(true);
     }
 
     // ANCHOR: wake
@@ -101,6 +150,14 @@ impl Waiter {
         }
     }
     // ANCHOR_END: wake
+}
+
+/// The running task of stage 9, if any, with its request count now.
+fn running_task() -> Option<(TaskRef, u32)> {
+    current().map(|task| {
+        let requests = task.cancelling();
+        (task, requests)
+    })
 }
 
 /// The waiters of one primitive, oldest first.
