@@ -1188,3 +1188,33 @@ fn an_event_waiter_cancelled_before_the_set_still_ends_cancelled() {
         assert_eq!(result, Ok((Err(Error::Cancelled(None)), Ok(()))));
     });
 }
+
+/// A body that panics inside `Lock::with` frees the lock for the next waiter, as
+/// `async with lock:` releases it when its body raises (a `python3` run: b gets the
+/// lock after a's body raised). The panic ends task a; the loop goes on.
+#[test]
+fn a_lock_with_whose_body_panics_hands_the_lock_to_the_next_waiter() {
+    use oneloop_shared::Lock;
+    watchdog_default(|| {
+        let result = run(async {
+            let lock = Rc::new(Lock::new());
+            let l = Rc::clone(&lock);
+            let a = spawn_named("a", async move {
+                l.with(async {
+                    bare_yield().await.ok();
+                    panic!("a's body fails");
+                })
+                .await
+            });
+            bare_yield().await?;
+            let l = Rc::clone(&lock);
+            let b = spawn_named("b", async move {
+                l.acquire().await?;
+                l.release()
+            });
+            let a_ended = a.join().await.is_err();
+            Ok((a_ended, b.join().await))
+        });
+        assert_eq!(result, Ok((true, Ok(()))));
+    });
+}

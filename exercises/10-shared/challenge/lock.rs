@@ -70,6 +70,9 @@ impl Lock {
 
     /// Runs `body` holding the lock (asyncio's `async with lock:`), and releases it
     /// after, whatever `body` returned.
+    ///
+    /// Dropped while `body` runs (an abort, a select's loser), it releases the lock
+    /// too: a drop is Rust's cancel.
     pub async fn with<T>(&self, body: impl Future<Output = T>) -> Result<T, Error> {
         todo!("stage 10, challenge: the lock; see chapter 10.1")
     }

@@ -20,6 +20,9 @@ impl Lock {
     ///   loop, queue a new waiter at the back and return `Pending`.
     /// - Queued, with a cancel to deliver: leave the queue; if the lock is free, wake
     ///   the first waiter (the wake may have been meant for this one); return the cancel.
+    /// - Queued, not woken, but passed over by a wake while it looked cancelled (its
+    ///   task took the cancel at another await), with the lock free: wake the first
+    ///   waiter (this one, if it is first), then go on as below.
     /// - Queued and woken: leave the queue, take the lock, `Ok(())`.
     /// - Queued, not woken: keep the latest waker, `Pending`.
     pub(crate) fn poll_acquire(
@@ -40,8 +43,9 @@ impl Lock {
     }
 
     /// Wakes the oldest waiter, unless it is already woken or cancelled: then it will
-    /// run, and either take the lock or pass the wake on itself.
+    /// run, and either take the lock or pass the wake on itself (a cancelled one is
+    /// marked passed over, in case its task takes the cancel elsewhere).
     pub(crate) fn wake_up_first(&self) {
-        todo!("stage 10, exercise 1: wake the oldest waiter if it is not done — see chapter 10.1")
+        todo!("stage 10, exercise 1: offer the wake to the oldest waiter — see chapter 10.1")
     }
 }

@@ -30,10 +30,11 @@ impl<T> Queue<T> {
     /// - Waiting, with a cancel to deliver: leave the putters (a `get` may have taken
     ///   this waiter out already); if it was woken and the queue is not full, wake the
     ///   next putter; return the cancel.
-    /// - Waiting, not woken: keep the latest waker, `Pending`.
-    /// - Otherwise (first poll, or woken): after a shutdown, `Err(ShutDown)`. While
-    ///   full: deliver a pending cancel, bind the loop, queue a new putter, `Pending`.
-    ///   Not full: `put_nowait`.
+    /// - Waiting, not woken, and not passed over (a wake that skipped it while it
+    ///   looked cancelled took it out of the putters): keep the latest waker, `Pending`.
+    /// - Otherwise (first poll, woken, or passed over): after a shutdown,
+    ///   `Err(ShutDown)`. While full: deliver a pending cancel, bind the loop, queue a
+    ///   new putter, `Pending`. Not full: `put_nowait`.
     pub(crate) fn poll_put(
         &self,
         item: &mut Option<T>,
@@ -44,8 +45,8 @@ impl<T> Queue<T> {
     }
 
     /// One poll of [`get`](Queue::get), the mirror of [`poll_put`](Queue::poll_put):
-    /// wait while empty (unless shut down), pass a wake on if cancelled after it, and
-    /// `get_nowait` once there is an item.
+    /// wait while empty (unless shut down), pass a wake on if cancelled after it, look
+    /// again if passed over, and `get_nowait` once there is an item.
     pub(crate) fn poll_get(
         &self,
         slot: &mut Option<Rc<Waiter>>,

@@ -574,3 +574,60 @@ fn ex1_with_runs_the_body_holding_the_lock_and_releases_it_after() {
         assert_eq!(result, Ok((true, false, 5, false)));
     });
 }
+
+#[test]
+fn ex1_a_waiter_whose_cancel_is_taken_at_another_await_still_gets_the_lock() {
+    watchdog_default(|| {
+        // a queues for a held lock, then awaits a sleep and is cancelled there. The
+        // release's wake skips a's waiter (it looks cancelled) and marks it passed over;
+        // back at its acquire with no cancel left, a must ask again and get the lock.
+        let result = run(async {
+            let lock = Rc::new(Lock::new());
+            lock.acquire().await?;
+            let held = Rc::clone(&lock);
+            let a = spawn_named("a", async move {
+                let mut acquire = held.acquire();
+                let parked = std::future::poll_fn(|cx| {
+                    std::task::Poll::Ready(std::pin::Pin::new(&mut acquire).poll(cx).is_pending())
+                })
+                .await;
+                assert!(parked, "a queues");
+                let slept = oneloop_cancel::sleep(std::time::Duration::from_secs(10)).await;
+                acquire.await?;
+                held.release()?;
+                Ok(slept)
+            });
+            bare_yield().await?;
+            assert!(a.cancel(None));
+            lock.release()?;
+            a.join().await
+        });
+        assert_eq!(result, Ok(Err(Error::Cancelled(None))));
+    });
+}
+
+#[test]
+fn ex1_a_lock_with_dropped_while_its_body_runs_releases_the_lock() {
+    use oneloop_cancel::{LoserFate, Selected, select};
+    watchdog_default(|| {
+        // `with`'s body loses a select and is dropped while it holds the lock: the drop
+        // is Rust's cancel, and the lock must be free for the next task.
+        let result = run(async {
+            let lock = Rc::new(Lock::new());
+            let held = lock.with(oneloop_cancel::sleep(std::time::Duration::from_secs(10)));
+            let short = oneloop_cancel::sleep(std::time::Duration::from_secs(1));
+            let dropped = matches!(
+                select(held, short).await,
+                Selected::Second(Ok(()), LoserFate::Dropped)
+            );
+            let free = !lock.locked();
+            let next_lock = Rc::clone(&lock);
+            let next = spawn_named("next", async move {
+                next_lock.acquire().await?;
+                next_lock.release()
+            });
+            Ok((dropped, free, next.join().await))
+        });
+        assert_eq!(result, Ok((true, true, Ok(()))));
+    });
+}

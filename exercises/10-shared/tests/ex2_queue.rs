@@ -485,3 +485,31 @@ fn ex2_a_getter_and_a_putter_polled_by_another_waker_are_woken_through_the_lates
         assert_eq!(got, Ok((1, 2, 3)));
     });
 }
+
+#[test]
+fn ex2_a_getter_whose_cancel_is_taken_at_another_await_still_gets_the_item() {
+    watchdog_default(|| {
+        // a waits to get, then awaits a sleep and is cancelled there. The put's wake
+        // skips a's waiter (it looks cancelled) and marks it passed over; back at its
+        // get with no cancel left, a must look again and take the item.
+        let result = run(async {
+            let queue = Rc::new(Queue::new(0));
+            let shared = Rc::clone(&queue);
+            let a = spawn_named("a", async move {
+                let mut get = shared.get();
+                let parked = std::future::poll_fn(|cx| {
+                    std::task::Poll::Ready(std::pin::Pin::new(&mut get).poll(cx).is_pending())
+                })
+                .await;
+                assert!(parked, "a waits");
+                let slept = oneloop_cancel::sleep(std::time::Duration::from_secs(10)).await;
+                Ok((slept, get.await?))
+            });
+            bare_yield().await?;
+            assert!(a.cancel(None));
+            queue.put_nowait(7)?;
+            a.join().await
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), 7)));
+    });
+}
