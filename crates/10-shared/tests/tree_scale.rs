@@ -12,21 +12,82 @@ use oneloop_shared::{
     Awaited, DRAWN_DEPTH, LISTED_IN_A_CELL, TaskInfo, TaskState, render_table, render_tree,
     snapshot, table_text, track, tree_text, walk,
 };
-use oneloop_testkit::watchdog_default;
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+/// The most CPU time the body of one of these tests may take: their hang detector.
+const CPU_LIMIT: Duration = Duration::from_secs(10);
+
+/// Runs `body` on a thread of its own, and fails the test once that thread has spent
+/// [`CPU_LIMIT`] on the CPU. These bodies only compute, on their one thread, so a view
+/// whose cost grows with the square of the tasks shows as CPU time. The wall clock
+/// would not do: a loaded machine hands the thread a fifth of a core, and a view in
+/// proportion to the tasks, a second or two of CPU time, then outlasts ten seconds.
+fn cpu_bounded<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
+    let (done_tx, done_rx) = mpsc::channel();
+    let worker = thread::spawn(move || {
+        // `/proc/thread-self` names this thread's directory: `<pid>/task/<tid>`.
+        let me = std::fs::read_link("/proc/thread-self").expect("this thread's /proc entry");
+        let stat = std::path::Path::new("/proc").join(me).join("stat");
+        let _ = done_tx.send(Err(stat));
+        let _ = done_tx.send(Ok(body()));
+    });
+    let Ok(Err(stat)) = done_rx.recv() else {
+        panic!("the body's thread ended before it named itself");
+    };
+    loop {
+        match done_rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(Ok(value)) => {
+                worker.join().expect("the body already finished");
+                return value;
+            }
+            Ok(Err(_)) => unreachable!("the body's thread names itself once"),
+            // The body panicked: its own message says why.
+            Err(mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+                Err(payload) => std::panic::resume_unwind(payload),
+                Ok(()) => unreachable!("a body that returns sends its value"),
+            },
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                // Gone already if the body has just finished: the value is on its way.
+                let Some(spent) = cpu_time(&stat) else {
+                    continue;
+                };
+                assert!(
+                    spent <= CPU_LIMIT,
+                    "the view took more than {CPU_LIMIT:?} of CPU time: its cost grows \
+                     faster than the tasks"
+                );
+            }
+        }
+    }
+}
+
+/// The CPU time, user and system, that the thread whose `/proc/<pid>/task/<tid>/stat`
+/// is at `stat` has spent. The 14th and 15th fields count clock ticks of 1/100 s.
+fn cpu_time(stat: &std::path::Path) -> Option<Duration> {
+    let text = std::fs::read_to_string(stat).ok()?;
+    // The thread's name, the second field, is in parentheses and may hold spaces: the
+    // fields after it start past the last `)`. The state is the third field.
+    let mut after_name = text[text.rfind(')')? + 1..].split_whitespace();
+    let utime: u64 = after_name.nth(11)?.parse().ok()?;
+    let stime: u64 = after_name.next()?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
+}
 
 /// The smallest size at which the quadratic snapshot below still runs for several times
-/// the hang detector's ten seconds.
+/// the ten seconds of CPU time that [`cpu_bounded`] allows.
 const CHILDREN: usize = 30_000;
 
 /// The time is a hang detector's business only. With a snapshot in proportion to the
-/// tasks, this takes under a second in a debug build. A snapshot that looks through
-/// every task for the children of each makes 30,000² ≈ 10^9 steps, each through a
-/// `RefCell` (some 60 ns in a debug build): about a minute, so the detector fires
-/// even on a quiet machine. At half the size it would take a quarter of that, too
-/// close to the detector's ten seconds.
+/// tasks, this takes under a second of CPU time in a debug build. A snapshot that looks
+/// through every task for the children of each makes 30,000² ≈ 10^9 steps, each through
+/// a `RefCell` (some 60 ns in a debug build): about a minute, so the detector fires
+/// whatever the machine. At half the size it would take a quarter of that, too close to
+/// the detector's ten seconds.
 #[test]
 fn a_group_of_30000_children_is_snapshot_and_drawn_in_proportion_to_its_tasks() {
-    watchdog_default(|| {
+    cpu_bounded(|| {
         let mut event_loop = oneloop_timers::virtual_time_loop();
         track(&event_loop);
         let main = async {
@@ -89,12 +150,12 @@ fn chain(depth: u64) -> Vec<TaskInfo> {
 /// The size is the smallest that catches the cheaper of the two quadratics by a wide
 /// margin. A tree that finds each line's task by a scan of the list makes 120,000²/2 ≈
 /// 7·10^9 comparisons of ids (some 6 ns each in a debug build): some 40 s, four times
-/// the hang detector's ten seconds. A table that scans every task's awaits for each
-/// task makes twice as many steps, each dearer. In proportion to the tasks, the views
-/// take a second or two.
+/// the ten seconds of CPU time the test may take. A table that scans every task's
+/// awaits for each task makes twice as many steps, each dearer. In proportion to the
+/// tasks, the views take a second or two of CPU time.
 #[test]
 fn a_task_awaiting_120000_others_is_drawn_and_tabled_in_proportion_to_them() {
-    watchdog_default(|| {
+    cpu_bounded(|| {
         const WIDE: u64 = 120_000;
         let mut tasks = vec![TaskInfo {
             id: 1,
@@ -135,10 +196,10 @@ fn a_task_awaiting_120000_others_is_drawn_and_tabled_in_proportion_to_them() {
 /// The depth is for the cost: a tree that tells whether a line is the last of its
 /// siblings by scanning the lines after it scans to the end of a chain from every
 /// line, 50,000²/2 ≈ 10^9 steps (some 20 ns each in a debug build): half a minute
-/// against the hang detector's ten seconds. Shallower, it would pass.
+/// against the ten seconds of CPU time the test may take. Shallower, it would pass.
 #[test]
 fn a_chain_of_50000_awaits_is_drawn_in_lines_of_bounded_width() {
-    watchdog_default(|| {
+    cpu_bounded(|| {
         const DEPTH: u64 = 50_000;
         let tasks = chain(DEPTH);
         let text = render_tree(&tasks, &walk(&tasks));
