@@ -6,77 +6,23 @@
 //! the stack or write text that grows with the square of the depth.
 
 use std::future::pending;
+use std::time::Duration;
 
 use oneloop_cancel::{Error, spawn_named, task_group, yield_now};
 use oneloop_shared::{
     Awaited, DRAWN_DEPTH, LISTED_IN_A_CELL, TaskInfo, TaskState, render_table, render_tree,
     snapshot, table_text, track, tree_text, walk,
 };
-use std::sync::mpsc;
-use std::thread;
-use std::time::Duration;
+use oneloop_testkit::cpu_watchdog;
 
-/// The most CPU time the body of one of these tests may take: their hang detector.
+/// The most CPU time the body of one of these tests may take: their hang detector. The
+/// bodies only compute, on their one thread, so the thread's CPU time is what a view
+/// whose cost grows with the square of the tasks shows in; the wall clock, on a loaded
+/// machine that hands the thread a fifth of a core, would fail a view in proportion.
 const CPU_LIMIT: Duration = Duration::from_secs(10);
 
-/// Runs `body` on a thread of its own, and fails the test once that thread has spent
-/// [`CPU_LIMIT`] on the CPU. These bodies only compute, on their one thread, so a view
-/// whose cost grows with the square of the tasks shows as CPU time. The wall clock
-/// would not do: a loaded machine hands the thread a fifth of a core, and a view in
-/// proportion to the tasks, a second or two of CPU time, then outlasts ten seconds.
-fn cpu_bounded<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done_tx, done_rx) = mpsc::channel();
-    let worker = thread::spawn(move || {
-        // `/proc/thread-self` names this thread's directory: `<pid>/task/<tid>`.
-        let me = std::fs::read_link("/proc/thread-self").expect("this thread's /proc entry");
-        let stat = std::path::Path::new("/proc").join(me).join("stat");
-        let _ = done_tx.send(Err(stat));
-        let _ = done_tx.send(Ok(body()));
-    });
-    let Ok(Err(stat)) = done_rx.recv() else {
-        panic!("the body's thread ended before it named itself");
-    };
-    loop {
-        match done_rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(Ok(value)) => {
-                worker.join().expect("the body already finished");
-                return value;
-            }
-            Ok(Err(_)) => unreachable!("the body's thread names itself once"),
-            // The body panicked: its own message says why.
-            Err(mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
-                Err(payload) => std::panic::resume_unwind(payload),
-                Ok(()) => unreachable!("a body that returns sends its value"),
-            },
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                // Gone already if the body has just finished: the value is on its way.
-                let Some(spent) = cpu_time(&stat) else {
-                    continue;
-                };
-                assert!(
-                    spent <= CPU_LIMIT,
-                    "the view took more than {CPU_LIMIT:?} of CPU time: its cost grows \
-                     faster than the tasks"
-                );
-            }
-        }
-    }
-}
-
-/// The CPU time, user and system, that the thread whose `/proc/<pid>/task/<tid>/stat`
-/// is at `stat` has spent. The 14th and 15th fields count clock ticks of 1/100 s.
-fn cpu_time(stat: &std::path::Path) -> Option<Duration> {
-    let text = std::fs::read_to_string(stat).ok()?;
-    // The thread's name, the second field, is in parentheses and may hold spaces: the
-    // fields after it start past the last `)`. The state is the third field.
-    let mut after_name = text[text.rfind(')')? + 1..].split_whitespace();
-    let utime: u64 = after_name.nth(11)?.parse().ok()?;
-    let stime: u64 = after_name.next()?.parse().ok()?;
-    Some(Duration::from_millis((utime + stime) * 10))
-}
-
 /// The smallest size at which the quadratic snapshot below still runs for several times
-/// the ten seconds of CPU time that [`cpu_bounded`] allows.
+/// the ten seconds of CPU time that [`CPU_LIMIT`] allows.
 const CHILDREN: usize = 30_000;
 
 /// The time is a hang detector's business only. With a snapshot in proportion to the
@@ -87,7 +33,7 @@ const CHILDREN: usize = 30_000;
 /// the detector's ten seconds.
 #[test]
 fn a_group_of_30000_children_is_snapshot_and_drawn_in_proportion_to_its_tasks() {
-    cpu_bounded(|| {
+    cpu_watchdog(CPU_LIMIT, || {
         let mut event_loop = oneloop_timers::virtual_time_loop();
         track(&event_loop);
         let main = async {
@@ -155,7 +101,7 @@ fn chain(depth: u64) -> Vec<TaskInfo> {
 /// tasks, the views take a second or two of CPU time.
 #[test]
 fn a_task_awaiting_120000_others_is_drawn_and_tabled_in_proportion_to_them() {
-    cpu_bounded(|| {
+    cpu_watchdog(CPU_LIMIT, || {
         const WIDE: u64 = 120_000;
         let mut tasks = vec![TaskInfo {
             id: 1,
@@ -199,7 +145,7 @@ fn a_task_awaiting_120000_others_is_drawn_and_tabled_in_proportion_to_them() {
 /// against the ten seconds of CPU time the test may take. Shallower, it would pass.
 #[test]
 fn a_chain_of_50000_awaits_is_drawn_in_lines_of_bounded_width() {
-    cpu_bounded(|| {
+    cpu_watchdog(CPU_LIMIT, || {
         const DEPTH: u64 = 50_000;
         let tasks = chain(DEPTH);
         let text = render_tree(&tasks, &walk(&tasks));
