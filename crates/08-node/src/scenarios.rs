@@ -316,8 +316,8 @@ pub(crate) fn refresh_timer_scenario() {
     let timer = set_timeout(|| console_log("refreshed 200 ms timer"), 200);
     set_timeout(
         move || {
-            console_log("100 ms: refresh");
             refresh_timer(timer);
+            console_log("100 ms: refresh");
         },
         100,
     );

@@ -6,27 +6,34 @@
 //! the stack or write text that grows with the square of the depth.
 
 use std::future::pending;
+use std::time::Duration;
 
 use oneloop_cancel::{Error, spawn_named, task_group, yield_now};
 use oneloop_shared::{
     Awaited, DRAWN_DEPTH, LISTED_IN_A_CELL, TaskInfo, TaskState, render_table, render_tree,
     snapshot, table_text, track, tree_text, walk,
 };
-use oneloop_testkit::watchdog_default;
+use oneloop_testkit::cpu_watchdog;
+
+/// The most CPU time the body of one of these tests may take: their hang detector. The
+/// bodies only compute, on their one thread, so the thread's CPU time is what a view
+/// whose cost grows with the square of the tasks shows in; the wall clock, on a loaded
+/// machine that hands the thread a fifth of a core, would fail a view in proportion.
+const CPU_LIMIT: Duration = Duration::from_secs(10);
 
 /// The smallest size at which the quadratic snapshot below still runs for several times
-/// the hang detector's ten seconds.
+/// the ten seconds of CPU time that [`CPU_LIMIT`] allows.
 const CHILDREN: usize = 30_000;
 
 /// The time is a hang detector's business only. With a snapshot in proportion to the
-/// tasks, this takes under a second in a debug build. A snapshot that looks through
-/// every task for the children of each makes 30,000² ≈ 10^9 steps, each through a
-/// `RefCell` (some 60 ns in a debug build): about a minute, so the detector fires
-/// even on a quiet machine. At half the size it would take a quarter of that, too
-/// close to the detector's ten seconds.
+/// tasks, this takes under a second of CPU time in a debug build. A snapshot that looks
+/// through every task for the children of each makes 30,000² ≈ 10^9 steps, each through
+/// a `RefCell` (some 60 ns in a debug build): about a minute, so the detector fires
+/// whatever the machine. At half the size it would take a quarter of that, too close to
+/// the detector's ten seconds.
 #[test]
 fn a_group_of_30000_children_is_snapshot_and_drawn_in_proportion_to_its_tasks() {
-    watchdog_default(|| {
+    cpu_watchdog(CPU_LIMIT, || {
         let mut event_loop = oneloop_timers::virtual_time_loop();
         track(&event_loop);
         let main = async {
@@ -89,12 +96,12 @@ fn chain(depth: u64) -> Vec<TaskInfo> {
 /// The size is the smallest that catches the cheaper of the two quadratics by a wide
 /// margin. A tree that finds each line's task by a scan of the list makes 120,000²/2 ≈
 /// 7·10^9 comparisons of ids (some 6 ns each in a debug build): some 40 s, four times
-/// the hang detector's ten seconds. A table that scans every task's awaits for each
-/// task makes twice as many steps, each dearer. In proportion to the tasks, the views
-/// take a second or two.
+/// the ten seconds of CPU time the test may take. A table that scans every task's
+/// awaits for each task makes twice as many steps, each dearer. In proportion to the
+/// tasks, the views take a second or two of CPU time.
 #[test]
 fn a_task_awaiting_120000_others_is_drawn_and_tabled_in_proportion_to_them() {
-    watchdog_default(|| {
+    cpu_watchdog(CPU_LIMIT, || {
         const WIDE: u64 = 120_000;
         let mut tasks = vec![TaskInfo {
             id: 1,
@@ -135,10 +142,10 @@ fn a_task_awaiting_120000_others_is_drawn_and_tabled_in_proportion_to_them() {
 /// The depth is for the cost: a tree that tells whether a line is the last of its
 /// siblings by scanning the lines after it scans to the end of a chain from every
 /// line, 50,000²/2 ≈ 10^9 steps (some 20 ns each in a debug build): half a minute
-/// against the hang detector's ten seconds. Shallower, it would pass.
+/// against the ten seconds of CPU time the test may take. Shallower, it would pass.
 #[test]
 fn a_chain_of_50000_awaits_is_drawn_in_lines_of_bounded_width() {
-    watchdog_default(|| {
+    cpu_watchdog(CPU_LIMIT, || {
         const DEPTH: u64 = 50_000;
         let tasks = chain(DEPTH);
         let text = render_tree(&tasks, &walk(&tasks));

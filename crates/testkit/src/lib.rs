@@ -5,6 +5,8 @@
 //!
 //! - [`watchdog`] runs a test body on its own thread and turns a hang (a lost wakeup,
 //!   a loop that never stops) into an ordinary test failure after a bounded time.
+//! - [`cpu_watchdog`] bounds instead the CPU time of a body that only computes, so that
+//!   a cost that grows too fast fails and a loaded machine does not.
 //! - [`CountingWaker`] is a waker that counts how often it was woken, and how many of
 //!   its clones are alive.
 //! - [`CloneCountingWaker`] also counts clones, through a hand-written vtable.
@@ -37,6 +39,7 @@ mod clone_counting_waker;
 #[allow(unsafe_code)]
 mod counting_alloc;
 mod counting_waker;
+mod cpu_watchdog;
 mod drop_flag;
 mod panic_text;
 mod poll_counter;
@@ -46,6 +49,7 @@ mod watchdog;
 pub use clone_counting_waker::CloneCountingWaker;
 pub use counting_alloc::CountingAllocator;
 pub use counting_waker::CountingWaker;
+pub use cpu_watchdog::{WALL_BACKSTOP, cpu_watchdog};
 pub use drop_flag::{DropFlag, DropGuard};
 pub use panic_text::panic_text;
 pub use poll_counter::{PollCount, PollCounter};

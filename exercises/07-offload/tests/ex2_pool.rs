@@ -154,21 +154,29 @@ fn ex2_a_job_queued_as_the_last_idle_worker_exits_still_runs() {
     // at once and exits, and the next submit races with its exit. A submit that still
     // counts the exiting thread starts no other, so that thread must take the job.
     const ROUNDS: usize = 2_000;
-    watchdog(LIMIT, || {
-        let pool = ThreadPool::with_limits(1, Duration::ZERO);
-        let (tx, rx) = mpsc::channel();
-        for round in 0..ROUNDS {
-            // Spread the submits over the worker's way out: a varying spin, not a
-            // sleep; whatever the timing, every job must run.
-            for _ in 0..(round % 100) * 50 {
-                std::hint::spin_loop();
+    // Each round waits for a thread to start and for its job's reply: little CPU, but
+    // on a loaded machine a few milliseconds of waiting for the scheduler, which two
+    // thousand rounds add up to seconds. So the rounds go in batches, each under a
+    // watchdog of its own: a round that never ends is still a hang.
+    const BATCH: usize = 100;
+    let mut state = (ThreadPool::with_limits(1, Duration::ZERO), mpsc::channel());
+    for first in (0..ROUNDS).step_by(BATCH) {
+        state = watchdog(LIMIT, move || {
+            let (pool, (tx, rx)) = state;
+            for round in first..first + BATCH {
+                // Spread the submits over the worker's way out: a varying spin, not a
+                // sleep; whatever the timing, every job must run.
+                for _ in 0..(round % 100) * 50 {
+                    std::hint::spin_loop();
+                }
+                let tx = tx.clone();
+                pool.submit(move || tx.send(round).unwrap()).unwrap();
+                assert_eq!(from_job(&rx, &pool), round, "round {round}");
+                assert!(pool.threads() <= 1, "{} threads", pool.threads());
             }
-            let tx = tx.clone();
-            pool.submit(move || tx.send(round).unwrap()).unwrap();
-            assert_eq!(from_job(&rx, &pool), round, "round {round}");
-            assert!(pool.threads() <= 1, "{} threads", pool.threads());
-        }
-    });
+            (pool, (tx, rx))
+        });
+    }
 }
 
 #[test]
