@@ -36,7 +36,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use oneloop_core::ExceptionReport;
 use oneloop_io::{Io, IoLoop, TcpListener, TcpStream, new_event_loop, readable};
-use oneloop_testkit::{DropFlag, watchdog_default};
+use oneloop_testkit::{DropFlag, alone, watchdog_default};
 
 /// A connected loopback pair whose oneloop side is accepted by a task of `event_loop`,
 /// so that the stream is made in that loop.
@@ -68,7 +68,8 @@ fn collect_reports(event_loop: &IoLoop) -> Rc<RefCell<Vec<ExceptionReport>>> {
 }
 
 /// Makes things with `make` until one has the fd number `fd` (the kernel hands out the
-/// lowest free number; another test's thread may hold `fd` for a moment).
+/// lowest free number). A test that calls it runs alone in a child process
+/// ([`alone`]): another test's thread could hold `fd` for as long as that test runs.
 fn with_number<T>(fd: RawFd, mut make: impl FnMut() -> T, number: impl Fn(&T) -> RawFd) -> T {
     // Lower numbers are held until the end, so that the kernel moves on to `fd`.
     let mut lower = Vec::new();
@@ -135,6 +136,12 @@ fn drop_registered_in_task(
 
 #[test]
 fn a_dropped_stream_takes_its_reader_with_it_and_a_reused_fd_fires() {
+    if !alone(
+        module_path!(),
+        "a_dropped_stream_takes_its_reader_with_it_and_a_reused_fd_fires",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
@@ -156,6 +163,12 @@ fn a_dropped_stream_takes_its_reader_with_it_and_a_reused_fd_fires() {
 
 #[test]
 fn a_dropped_stream_takes_its_writer_with_it_and_a_reused_fd_fires() {
+    if !alone(
+        module_path!(),
+        "a_dropped_stream_takes_its_writer_with_it_and_a_reused_fd_fires",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
@@ -173,6 +186,9 @@ fn a_dropped_stream_takes_its_writer_with_it_and_a_reused_fd_fires() {
 
 #[test]
 fn a_one_shot_wait_on_a_reused_fd_is_woken() {
+    if !alone(module_path!(), "a_one_shot_wait_on_a_reused_fd_is_woken") {
+        return;
+    }
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let fd = drop_registered_in_task(&mut event_loop, |io, old| {
@@ -232,6 +248,12 @@ fn a_dropped_stream_leaves_nothing_in_the_table() {
 
 #[test]
 fn a_raw_fd_closed_without_remove_leaves_a_stale_entry_that_a_reused_fd_replaces() {
+    if !alone(
+        module_path!(),
+        "a_raw_fd_closed_without_remove_leaves_a_stale_entry_that_a_reused_fd_replaces",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
@@ -261,6 +283,12 @@ fn a_raw_fd_closed_without_remove_leaves_a_stale_entry_that_a_reused_fd_replaces
 
 #[test]
 fn a_reused_raw_fd_with_a_stale_writer_and_a_new_reader_runs_only_the_new_one() {
+    if !alone(
+        module_path!(),
+        "a_reused_raw_fd_with_a_stale_writer_and_a_new_reader_runs_only_the_new_one",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();
@@ -295,6 +323,12 @@ fn a_reused_raw_fd_with_a_stale_writer_and_a_new_reader_runs_only_the_new_one() 
 
 #[test]
 fn removing_one_side_of_a_stale_entry_registers_nothing_for_the_new_file() {
+    if !alone(
+        module_path!(),
+        "removing_one_side_of_a_stale_entry_registers_nothing_for_the_new_file",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         use oneloop_timers::LoopTimers;
         let mut event_loop = new_event_loop().unwrap();
@@ -371,29 +405,11 @@ fn open_fds() -> usize {
         .count()
 }
 
-const FD_CHILD: &str = "ONELOOP_FD_COUNT_CHILD";
-
 /// Run alone in a child process (fds opened by other tests' threads would blur the
 /// count): 50 loops, each with a reader that holds its loop, run a turn and close.
 #[test]
 fn fifty_closed_loops_leave_no_fd_open() {
-    if std::env::var_os(FD_CHILD).is_none() {
-        let child = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "io_ownership::fifty_closed_loops_leave_no_fd_open",
-                "--exact",
-                "--test-threads=1",
-            ])
-            .env(FD_CHILD, "1")
-            .output()
-            .expect("the test binary runs again");
-        assert!(
-            child.status.success(),
-            "the child counting fds failed ({}):\n{}{}",
-            child.status,
-            String::from_utf8_lossy(&child.stdout),
-            String::from_utf8_lossy(&child.stderr)
-        );
+    if !alone(module_path!(), "fifty_closed_loops_leave_no_fd_open") {
         return;
     }
     watchdog_default(fifty_loops);
@@ -556,6 +572,12 @@ fn a_task_waiting_on_a_socket_that_is_dropped_is_woken_to_retry() {
 
 #[test]
 fn a_socket_made_in_one_loop_and_dropped_while_another_runs_leaves_neither_table_an_entry() {
+    if !alone(
+        module_path!(),
+        "a_socket_made_in_one_loop_and_dropped_while_another_runs_leaves_neither_table_an_entry",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         let mut first = new_event_loop().unwrap();
         let mut second = new_event_loop().unwrap();
@@ -583,6 +605,12 @@ fn a_socket_made_in_one_loop_and_dropped_while_another_runs_leaves_neither_table
 
 #[test]
 fn a_socket_registered_in_a_third_loop_leaves_a_stale_entry_that_reuse_replaces() {
+    if !alone(
+        module_path!(),
+        "a_socket_registered_in_a_third_loop_leaves_a_stale_entry_that_reuse_replaces",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         let mut made_in = new_event_loop().unwrap();
         let mut other = new_event_loop().unwrap();
@@ -620,6 +648,12 @@ fn a_socket_registered_in_a_third_loop_leaves_a_stale_entry_that_reuse_replaces(
 
 #[test]
 fn a_listener_whose_accept_timed_out_is_dropped_and_its_number_accepts_again() {
+    if !alone(
+        module_path!(),
+        "a_listener_whose_accept_timed_out_is_dropped_and_its_number_accepts_again",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         use oneloop_timers::timeout;
         let mut event_loop = new_event_loop().unwrap();
@@ -667,6 +701,12 @@ fn a_socket_dropped_after_its_loop_closed_or_went_touches_nothing() {
 
 #[test]
 fn a_raw_fd_closed_while_a_duplicate_keeps_its_file_open_never_runs_its_stale_reader() {
+    if !alone(
+        module_path!(),
+        "a_raw_fd_closed_while_a_duplicate_keeps_its_file_open_never_runs_its_stale_reader",
+    ) {
+        return;
+    }
     watchdog_default(|| {
         let mut event_loop = new_event_loop().unwrap();
         let io = Io::of(&event_loop).unwrap();

@@ -35,3 +35,40 @@ pub fn rerun_alone(module: &str, name: &str) -> Command {
         .stdin(Stdio::null());
     command
 }
+
+/// Set in a child started by [`alone`]: the name of the test it runs.
+const ALONE: &str = "ONELOOP_TEST_ALONE";
+
+/// For a test that needs its process to itself. In the test harness's process: runs
+/// the test `name` (of the module whose `module_path!()` is `module`) again, alone, in
+/// a child process, fails unless it passed there, and returns `false`: the caller
+/// returns. In that child: returns `true`, and the caller runs its body.
+///
+/// ```no_run
+/// #[test]
+/// fn counts_on_the_next_fd_number() {
+///     if !oneloop_testkit::alone(module_path!(), "counts_on_the_next_fd_number") {
+///         return;
+///     }
+///     // ... the body, with no other test's thread in the process.
+/// }
+/// ```
+pub fn alone(module: &str, name: &str) -> bool {
+    let whole = test_name(module, name);
+    if std::env::var_os(ALONE).is_some_and(|running| running == *whole) {
+        return true;
+    }
+    // No watchdog here: the child's own test ends a hang.
+    let output = rerun_alone(module, name)
+        .env(ALONE, &whole)
+        .output()
+        .expect("the test binary runs again");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "{whole} failed in its child process ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    false
+}

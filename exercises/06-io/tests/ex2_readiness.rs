@@ -19,7 +19,7 @@ use ex06_io::{
 };
 use oneloop_core::hooks::CancelFlag;
 use oneloop_core::{Label, spawn, yield_now};
-use oneloop_testkit::{CountingWaker, rerun_alone, watchdog_default};
+use oneloop_testkit::{CountingWaker, alone, watchdog_default};
 use oneloop_timers::sleep;
 
 type SharedCallback = Rc<dyn Fn()>;
@@ -676,28 +676,13 @@ fn ex2_a_second_wait_on_a_socket_that_stays_registered_is_an_error_too() {
     });
 }
 
-/// Set in the child process that the test below runs itself in.
-const ALONE: &str = "ONELOOP_IO_STALE_WAIT_CHILD";
-
 #[test]
 fn ex2_a_wait_that_outlived_its_socket_leaves_the_number_to_the_next_socket() {
     // The test counts on the kernel giving the next socket the number just freed (the
     // lowest free one). Another test's thread could take it first, so the test runs
     // again alone in a child process of its own, where nothing else opens files.
     let name = "ex2_a_wait_that_outlived_its_socket_leaves_the_number_to_the_next_socket";
-    if std::env::var_os(ALONE).is_none() {
-        // No watchdog here: the child's own ends a hang.
-        let output = rerun_alone(module_path!(), name)
-            .env(ALONE, "1")
-            .output()
-            .expect("the test binary runs again");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success() && stdout.contains("1 passed"),
-            "the test failed in its child process ({}):\n{stdout}\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
+    if !alone(module_path!(), name) {
         return;
     }
     watchdog_default(|| {
