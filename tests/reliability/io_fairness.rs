@@ -317,14 +317,7 @@ fn backoff_child(delay: Option<Duration>) -> ! {
         }
     });
     let _waiting = StdStream::connect(addr).expect("connect to the child's own listener");
-    let mut fill = Vec::new();
-    let full = loop {
-        match std::fs::File::open("/dev/null") {
-            Ok(file) => fill.push(file),
-            Err(error) => break error,
-        }
-    };
-    assert_eq!(full.raw_os_error(), Some(24), "EMFILE: {full}");
+    let _fill = oneloop_testkit::fill_fd_table();
     let served = event_loop.run_until_complete(serve(listener, |_stream, _| async {}));
     panic!("the back-off child's server ended: {served:?}");
 }

@@ -10,6 +10,7 @@ use oneloop_cancel::{
     Selected, TIMEOUT_OVER, cancellable, current, gather, race, select, shield, sleep, spawn,
     spawn_named, task_future, task_group, timeout, timeout_scope, wait, wait_for, yield_now,
 };
+use oneloop_core::ExceptionReport;
 use oneloop_testkit::{DropFlag, cpu_watchdog, watchdog_default};
 use oneloop_timers::Timers;
 
@@ -45,6 +46,30 @@ fn log() -> Log {
 
 fn note(log: &Log, line: impl Into<String>) {
     log.borrow_mut().push(line.into());
+}
+
+/// A virtual-time loop whose exception handler records each report as `line` writes it.
+fn reporting_loop(
+    line: fn(&ExceptionReport) -> String,
+) -> (oneloop_timers::TimerLoop, Rc<RefCell<Vec<String>>>) {
+    let reports = Rc::new(RefCell::new(Vec::new()));
+    let into = Rc::clone(&reports);
+    let event_loop = oneloop_timers::virtual_time_loop();
+    event_loop
+        .core()
+        .set_exception_handler(move |report| into.borrow_mut().push(line(report)));
+    (event_loop, reports)
+}
+
+/// A report as `message at SECONDS (label): panic`, the time read on the loop's clock.
+fn timed(report: &ExceptionReport) -> String {
+    format!(
+        "{} at {} ({}): {}",
+        report.message,
+        oneloop_timers::time().as_secs(),
+        report.label,
+        report.panic
+    )
 }
 
 #[test]
@@ -656,18 +681,7 @@ fn an_owner_aborted_while_its_groups_body_runs_cancels_the_children_spawned_so_f
 #[test]
 fn an_aborted_owners_group_reports_the_failures_nobody_will_read() {
     watchdog_default(|| {
-        let reports = Rc::new(RefCell::new(Vec::new()));
-        let r = Rc::clone(&reports);
-        let mut event_loop = oneloop_timers::virtual_time_loop();
-        event_loop.core().set_exception_handler(move |report| {
-            r.borrow_mut().push(format!(
-                "{} at {} ({}): {}",
-                report.message,
-                oneloop_timers::time().as_secs(),
-                report.label,
-                report.panic
-            ));
-        });
+        let (mut event_loop, reports) = reporting_loop(timed);
         let (main, _task) = task_future("main", async {
             let owner = spawn_named("owner", async {
                 task_group(|tg| async move {
@@ -710,18 +724,7 @@ fn an_aborted_owners_group_reports_the_failures_nobody_will_read() {
 #[test]
 fn a_child_that_failed_in_the_turn_its_owner_is_dropped_is_reported_once() {
     watchdog_default(|| {
-        let reports = Rc::new(RefCell::new(Vec::new()));
-        let r = Rc::clone(&reports);
-        let mut event_loop = oneloop_timers::virtual_time_loop();
-        event_loop.core().set_exception_handler(move |report| {
-            r.borrow_mut().push(format!(
-                "{} at {} ({}): {}",
-                report.message,
-                oneloop_timers::time().as_secs(),
-                report.label,
-                report.panic
-            ));
-        });
+        let (mut event_loop, reports) = reporting_loop(timed);
         let (main, _task) = task_future("main", async move {
             let owner = Rc::new(spawn_named("owner", async move {
                 task_group(|tg| async move {
@@ -1233,14 +1236,8 @@ fn abort_releases_the_io_registration_a_pending_accept_held() {
 #[test]
 fn a_failure_nobody_reads_is_reported_as_never_retrieved_and_a_read_one_is_not() {
     watchdog_default(|| {
-        let reports = Rc::new(RefCell::new(Vec::new()));
-        let r = Rc::clone(&reports);
-        let mut event_loop = oneloop_timers::virtual_time_loop();
-        event_loop.core().set_exception_handler(move |report| {
-            r.borrow_mut().push(format!(
-                "{} ({}): {}",
-                report.message, report.label, report.panic
-            ));
+        let (mut event_loop, reports) = reporting_loop(|report| {
+            format!("{} ({}): {}", report.message, report.label, report.panic)
         });
         event_loop
             .run_until_complete(async {
@@ -1269,13 +1266,8 @@ fn a_failure_nobody_reads_is_reported_as_never_retrieved_and_a_read_one_is_not()
 #[test]
 fn a_group_childs_failure_is_read_by_the_group_and_not_reported_as_never_retrieved() {
     watchdog_default(|| {
-        let reports = Rc::new(RefCell::new(Vec::new()));
-        let r = Rc::clone(&reports);
-        let mut event_loop = oneloop_timers::virtual_time_loop();
-        event_loop.core().set_exception_handler(move |report| {
-            r.borrow_mut()
-                .push(format!("{} ({})", report.message, report.label));
-        });
+        let (mut event_loop, reports) =
+            reporting_loop(|report| format!("{} ({})", report.message, report.label));
         let (main, task) = task_future("main", async {
             // The child's handle is dropped at once: only the group reads its failure,
             // in its done callback, a turn after the child ends.

@@ -413,10 +413,7 @@ fn emfile_child() {
     let path = introspection.path().to_owned();
     // Every fd but one is taken; the client takes that one, so accepting it fails with
     // EMFILE and the connection waits in the listener's backlog.
-    let mut filler = Vec::new();
-    while let Ok(file) = fs::File::open("/dev/null") {
-        filler.push(file);
-    }
+    let mut filler = oneloop_testkit::fill_fd_table();
     drop(filler.pop());
     let mut client = UnixStream::connect(&path).expect("connects into the backlog");
     client

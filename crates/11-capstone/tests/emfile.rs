@@ -103,14 +103,7 @@ fn backoff_child() -> ! {
         }
     });
     let _waiting = std::net::TcpStream::connect(addr).expect("connect to its own listener");
-    let mut fill = Vec::new();
-    let full = loop {
-        match std::fs::File::open("/dev/null") {
-            Ok(file) => fill.push(file),
-            Err(error) => break error,
-        }
-    };
-    assert_eq!(full.raw_os_error(), Some(24), "EMFILE: {full}");
+    let _fill = oneloop_testkit::fill_fd_table();
     let server = Server::new(Config {
         accept_retry_delay: Duration::from_millis(RETRY_DELAY_MS),
         idle_timeout: None,

@@ -18,7 +18,8 @@
 //!   and that a parser reserves no more than its input could fill.
 //! - [`rerun_alone`] runs one test of the binary again in a child process of its own,
 //!   for a test that sets something process-wide or counts on the next fd number;
-//!   [`alone`] does it for a test whose whole body needs the process to itself.
+//!   [`alone`] does it for a test whose whole body needs the process to itself;
+//!   [`fill_fd_table`] makes such a child run out of file descriptors.
 //!
 //! ```
 //! use std::time::Duration;
@@ -54,5 +55,5 @@ pub use cpu_watchdog::{WALL_BACKSTOP, cpu_watchdog};
 pub use drop_flag::{DropFlag, DropGuard};
 pub use panic_text::panic_text;
 pub use poll_counter::{PollCount, PollCounter};
-pub use rerun::{alone, rerun_alone, test_name};
+pub use rerun::{alone, fill_fd_table, rerun_alone, test_name};
 pub use watchdog::{DEFAULT_LIMIT, watchdog, watchdog_default};

@@ -72,3 +72,23 @@ pub fn alone(module: &str, name: &str) -> bool {
     );
     false
 }
+
+/// Opens `/dev/null` until the process's fd table is full, for a child process that
+/// must run out of file descriptors (its limit lowered, or simply used up), and returns
+/// the files: dropping them frees the table again.
+///
+/// # Panics
+///
+/// When the open that stopped failed with anything but `EMFILE`.
+pub fn fill_fd_table() -> Vec<std::fs::File> {
+    let mut files = Vec::new();
+    loop {
+        match std::fs::File::open("/dev/null") {
+            Ok(file) => files.push(file),
+            Err(error) => {
+                assert_eq!(error.raw_os_error(), Some(24), "EMFILE: {error}");
+                return files;
+            }
+        }
+    }
+}
