@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use crate::common::{Log, bare_yield, first_poll_elsewhere, run, turn};
+use crate::common::{Log, bare_yield, first_poll_elsewhere, pending_after_one_poll, run, turn};
 use ex10_shared::{BOUND_TO_ANOTHER_LOOP, LOCK_NOT_ACQUIRED, Lock};
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_testkit::watchdog_default;
@@ -587,10 +587,7 @@ fn ex1_a_waiter_whose_cancel_is_taken_at_another_await_still_gets_the_lock() {
             let held = Rc::clone(&lock);
             let a = spawn_named("a", async move {
                 let mut acquire = held.acquire();
-                let parked = std::future::poll_fn(|cx| {
-                    std::task::Poll::Ready(std::pin::Pin::new(&mut acquire).poll(cx).is_pending())
-                })
-                .await;
+                let parked = pending_after_one_poll(&mut acquire).await;
                 assert!(parked, "a queues");
                 let slept = oneloop_cancel::sleep(std::time::Duration::from_secs(10)).await;
                 acquire.await?;

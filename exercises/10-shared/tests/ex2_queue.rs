@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use crate::common::{Log, bare_yield, first_poll_elsewhere, run};
+use crate::common::{Log, bare_yield, first_poll_elsewhere, pending_after_one_poll, run};
 use ex10_shared::{Queue, QueueError, TASK_DONE_TOO_OFTEN};
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_testkit::watchdog_default;
@@ -497,10 +497,7 @@ fn ex2_a_getter_whose_cancel_is_taken_at_another_await_still_gets_the_item() {
             let shared = Rc::clone(&queue);
             let a = spawn_named("a", async move {
                 let mut get = shared.get();
-                let parked = std::future::poll_fn(|cx| {
-                    std::task::Poll::Ready(std::pin::Pin::new(&mut get).poll(cx).is_pending())
-                })
-                .await;
+                let parked = pending_after_one_poll(&mut get).await;
                 assert!(parked, "a waits");
                 let slept = oneloop_cancel::sleep(std::time::Duration::from_secs(10)).await;
                 Ok((slept, get.await?))
@@ -511,5 +508,32 @@ fn ex2_a_getter_whose_cancel_is_taken_at_another_await_still_gets_the_item() {
             a.join().await
         });
         assert_eq!(result, Ok((Err(Error::Cancelled(None)), 7)));
+    });
+}
+
+#[test]
+fn ex2_a_putter_whose_cancel_is_taken_at_another_await_still_puts_its_item() {
+    watchdog_default(|| {
+        // a waits to put into a full queue, then awaits a sleep and is cancelled there.
+        // The get's wake skips a's waiter (it looks cancelled) and marks it passed over;
+        // back at its put with no cancel left, a must look again and put its item.
+        let result = run(async {
+            let queue = Rc::new(Queue::new(1));
+            queue.put_nowait(1)?;
+            let shared = Rc::clone(&queue);
+            let a = spawn_named("a", async move {
+                let mut put = shared.put(2);
+                let parked = pending_after_one_poll(&mut put).await;
+                assert!(parked, "a waits");
+                let slept = oneloop_cancel::sleep(std::time::Duration::from_secs(10)).await;
+                put.await?;
+                Ok((slept, shared.get_nowait()?))
+            });
+            bare_yield().await?;
+            assert!(a.cancel(None));
+            assert_eq!(queue.get_nowait()?, 1);
+            a.join().await
+        });
+        assert_eq!(result, Ok((Err(Error::Cancelled(None)), 2)));
     });
 }

@@ -96,3 +96,12 @@ pub async fn first_poll_elsewhere<F: std::future::Future>(future: F) -> F::Outpu
     })
     .await
 }
+
+/// Polls `future` once with the task's waker, and says whether it is pending: a wait
+/// that queued, and that the task may leave parked while it awaits something else.
+pub async fn pending_after_one_poll<F: std::future::Future + Unpin>(future: &mut F) -> bool {
+    std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(std::pin::Pin::new(&mut *future).poll(cx).is_pending())
+    })
+    .await
+}
