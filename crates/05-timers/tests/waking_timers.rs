@@ -264,3 +264,38 @@ struct Nothing;
 impl Wake for Nothing {
     fn wake(self: Arc<Self>) {}
 }
+
+/// Records what kind of callback each handle of kind `TimerHandle` runs.
+struct TimerHandles(RefCell<Vec<String>>);
+
+impl oneloop_core::Observer for TimerHandles {
+    fn handle_started(&self, _turn: u64, handle: &oneloop_core::hooks::Handle) {
+        if handle.kind() == "TimerHandle" {
+            let callback = match handle.callback() {
+                oneloop_core::hooks::Callback::SelfCancelling(_) => "self-cancelling",
+                _ => "another kind",
+            };
+            self.0
+                .borrow_mut()
+                .push(format!("{}: {callback}", handle.label()));
+        }
+    }
+}
+
+#[test]
+fn a_due_timer_is_queued_as_a_self_cancelling_callback_of_its_own() {
+    let seen = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        let observer = Rc::new(TimerHandles(RefCell::new(Vec::new())));
+        event_loop.core().add_observer(observer.clone());
+        let timers = event_loop.timers();
+        timers.call_later_named(Duration::from_millis(5), "tick", || {});
+        event_loop
+            .run_until_complete(sleep(Duration::from_millis(10)))
+            .expect("main finishes");
+        observer.0.take()
+    });
+    // A sleep's waking timer and a callback timer alike: the entry is the handle's
+    // callback and its cancel flag, nothing is made for it.
+    assert_eq!(seen, ["tick: self-cancelling", "sleep: self-cancelling"]);
+}
