@@ -100,16 +100,25 @@ impl<D: Driver> Driver for TimerDriver<D> {
 
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
         self.observe_if_debug();
-        self.timers.sweep();
-        let timeout = self.timers.timeout(timeout);
-        let clock = Rc::clone(self.timers.clock());
+        let Self { timers, inner, .. } = self;
+        // No timer at all: nothing to sweep, no deadline to shorten the timeout to and
+        // nothing to move. The heap is looked at once; parking runs no user code, so
+        // it is still empty after the inner park.
+        let any_timer = timers.scheduled() > 0;
+        let timeout = if any_timer {
+            timers.sweep();
+            timers.timeout(timeout)
+        } else {
+            timeout
+        };
+        let clock = timers.clock();
         // A park with a zero timeout does not sleep: it parks for no time, and the
         // clock is not read to measure it.
         let sleeps = timeout != Some(Duration::ZERO);
         let before = sleeps.then(|| clock.now());
         let inner_timeout = clock.before_park(timeout);
-        let inner = self.inner.park(inner_timeout, ready);
-        let timers_moved = self.timers.move_due(ready);
+        let inner = inner.park(inner_timeout, ready);
+        let timers_moved = if any_timer { timers.move_due(ready) } else { 0 };
         let parked = before.map_or(Duration::ZERO, |before| clock.now().saturating_sub(before));
         ParkReport {
             timeout,

@@ -166,6 +166,7 @@ impl Timers {
     }
 
     /// Timers in the heap, cancelled ones included (asyncio's `len(_scheduled)`).
+    #[inline]
     pub fn scheduled(&self) -> usize {
         self.heap.borrow().len()
     }

@@ -346,6 +346,7 @@ impl Io {
     /// A socket's fd that stays registered with epoll between its waits, with nobody
     /// waiting on it now, is not counted: it can wake no one. (So a loop whose tasks
     /// all wait on something that cannot come is still found stalled.)
+    #[inline]
     pub fn registrations(&self) -> usize {
         self.table.borrow().active
     }
