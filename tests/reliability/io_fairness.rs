@@ -238,6 +238,68 @@ fn a_firehose_does_not_delay_another_clients_echo_or_a_due_timer() {
     });
 }
 
+/// A read that follows a short read in the same turn waits for readiness at once. The
+/// short read left the socket empty, so a `recv` in the next turn could only say
+/// `WouldBlock`: the read is not polled in the turns before the next data, and it
+/// still gets that data (its edge wakes the wait).
+#[test]
+fn a_read_after_a_short_read_in_its_turn_waits_for_readiness_without_a_turn_of_its_own() {
+    watchdog(Duration::from_secs(10), || {
+        let mut event_loop = new_event_loop().expect("epoll");
+        let (mut client, server) = pair();
+        client.write_all(b"one\n").expect("send");
+        // The turns in which the second read was polled.
+        let polls: Rc<RefCell<Vec<u64>>> = Rc::default();
+        let first_read: Rc<Cell<Option<u64>>> = Rc::default();
+        let (seen_polls, seen_first) = (Rc::clone(&polls), Rc::clone(&first_read));
+        let reader = event_loop.spawn(async move {
+            let mut buf = [0; 64];
+            let n = TcpStream::read(&server, &mut buf)
+                .await
+                .expect("the first line");
+            assert_eq!(&buf[..n], b"one\n", "a short read");
+            seen_first.set(Some(turn()));
+            let mut more = [0; 64];
+            let n = {
+                let mut second = std::pin::pin!(TcpStream::read(&server, &mut more));
+                std::future::poll_fn(|cx| {
+                    seen_polls.borrow_mut().push(turn());
+                    second.as_mut().poll(cx)
+                })
+                .await
+                .expect("the second line")
+            };
+            more[..n].to_vec()
+        });
+        // Keeps the loop turning while nothing arrives.
+        drop(event_loop.spawn(async {
+            for _ in 0..4 {
+                oneloop_core::yield_now().await;
+            }
+        }));
+        for _ in 0..5 {
+            event_loop.run_once().expect("a turn");
+        }
+        let first = first_read
+            .get()
+            .expect("the first read was done in the first turn");
+        assert_eq!(
+            *polls.borrow(),
+            [first],
+            "polled only when it began, in the turn of the short read"
+        );
+        client.write_all(b"two\n").expect("send");
+        let second = event_loop
+            .run_until_complete(reader)
+            .expect("the loop ran")
+            .expect("the reader finished");
+        assert_eq!(second, b"two\n");
+        let polls = polls.borrow();
+        assert_eq!(polls.len(), 2, "began, then woken by the data: {polls:?}");
+        assert!(polls[1] > first + 4, "read after the data came: {polls:?}");
+    });
+}
+
 // The server attacks: this binary, started again as a child process, runs a server.
 
 /// Set in a child started by a server attack: which server to run.

@@ -11,9 +11,7 @@ use std::net::Shutdown;
 use std::rc::Rc;
 
 use oneloop::cancel::{self, cancellable};
-use oneloop::{
-    ExceptionReport, JoinHandle, Label, TcpStream, readable, spawn, timeout, with_current,
-};
+use oneloop::{ExceptionReport, JoinHandle, Label, TcpStream, spawn, timeout, with_current};
 
 use crate::commands::{After, Client, execute};
 use crate::outbox::Closed;
@@ -115,10 +113,6 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
     let config = &server.config;
     let mut buffer: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; FIRST_READ];
-    // Whether the last read took less than it could: the socket is then most likely
-    // empty, and the next read waits for readiness first instead of trying a `recv`
-    // that would only say `WouldBlock`.
-    let mut drained = false;
     loop {
         // ANCHOR: pipeline
         let mut start = 0;
@@ -177,7 +171,7 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
         // Subscribers wait for messages, not requests: no idle timeout for them.
         let read = match config.idle_timeout {
             Some(limit) if client.channels.is_empty() => {
-                match timeout(limit, read_some(stream, &mut chunk, drained)).await {
+                match timeout(limit, stream.read(&mut chunk)).await {
                     Ok(read) => read,
                     Err(_) => {
                         report(client.id, "client disconnected: idle past the timeout");
@@ -185,14 +179,15 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
                     }
                 }
             }
-            _ => read_some(stream, &mut chunk, drained).await,
+            // A read after a short one in the same turn waits for readiness first:
+            // one `recv` per request, not two (see stage 6's `TcpStream::read`).
+            _ => stream.read(&mut chunk).await,
         };
         match read {
             // End of file: the client left, or the server shut our read half down.
             Ok(0) if server.is_stopping() => return Ending::Shutdown,
             Ok(0) => return Ending::Client,
             Ok(n) => {
-                drained = n < chunk.len();
                 buffer.extend_from_slice(&chunk[..n]);
                 if n == chunk.len() && chunk.len() < READ_CHUNK {
                     chunk.resize((2 * chunk.len()).min(READ_CHUNK), 0);
@@ -204,16 +199,6 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             }
         }
     }
-}
-
-/// One read into `chunk`. After a short read (`drained`), it waits for readiness
-/// first: one `recv` per request instead of two. Registering a socket that already
-/// has data makes epoll report it at once, so nothing is missed.
-async fn read_some(stream: &TcpStream, chunk: &mut [u8], drained: bool) -> std::io::Result<usize> {
-    if drained {
-        readable(stream).await?;
-    }
-    stream.read(chunk).await
 }
 
 /// Tells the loop's exception handler (stderr by default) about client `id`.
