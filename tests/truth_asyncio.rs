@@ -128,6 +128,12 @@ scenarios! {
     run_drops_leftover: differs [ShutdownTurns, CancelBecomesDrop],
         cpython_says ["turn=4 event=leftover-cleanup", "turns=10"];
 
+    /// One Runner, two runs of an empty main: two turns each, counted on; closing it
+    /// adds CPython's shutdown turns and none of oneloop's.
+    runner_reused: differs [ShutdownTurns],
+        cpython_says ["turn=3 run=main", "turn=4 run=_run_until_complete_cb",
+            "turn=- event=second-run-returned", "turns=8"];
+
     // Stage 5: timers.
     /// call_later(0) runs after a call_soon callback, in the same turn, even when the
     /// timer was scheduled first: timers reach the ready queue only after the select.
@@ -174,6 +180,17 @@ scenarios! {
     two_sockets_one_turn: differs [],
         cpython_says ["section=write-b-then-a", "turn=2 run=on_b", "turn=2 run=on_a",
             "section=write-a-then-b", "turn=2 run=on_a", "turn=2 run=on_b"];
+
+    /// A reader that reads one byte per call from a socket holding three runs in three
+    /// turns in a row: level-triggered on CPython, re-armed after each event here.
+    reader_one_byte_per_call: differs [],
+        cpython_says ["turn=2 event=read-a", "turn=3 event=read-b", "turn=4 event=read-c",
+            "turns=6"];
+    /// Readers replaced or removed after the select queued them do not run; the new
+    /// reader runs in the next turn, since the byte is still unread.
+    replace_queued_reader: differs [],
+        cpython_says ["turn=2 run=on_a", "turn=2 event=removed-c-True", "turn=3 run=on_b_new",
+            "turns=5"];
 
     // Stage 7: offload.
     /// call_soon_threadsafe wakes an idle loop: the callback runs in the next turn,
@@ -633,6 +650,19 @@ mod oneloop {
         run_with(|event_loop| rec.attach(event_loop.core()), async {}).expect("main finishes");
     }
 
+    pub fn runner_reused(rec: &Rc<Recorder>) {
+        let mut runner = Runner::new();
+        rec.attach(runner.event_loop().core());
+        for returned in ["first-run-returned", "second-run-returned"] {
+            let main_rec = Rc::clone(rec);
+            runner
+                .run(async move { main_rec.event("main-runs") })
+                .expect("main finishes");
+            rec.event(returned);
+        }
+        runner.close();
+    }
+
     pub fn stop_from_callback(rec: &Rc<Recorder>) {
         let mut event_loop = rec.event_loop();
         let (stop, later) = (named(rec, "stop"), named(rec, "later"));
@@ -988,6 +1018,90 @@ mod oneloop {
                 rec.event("main-resumed");
             });
         }
+    }
+
+    pub fn reader_one_byte_per_call(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let io = Io::current().expect("an I/O layer");
+            let (ours, mut peer) = UnixStream::pair().expect("a socket pair");
+            ours.set_nonblocking(true).expect("non-blocking");
+            let ours = Rc::new(ours);
+            let all_read = OneShot::<(), ()>::new();
+            let (in_reader, io_in, socket, done) = (
+                Rc::clone(&rec),
+                Rc::clone(&io),
+                Rc::clone(&ours),
+                all_read.clone(),
+            );
+            io.add_reader_named(&*ours, "on_data", move || {
+                let mut byte = [0; 1];
+                (&*socket).read_exact(&mut byte).expect("a byte is there");
+                in_reader.event(format!("read-{}", char::from(byte[0])));
+                if byte == *b"c" {
+                    io_in.remove_reader(&*socket);
+                    done.set_result(()).expect("set once");
+                }
+            })
+            .expect("the reader is registered");
+            peer.write_all(b"abc").expect("the peer takes three bytes");
+            rec.event("written-abc");
+            all_read.wait().await.expect("the reader sets it");
+            rec.event("main-resumed");
+        });
+    }
+
+    pub fn replace_queued_reader(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let io = Io::current().expect("an I/O layer");
+            // One connected pair per name: the loop reads `ours`, the test writes to
+            // `peer`.
+            let [a, b, c] = ["a", "b", "c"].map(|_| {
+                let (ours, peer) = UnixStream::pair().expect("a socket pair");
+                ours.set_nonblocking(true).expect("non-blocking");
+                (Rc::new(ours), peer)
+            });
+            let done = OneShot::<(), ()>::new();
+            let read_one = |socket: &UnixStream| {
+                let mut byte = [0; 1];
+                (&*socket).read_exact(&mut byte).expect("a byte is there");
+                char::from(byte[0])
+            };
+            let (a_rec, a_io, a_ours) = (Rc::clone(&rec), Rc::clone(&io), Rc::clone(&a.0));
+            let (b_ours, c_ours) = (Rc::clone(&b.0), Rc::clone(&c.0));
+            let done_in = done.clone();
+            io.add_reader_named(&*a.0, "on_a", move || {
+                a_rec.event(format!("a-read-{}", read_one(&a_ours)));
+                a_io.remove_reader(&*a_ours);
+                let (new_rec, new_io, socket) =
+                    (Rc::clone(&a_rec), Rc::clone(&a_io), Rc::clone(&b_ours));
+                let done = done_in.clone();
+                a_io.add_reader_named(&*b_ours, "on_b_new", move || {
+                    new_rec.event(format!("new-b-read-{}", read_one(&socket)));
+                    new_io.remove_reader(&*socket);
+                    done.set_result(()).expect("set once");
+                })
+                .expect("the new reader is registered");
+                let removed = a_io.remove_reader(&*c_ours);
+                a_rec.event(format!("removed-c-{}", py(removed)));
+            })
+            .expect("a's reader is registered");
+            let old_b = Rc::clone(&rec);
+            io.add_reader_named(&*b.0, "on_b", move || old_b.event("old-b-ran"))
+                .expect("b's reader is registered");
+            let c_rec = Rc::clone(&rec);
+            io.add_reader_named(&*c.0, "on_c", move || c_rec.event("c-ran"))
+                .expect("c's reader is registered");
+            for (name, (_, peer)) in [("a", &a), ("b", &b), ("c", &c)] {
+                (&*peer)
+                    .write_all(name.as_bytes())
+                    .expect("the peer takes a byte");
+            }
+            rec.event("written-a-b-c");
+            done.wait().await.expect("the new reader sets it");
+            rec.event("main-resumed");
+        });
     }
 
     // -----------------------------------------------------------------------------------

@@ -508,6 +508,63 @@ fn nodes_timer_loops_drain_the_queues_before_every_callback_but_the_first() {
     );
 }
 
+/// What keeps the loop going, on Node and on oneloop's loop (`tests/node/alive/`):
+/// ten thousand nextTicks, each queued by the last, all run before an immediate queued
+/// beside them; and a promise nothing will settle, or an unref'd interval, keeps the
+/// loop alive on neither, so the run ends after the main script with zero iterations.
+#[test]
+fn what_keeps_the_loop_alive_on_node_keeps_it_on_oneloop() {
+    node_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let dir = scripts_dir().join("alive");
+    let node_ticks = NODE
+        .run(
+            &[],
+            &dir.join("tick_starves.js"),
+            &["NODE_OPTIONS"],
+            NODE_LIMIT,
+        )
+        .unwrap_or_else(|problem| panic!("{problem}"));
+    let node_ends = NODE
+        .run(
+            &[],
+            &dir.join("nothing_keeps_it_alive.js"),
+            &["NODE_OPTIONS"],
+            NODE_LIMIT,
+        )
+        .unwrap_or_else(|problem| panic!("{problem}"));
+    let (ticks, ends) = watchdog(ONELOOP_LIMIT, || {
+        fn again(left: u32) {
+            if left == 0 {
+                console_log("ticks done");
+            } else {
+                next_tick(move || again(left - 1));
+            }
+        }
+        let ticks = oneloop_node::NodeLoop::with_virtual_clock()?.run(|| {
+            set_immediate(|| console_log("immediate"));
+            again(10_000);
+        })?;
+        let ends = oneloop_node::NodeLoop::with_virtual_clock()?.run(|| {
+            let (never, _resolver) = Promise::<()>::pending();
+            never.then(|()| console_log("never settled"));
+            oneloop_node::unref_timer(oneloop_node::set_interval(|| console_log("interval"), 1));
+            console_log("main");
+        })?;
+        Ok::<_, oneloop_node::NodeError>((ticks, ends))
+    })
+    .unwrap_or_else(|e| panic!("oneloop failed: {e}"));
+    if let Err(diff) = external::side_by_side("node", &node_ticks, &ticks.output) {
+        panic!("tick_starves: oneloop and node disagree; {diff}");
+    }
+    if let Err(diff) = external::side_by_side("node", &node_ends, &ends.output) {
+        panic!("nothing_keeps_it_alive: oneloop and node disagree; {diff}");
+    }
+    assert_eq!(
+        ends.iterations, 0,
+        "nothing was alive after the main script"
+    );
+}
+
 #[test]
 fn every_script_has_a_scenario_and_back() {
     let scripts: BTreeSet<String> = fs::read_dir(scripts_dir())
