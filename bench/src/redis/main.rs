@@ -5,6 +5,7 @@
 //! cargo run --release --bin redis-bench                  # the redis-benchmark table, 5 rounds
 //! cargo run --release --bin redis-bench -- --rounds 9    # more rounds
 //! cargo run --release --bin redis-bench -- --split-cores  # -P 1: client on core 0, server on core 1
+//! cargo run --release --bin redis-bench -- --pipeline 1   # only the rows of one pipeline depth
 //! cargo run --release --bin redis-bench -- c10k          # 10,000 paced connections
 //! cargo run --release --bin redis-bench -- instructions  # -P 1 instructions per request (valgrind)
 //! ```
@@ -53,7 +54,7 @@ fn main() {
             } else {
                 rows::Cores::Shared
             };
-            rows::run(rounds, requests, cores);
+            rows::run(rounds, requests, cores, flag(rest, "--pipeline"));
         }
     }
 }

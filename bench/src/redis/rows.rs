@@ -207,16 +207,24 @@ fn verdict(ours: Spread, theirs: Spread, higher_is_better: bool) -> &'static str
     }
 }
 
-/// Runs every row `rounds` times, rotating the servers' order each round, and prints
-/// the table.
-pub fn run(rounds: usize, requests: usize, cores: Cores) {
+/// Runs every row (of pipeline depth `depth` only, if given) `rounds` times, rotating
+/// the servers' order each round, and prints the table.
+pub fn run(rounds: usize, requests: usize, cores: Cores, depth: Option<usize>) {
+    let rows: Vec<&Row> = ROWS
+        .iter()
+        .filter(|row| depth.is_none_or(|depth| row.pipeline == depth))
+        .collect();
+    if rows.is_empty() {
+        eprintln!("redis-bench: no row has pipeline depth {depth:?}; the rows have 1 and 16");
+        std::process::exit(2);
+    }
     if cores == Cores::Split {
         require_two_cores();
     }
     let load_before = load_average();
     let mut samples: BTreeMap<(String, &str), Vec<Sample>> = BTreeMap::new();
     for round in 0..rounds {
-        for row in ROWS {
+        for row in &rows {
             let n = row.servers.len();
             for k in 0..n {
                 let server = row.servers[(k + round) % n];
@@ -261,7 +269,7 @@ pub fn run(rounds: usize, requests: usize, cores: Cores) {
         "| workload | server | requests/s | ratio (peer ÷ oneloop) | verdict (requests/s) | p50 ms | p99 ms | server CPU µs/request | user | sys | CPU ratio (oneloop ÷ peer) | verdict (CPU) |"
     );
     println!("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|");
-    for row in ROWS {
+    for row in &rows {
         let ours_runs = &samples[&(row.id(), "oneloop")];
         let ours_rps = Spread::of(ours_runs, |s| s.rps);
         let ours_cpu = Spread::of(ours_runs, |s| s.cpu_us);
