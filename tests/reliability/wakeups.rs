@@ -1,0 +1,259 @@
+//! Wakes that cross threads, in each window of the loop's turn and of its close.
+//!
+//! - A loop with nothing but another thread's `LoopHandle` to wait for (asyncio's
+//!   `call_soon_threadsafe(loop.stop)` from a thread, to end `run_forever`) used to
+//!   report `Stalled` at its first idle park: the stall check counted task wakers held
+//!   elsewhere, but not handles. Now a live handle counts among the offload driver's
+//!   registrations.
+//! - A job of the default pool that hands the loop a call and waits for its answer used
+//!   to hold the loop's close until the shutdown timeout (300 s by default): the close
+//!   hook waited for the pool with the call sitting in the inbox. asyncio's loop runs
+//!   while it joins the executor; the close hook now runs such calls while it waits.
+//! - Two attacks that found no bug, kept as guards: a wake between the loop's last
+//!   check and `epoll_wait`, and two loops on two threads waking each other's tasks.
+
+use std::cell::RefCell;
+use std::future::poll_fn;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::task::{Poll, Waker};
+use std::thread;
+use std::time::Duration;
+
+use oneloop_core::hooks::{CALLBACK_PANICKED, LayerSnapshot, ReadyQueue, with_current};
+use oneloop_core::{Core, Driver, EventLoop, ExceptionReport, LoopError, ParkReport};
+use oneloop_io::IoDriver;
+use oneloop_offload::{Offload, OffloadDriver, new_driver, new_event_loop, to_thread};
+use oneloop_testkit::watchdog_default;
+use oneloop_timers::TimerDriver;
+
+/// A driver over `inner` that runs a hook once, at the first park that may wait for
+/// ever, just before `inner` parks: after the loop's stall check and its last read of
+/// the foreign flag (and, under the offload layer, after its read of the inbox's
+/// count), before `epoll_wait`.
+struct BeforePark<D> {
+    inner: D,
+    hook: Option<Box<dyn FnOnce()>>,
+}
+
+impl<D: Driver> BeforePark<D> {
+    fn new(inner: D, hook: impl FnOnce() + 'static) -> Self {
+        Self {
+            inner,
+            hook: Some(Box::new(hook)),
+        }
+    }
+}
+
+impl<D: Driver> Driver for BeforePark<D> {
+    fn install(&mut self, core: &Rc<Core>) {
+        self.inner.install(core);
+    }
+
+    fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
+        if timeout.is_none()
+            && let Some(hook) = self.hook.take()
+        {
+            hook();
+        }
+        self.inner.park(timeout, ready)
+    }
+
+    fn registrations(&self) -> usize {
+        self.inner.registrations()
+    }
+
+    fn external_wakes(&self) -> bool {
+        self.inner.external_wakes()
+    }
+
+    fn describe(&self, out: &mut Vec<LayerSnapshot>) {
+        self.inner.describe(out);
+    }
+}
+
+#[test]
+fn run_forever_waits_for_a_stop_that_another_thread_sends_through_its_handle() {
+    watchdog_default(|| {
+        // The thread calls only once the loop is about to sleep, so the loop's stall
+        // check runs first, with the handle held and nothing else to wait for.
+        let (parking_tx, parking_rx) = mpsc::channel::<()>();
+        let driver = BeforePark::new(new_driver().expect("epoll is available"), move || {
+            parking_tx.send(()).expect("the stopping thread waits");
+        });
+        let mut event_loop = EventLoop::with_driver(driver);
+        let handle = Offload::of(event_loop.core())
+            .expect("the offload layer")
+            .handle();
+        let stopper = thread::spawn(move || {
+            // Gone without a message: the loop never parked (it stalled).
+            if parking_rx.recv().is_ok() {
+                handle
+                    .call_soon_threadsafe(|| {
+                        with_current(|core| core.stop()).expect("run on the loop");
+                    })
+                    .expect("the loop is open");
+            }
+        });
+        let outcome = event_loop.run_forever();
+        drop(event_loop);
+        stopper.join().expect("the stopping thread ends");
+        assert_eq!(outcome, Ok(()), "run_forever ends through the stop");
+    });
+}
+
+#[test]
+fn a_job_that_waits_for_its_call_to_the_closing_loop_gets_it_before_the_timeout() {
+    let (answered, left, reports) = watchdog_default(|| {
+        let mut event_loop = new_event_loop().expect("epoll is available");
+        let offload = Offload::of(event_loop.core()).expect("the offload layer");
+        // Long enough that a shutdown held until the timeout fails the test clearly.
+        offload.set_shutdown_timeout(Duration::from_secs(2));
+        let reports: Rc<RefCell<Vec<ExceptionReport>>> = Rc::default();
+        let seen = Rc::clone(&reports);
+        event_loop.set_exception_handler(move |report| seen.borrow_mut().push(report.clone()));
+        let answered = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&answered);
+        event_loop
+            .run_until_complete(async move {
+                let handle = offload.handle();
+                // Submitted, then left: main ends, and the loop closes with the job on.
+                drop(to_thread(move || {
+                    let (answer_tx, answer_rx) = mpsc::channel();
+                    handle
+                        .call_soon_threadsafe(move || answer_tx.send(()).expect("the job waits"))
+                        .expect("the loop is open while it waits for its pool");
+                    // A second call that panics: reported, and the wait goes on.
+                    handle
+                        .call_soon_threadsafe_named("panicking call", || panic!("boom"))
+                        .expect("the loop is open while it waits for its pool");
+                    if answer_rx.recv().is_ok() {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                    }
+                }));
+            })
+            .expect("main finishes");
+        let offload = Offload::of(event_loop.core()).expect("the offload layer");
+        event_loop.close();
+        let left = offload
+            .last_shutdown()
+            .expect("the default pool was shut down");
+        // Reports hold `Rc`s: only their texts leave the watchdog's thread.
+        let reports: Vec<(String, String)> = reports
+            .take()
+            .into_iter()
+            .map(|report| (report.message, report.label.to_string()))
+            .collect();
+        (answered.load(Ordering::SeqCst), left, reports)
+    });
+    assert_eq!(answered, 1, "the job got the answer to its call");
+    assert!(left.is_clean(), "{left}");
+    assert_eq!(
+        reports,
+        [(CALLBACK_PANICKED.to_owned(), "panicking call".to_owned())]
+    );
+}
+
+/// A future that hands its waker out on first poll, and is ready once `done` is set.
+fn waits_for(
+    done: Arc<AtomicBool>,
+    wakers: mpsc::Sender<Waker>,
+) -> impl std::future::Future<Output = ()> {
+    poll_fn(move |cx| {
+        if done.load(Ordering::SeqCst) {
+            return Poll::Ready(());
+        }
+        // Receiver gone: the test already failed elsewhere.
+        let _ = wakers.send(cx.waker().clone());
+        Poll::Pending
+    })
+}
+
+#[test]
+fn a_wake_between_the_last_check_and_epoll_wait_is_not_lost() {
+    // With the offload layer the task resumes; without it, the loop fails loudly.
+    for offload in [true, false] {
+        let outcome = watchdog_default(move || {
+            let done = Arc::new(AtomicBool::new(false));
+            let (wakers_tx, wakers_rx) = mpsc::channel();
+            let set = Arc::clone(&done);
+            // Inside the window: another thread wakes the task, and is joined.
+            let hook = move || {
+                let waker: Waker = wakers_rx.recv().expect("the task polled once");
+                thread::spawn(move || {
+                    set.store(true, Ordering::SeqCst);
+                    waker.wake();
+                })
+                .join()
+                .expect("the waking thread ends");
+            };
+            let main = waits_for(Arc::clone(&done), wakers_tx);
+            if offload {
+                // Under the offload layer: after it read an empty inbox's count.
+                let timers = TimerDriver::new(IoDriver::new().expect("epoll is available"));
+                let driver = OffloadDriver::new(BeforePark::new(timers, hook));
+                EventLoop::with_driver(driver).run_until_complete(main)
+            } else {
+                let io = IoDriver::new().expect("epoll is available");
+                let driver = BeforePark::new(io, hook);
+                EventLoop::with_driver(driver).run_until_complete(main)
+            }
+        });
+        let expected = if offload {
+            Ok(())
+        } else {
+            Err(LoopError::ForeignWake)
+        };
+        assert_eq!(outcome, expected, "offload layer: {offload}");
+    }
+}
+
+#[test]
+fn two_loops_on_two_threads_waking_each_others_tasks_never_miss_a_wake() {
+    const ROUNDS: usize = 200;
+    /// One side's turn to move: the round it may take, and the waker of the task that
+    /// waits for it.
+    #[derive(Default)]
+    struct Baton {
+        round: usize,
+        waiting: Option<Waker>,
+    }
+    let baton = Arc::new(Mutex::new(Baton::default()));
+    // Side 0 moves on even rounds, side 1 on odd ones; each move wakes the other.
+    let side = |me: usize, baton: Arc<Mutex<Baton>>| {
+        move || {
+            oneloop_offload::run(async move {
+                for round in (me..ROUNDS).step_by(2) {
+                    poll_fn(|cx| {
+                        let mut baton = baton.lock().expect("no side panics holding it");
+                        if baton.round == round {
+                            Poll::Ready(())
+                        } else {
+                            baton.waiting = Some(cx.waker().clone());
+                            Poll::Pending
+                        }
+                    })
+                    .await;
+                    let waiting = {
+                        let mut baton = baton.lock().expect("no side panics holding it");
+                        baton.round += 1;
+                        baton.waiting.take()
+                    };
+                    // The other loop's task, woken from this loop's thread.
+                    if let Some(waker) = waiting {
+                        waker.wake();
+                    }
+                }
+            })
+        }
+    };
+    let outcomes = watchdog_default(move || {
+        let other = thread::spawn(side(1, Arc::clone(&baton)));
+        let here = side(0, Arc::clone(&baton))();
+        let there = other.join().expect("the other loop's thread ends");
+        let round = baton.lock().expect("no side panicked").round;
+        (here, there, round)
+    });
+    assert_eq!(outcomes, (Ok(()), Ok(()), ROUNDS));
+}
