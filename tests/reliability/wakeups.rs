@@ -9,8 +9,11 @@
 //!   to hold the loop's close until the shutdown timeout (300 s by default): the close
 //!   hook waited for the pool with the call sitting in the inbox. asyncio's loop runs
 //!   while it joins the executor; the close hook now runs such calls while it waits.
-//! - Two attacks that found no bug, kept as guards: a wake between the loop's last
-//!   check and `epoll_wait`, and two loops on two threads waking each other's tasks.
+//! - Attacks that found no bug, kept as guards: a wake between the loop's last check
+//!   and `epoll_wait`; two loops on two threads waking each other's tasks; a waker
+//!   dropped unused on another thread (the stall is still reported, and the offload
+//!   layer's own references to its inbox do not count as handles); a wake after the
+//!   loop closed; a call racing the end of `run_until_complete`.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
@@ -256,4 +259,105 @@ fn two_loops_on_two_threads_waking_each_others_tasks_never_miss_a_wake() {
         (here, there, round)
     });
     assert_eq!(outcomes, (Ok(()), Ok(()), ROUNDS));
+}
+
+/// A main task that hands a clone of its waker to another thread, which drops it
+/// unused, and then waits for ever.
+async fn hands_its_waker_to_a_thread_that_drops_it() {
+    poll_fn(|cx| {
+        let waker = cx.waker().clone();
+        thread::spawn(move || drop(waker))
+            .join()
+            .expect("the dropping thread ends");
+        Poll::<()>::Pending
+    })
+    .await;
+}
+
+#[test]
+fn a_waker_dropped_unused_on_another_thread_leaves_a_stall_that_is_reported() {
+    // The stall check must see the clone gone, on stage 4's loop and on the offload
+    // loop (whose own handles must not count as held elsewhere).
+    let (core, offload) = watchdog_default(|| {
+        let core = EventLoop::new().run_until_complete(hands_its_waker_to_a_thread_that_drops_it());
+        let offload = new_event_loop()
+            .expect("epoll is available")
+            .run_until_complete(hands_its_waker_to_a_thread_that_drops_it());
+        (core, offload)
+    });
+    assert_eq!(core, Err(LoopError::Stalled));
+    assert_eq!(offload, Err(LoopError::Stalled));
+}
+
+#[test]
+fn a_wake_from_another_thread_after_the_loop_closed_does_nothing_and_the_task_is_gone() {
+    for offload in [true, false] {
+        watchdog_default(move || {
+            let task_dropped = oneloop_testkit::DropFlag::new();
+            let guard = task_dropped.guard();
+            let (wakers_tx, wakers_rx) = mpsc::channel();
+            let mut event_loop: EventLoop<Box<dyn Driver>> = if offload {
+                EventLoop::with_driver(Box::new(new_driver().expect("epoll is available")))
+            } else {
+                EventLoop::with_driver(Box::new(IoDriver::new().expect("epoll is available")))
+            };
+            drop(event_loop.spawn(async move {
+                let _guard = guard;
+                waits_for(Arc::new(AtomicBool::new(false)), wakers_tx).await;
+            }));
+            event_loop.run_once().expect("the task's first step");
+            let waker: Waker = wakers_rx.recv().expect("the task polled once");
+            event_loop.close();
+            assert!(task_dropped.dropped(), "closing dropped the task");
+            thread::spawn(move || waker.wake())
+                .join()
+                .expect("a late wake does not panic");
+            assert_eq!(event_loop.run_once(), Err(LoopError::Closed));
+            drop(event_loop);
+            assert_eq!(task_dropped.drops(), 1);
+        });
+    }
+}
+
+#[test]
+fn a_call_that_lands_as_run_until_complete_ends_runs_in_the_next_run_or_goes_with_the_close() {
+    watchdog_default(|| {
+        let mut event_loop = new_event_loop().expect("epoll is available");
+        let handle = Offload::of(event_loop.core())
+            .expect("the offload layer")
+            .handle();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let counted = Arc::clone(&ran);
+        let caller = thread::spawn(move || {
+            go_rx.recv().expect("main says go");
+            handle
+                .call_soon_threadsafe(move || {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                })
+                .expect("the loop is open")
+        });
+        // Main ends in its first step; the call races the stop turn.
+        event_loop
+            .run_until_complete(async move { go_tx.send(()).expect("the caller waits") })
+            .expect("main finishes");
+        caller.join().expect("the caller ends");
+        // In the inbox now, or already run: the next run's first park takes it.
+        event_loop
+            .run_until_complete(async {})
+            .expect("main finishes");
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "the call ran once");
+        // A call left at close is dropped with the inbox, never run, never leaked.
+        let late = Arc::clone(&ran);
+        Offload::of(event_loop.core())
+            .expect("the offload layer")
+            .handle()
+            .call_soon_threadsafe(move || {
+                late.fetch_add(1, Ordering::SeqCst);
+            })
+            .expect("the loop is open");
+        drop(event_loop);
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "the late call never ran");
+        assert_eq!(Arc::strong_count(&ran), 1, "and it was dropped");
+    });
 }
