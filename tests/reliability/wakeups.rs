@@ -361,3 +361,55 @@ fn a_call_that_lands_as_run_until_complete_ends_runs_in_the_next_run_or_goes_wit
         assert_eq!(Arc::strong_count(&ran), 1, "and it was dropped");
     });
 }
+
+#[test]
+fn a_task_that_dropped_its_to_thread_future_is_not_woken_when_the_job_ends() {
+    let polls = watchdog_default(|| {
+        let result_dropped = oneloop_testkit::DropFlag::new();
+        let flag = result_dropped.clone();
+        new_event_loop()
+            .expect("epoll is available")
+            .run_until_complete(async move {
+                // The task's later wait: ready once `go` is set, counting its polls.
+                let go = Rc::new(std::cell::Cell::new(false));
+                let waiting: Rc<RefCell<Option<Waker>>> = Rc::default();
+                let (set, woken) = (Rc::clone(&go), Rc::clone(&waiting));
+                let waiter = oneloop_core::spawn(async move {
+                    // Polled once, so the job's completion holds this task's waker;
+                    // then dropped, as a timeout or a cancellation drops it.
+                    let mut job = to_thread(move || flag.guard());
+                    poll_fn(|cx| {
+                        assert!(std::pin::Pin::new(&mut job).poll(cx).is_pending());
+                        Poll::Ready(())
+                    })
+                    .await;
+                    drop(job);
+                    let mut polls = 0;
+                    poll_fn(|cx| {
+                        polls += 1;
+                        if set.get() {
+                            return Poll::Ready(());
+                        }
+                        *woken.borrow_mut() = Some(cx.waker().clone());
+                        Poll::Pending
+                    })
+                    .await;
+                    polls
+                });
+                // The job's result is dropped on the loop right after its completion
+                // is filled in, in the same handle: once it is gone, any wake the
+                // completion gave is queued.
+                while !result_dropped.dropped() {
+                    oneloop_core::yield_now().await;
+                }
+                oneloop_core::yield_now().await;
+                go.set(true);
+                let waker = waiting.borrow_mut().take().expect("the waiter waits");
+                waker.wake();
+                waiter.await.expect("the waiter finishes")
+            })
+            .expect("main finishes")
+    });
+    // The first poll, and the wake that set `go`: no step from the dropped future.
+    assert_eq!(polls, 2);
+}
