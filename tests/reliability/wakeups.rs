@@ -9,11 +9,15 @@
 //!   to hold the loop's close until the shutdown timeout (300 s by default): the close
 //!   hook waited for the pool with the call sitting in the inbox. asyncio's loop runs
 //!   while it joins the executor; the close hook now runs such calls while it waits.
+//! - A task that dropped its `to_thread` future (a timeout, a cancellation) was
+//!   stepped once more when the job ended: the completion still held its waker. The
+//!   future's drop now takes the waker back.
 //! - Attacks that found no bug, kept as guards: a wake between the loop's last check
-//!   and `epoll_wait`; two loops on two threads waking each other's tasks; a waker
+//!   and its park (`thread::park` or `epoll_wait`); two loops on two threads waking each other's tasks; a waker
 //!   dropped unused on another thread (the stall is still reported, and the offload
-//!   layer's own references to its inbox do not count as handles); a wake after the
-//!   loop closed; a call racing the end of `run_until_complete`.
+//!   layer's own references to its inbox do not count as handles); a wake while the
+//!   loop drops its tasks at close, and one after it closed; a call racing the end of
+//!   `run_until_complete`.
 
 use std::cell::RefCell;
 use std::future::poll_fn;
@@ -173,10 +177,22 @@ fn waits_for(
     })
 }
 
+/// The driver stacks a wake in the window is tried on.
+#[derive(Debug, Clone, Copy)]
+enum Stack {
+    /// Stage 4's `ThreadParker`: the window ends in `thread::park`.
+    Parker,
+    /// Stage 6's epoll driver: the window ends in `epoll_wait`.
+    Epoll,
+    /// Stage 7's offload layer over timers over epoll, the window under the layer
+    /// (after it read an empty inbox's count).
+    Offload,
+}
+
 #[test]
-fn a_wake_between_the_last_check_and_epoll_wait_is_not_lost() {
+fn a_wake_between_the_last_check_and_the_park_is_not_lost() {
     // With the offload layer the task resumes; without it, the loop fails loudly.
-    for offload in [true, false] {
+    for stack in [Stack::Parker, Stack::Epoll, Stack::Offload] {
         let outcome = watchdog_default(move || {
             let done = Arc::new(AtomicBool::new(false));
             let (wakers_tx, wakers_rx) = mpsc::channel();
@@ -192,23 +208,24 @@ fn a_wake_between_the_last_check_and_epoll_wait_is_not_lost() {
                 .expect("the waking thread ends");
             };
             let main = waits_for(Arc::clone(&done), wakers_tx);
-            if offload {
-                // Under the offload layer: after it read an empty inbox's count.
-                let timers = TimerDriver::new(IoDriver::new().expect("epoll is available"));
-                let driver = OffloadDriver::new(BeforePark::new(timers, hook));
-                EventLoop::with_driver(driver).run_until_complete(main)
-            } else {
-                let io = IoDriver::new().expect("epoll is available");
-                let driver = BeforePark::new(io, hook);
-                EventLoop::with_driver(driver).run_until_complete(main)
-            }
+            let driver: Box<dyn Driver> = match stack {
+                Stack::Parker => Box::new(BeforePark::new(oneloop_core::ThreadParker, hook)),
+                Stack::Epoll => Box::new(BeforePark::new(
+                    IoDriver::new().expect("epoll is available"),
+                    hook,
+                )),
+                Stack::Offload => {
+                    let timers = TimerDriver::new(IoDriver::new().expect("epoll is available"));
+                    Box::new(OffloadDriver::new(BeforePark::new(timers, hook)))
+                }
+            };
+            EventLoop::with_driver(driver).run_until_complete(main)
         });
-        let expected = if offload {
-            Ok(())
-        } else {
-            Err(LoopError::ForeignWake)
+        let expected = match stack {
+            Stack::Offload => Ok(()),
+            Stack::Parker | Stack::Epoll => Err(LoopError::ForeignWake),
         };
-        assert_eq!(outcome, expected, "offload layer: {offload}");
+        assert_eq!(outcome, expected, "{stack:?}");
     }
 }
 
@@ -412,4 +429,57 @@ fn a_task_that_dropped_its_to_thread_future_is_not_woken_when_the_job_ends() {
     });
     // The first poll, and the wake that set `go`: no step from the dropped future.
     assert_eq!(polls, 2);
+}
+
+/// Runs `on_drop` when dropped.
+struct OnDrop(Option<Box<dyn FnOnce()>>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        if let Some(on_drop) = self.0.take() {
+            on_drop();
+        }
+    }
+}
+
+#[test]
+fn a_wake_from_another_thread_while_the_loop_drops_its_tasks_at_close_is_harmless() {
+    for stack in [Stack::Parker, Stack::Epoll, Stack::Offload] {
+        let drops = watchdog_default(move || {
+            let dropped = oneloop_testkit::DropFlag::new();
+            let driver: Box<dyn Driver> = match stack {
+                Stack::Parker => Box::new(oneloop_core::ThreadParker),
+                Stack::Epoll => Box::new(IoDriver::new().expect("epoll is available")),
+                Stack::Offload => Box::new(new_driver().expect("epoll is available")),
+            };
+            let mut event_loop = EventLoop::with_driver(driver);
+            let (wakers_tx, wakers_rx) = mpsc::channel();
+            let waker_of_b: Rc<RefCell<Option<Waker>>> = Rc::default();
+            let taken = Rc::clone(&waker_of_b);
+            // Dropped first at close (slot order): wakes B from another thread.
+            let a_guard = dropped.guard();
+            drop(event_loop.spawn(async move {
+                let _guard = a_guard;
+                let _wakes_b = OnDrop(Some(Box::new(move || {
+                    let waker = taken.borrow_mut().take().expect("B polled once");
+                    thread::spawn(move || waker.wake())
+                        .join()
+                        .expect("the waking thread ends");
+                })));
+                std::future::pending::<()>().await;
+            }));
+            let b_guard = dropped.guard();
+            drop(event_loop.spawn(async move {
+                let _guard = b_guard;
+                waits_for(Arc::new(AtomicBool::new(false)), wakers_tx).await;
+            }));
+            event_loop.run_once().expect("both tasks' first steps");
+            *waker_of_b.borrow_mut() = Some(wakers_rx.recv().expect("B polled once"));
+            event_loop.close();
+            assert_eq!(event_loop.run_once(), Err(LoopError::Closed));
+            drop(event_loop);
+            dropped.drops()
+        });
+        assert_eq!(drops, 2, "{stack:?}: each task dropped once");
+    }
 }
