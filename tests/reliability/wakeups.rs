@@ -125,8 +125,18 @@ fn a_job_that_waits_for_its_call_to_the_closing_loop_gets_it_before_the_timeout(
         event_loop
             .run_until_complete(async move {
                 let handle = offload.handle();
+                // Dropped when the close drops the leftover tasks, before its hooks run:
+                // the job makes its calls only then, while the close waits for it.
+                let (closing_tx, closing_rx) = mpsc::channel::<()>();
+                drop(oneloop_core::spawn(async move {
+                    let _closing = OnDrop(Some(Box::new(move || {
+                        closing_tx.send(()).expect("the job waits");
+                    })));
+                    std::future::pending::<()>().await;
+                }));
                 // Submitted, then left: main ends, and the loop closes with the job on.
                 drop(to_thread(move || {
+                    closing_rx.recv().expect("the loop closes");
                     let (answer_tx, answer_rx) = mpsc::channel();
                     handle
                         .call_soon_threadsafe(move || answer_tx.send(()).expect("the job waits"))
