@@ -30,6 +30,8 @@ mod queued_callbacks;
 mod shutdown;
 #[path = "reliability/timer_model.rs"]
 mod timer_model;
+#[path = "reliability/wakeups.rs"]
+mod wakeups;
 
 /// A connected loopback pair: a blocking std client and the accepted side as a oneloop
 /// stream.

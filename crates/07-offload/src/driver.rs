@@ -88,11 +88,18 @@ impl<D: Driver> Driver for OffloadDriver<D> {
         report
     }
 
+    /// The inbox's items, the default pool's jobs, and the live [`LoopHandle`]s: a
+    /// thread that holds one may still call `call_soon_threadsafe` (asyncio's
+    /// `call_soon_threadsafe(loop.stop)` from another thread).
+    ///
+    /// [`LoopHandle`]: crate::LoopHandle
     fn registrations(&self) -> usize {
-        let own = self
-            .offload
-            .as_ref()
-            .map_or(0, |offload| offload.pending() + offload.in_flight());
+        let own = self.offload.as_ref().map_or(0, |offload| {
+            // Handles first: a call made before its handle was dropped is then seen
+            // in the inbox's count (see `Offload::handles_held`).
+            let handles = offload.handles_held();
+            handles + offload.pending() + offload.in_flight()
+        });
         own + self.inner.registrations()
     }
 

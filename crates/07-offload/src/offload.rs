@@ -10,14 +10,16 @@
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{self, Ordering};
+use std::time::{Duration, Instant};
 
-use oneloop_core::hooks::with_current;
+use oneloop_core::hooks::{CALLBACK_PANICKED, panic_message, with_current};
 use oneloop_core::{Core, ExceptionReport, Label};
 
-use crate::inbox::Remote;
+use crate::inbox::{Injected, Remote};
 use crate::run_in_executor::submit_to;
 use crate::{LoopHandle, OffloadError, Offloaded, ShutdownReport, ThreadPool};
 
@@ -29,6 +31,11 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The label of the close hook, and of its report when jobs were left.
 pub const SHUTDOWN_LABEL: &str = "shutdown_default_executor";
+
+/// While the loop closes and waits for its default pool, how long it waits at most
+/// before it runs the calls that other threads handed it meanwhile (a job that ends
+/// ends the wait at once).
+const CLOSING_SLICE: Duration = Duration::from_millis(5);
 
 /// The message of the report when the default pool's shutdown left jobs.
 pub const JOBS_LEFT: &str = "the default executor did not finish joining its threads in time";
@@ -42,6 +49,9 @@ pub struct Offload {
     shutdown_timeout: Cell<Duration>,
     last_shutdown: RefCell<Option<ShutdownReport>>,
     closed: Cell<bool>,
+    /// How many `Arc`s of `remote` the layer itself holds (its own, the scheduler's):
+    /// any others are [`LoopHandle`]s.
+    own_remotes: Cell<usize>,
 }
 // ANCHOR_END: offload
 
@@ -53,6 +63,7 @@ impl Offload {
             shutdown_timeout: Cell::new(DEFAULT_SHUTDOWN_TIMEOUT),
             last_shutdown: RefCell::new(None),
             closed: Cell::new(false),
+            own_remotes: Cell::new(1),
         }
     }
 
@@ -75,6 +86,8 @@ impl Offload {
     pub(crate) fn attach(self: &Rc<Self>, core: &Core) {
         let remote: Arc<dyn oneloop_core::hooks::RemoteWake> = self.remote.clone();
         core.scheduler().set_remote(remote);
+        // Counted before any handle is given out: every `Arc` beyond these is one.
+        self.own_remotes.set(Arc::strong_count(&self.remote));
         let this = Rc::clone(self);
         core.add_close_hook(SHUTDOWN_LABEL, move || {
             // Close hooks run with the closing loop current: report to its handler.
@@ -96,6 +109,20 @@ impl Offload {
         LoopHandle {
             remote: Arc::clone(&self.remote),
         }
+    }
+
+    /// How many [`LoopHandle`]s are alive: held by other threads, by jobs in flight,
+    /// or by the loop's own code. Each may still queue a callback, so the loop does
+    /// not report a stall while one is alive (the driver counts them among its
+    /// registrations).
+    ///
+    /// Read it before the inbox's count: a thread queues its call, then drops its
+    /// handle with a release decrement, so the fence below makes a call whose handle
+    /// is gone visible to the read of the inbox that follows.
+    pub fn handles_held(&self) -> usize {
+        let held = Arc::strong_count(&self.remote).saturating_sub(self.own_remotes.get());
+        atomic::fence(Ordering::Acquire);
+        held
     }
 
     /// Items waiting in the inbox.
@@ -181,13 +208,58 @@ impl Offload {
             return None;
         }
         let pool = self.default_pool.borrow_mut().take();
-        let report = pool.map(|pool| pool.shutdown(self.shutdown_timeout.get()));
-        // Results that arrived during the wait find their tasks gone: drop them.
+        let report = pool.map(|pool| self.shutdown_pool(&pool));
+        // What arrived after the pool was done finds the loop closed: drop it.
         self.remote.close();
         self.last_shutdown.replace(report.clone());
         report.filter(|report| !report.is_clean())
     }
     // ANCHOR_END: close
+
+    // ANCHOR: shutdown_pool
+    /// Shuts `pool` down, waiting at most the shutdown timeout for its jobs, and runs
+    /// the calls other threads hand the loop meanwhile.
+    ///
+    /// asyncio's loop keeps running while `shutdown_default_executor` joins the
+    /// threads, so a job that hands the loop a call and waits for its answer gets it.
+    /// This loop is closing, so the wait runs such calls itself, at the latest every
+    /// [`CLOSING_SLICE`]; without that, such a job would hold the shutdown until the
+    /// timeout. A task's wake finds its task gone, and is dropped.
+    fn shutdown_pool(&self, pool: &ThreadPool) -> ShutdownReport {
+        let timeout = self.shutdown_timeout.get();
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let report = pool.shutdown(left.min(CLOSING_SLICE));
+            self.run_calls();
+            if report.is_clean() || left <= CLOSING_SLICE {
+                return ShutdownReport { timeout, ..report };
+            }
+        }
+    }
+    // ANCHOR_END: shutdown_pool
+
+    /// Runs the callbacks waiting in the inbox, each under a catch: a panic goes to
+    /// the loop's exception handler, as a handle's would.
+    fn run_calls(&self) {
+        if self.remote.pending() == 0 {
+            return;
+        }
+        for item in self.remote.take() {
+            let Injected::Callback { label, callback } = item else {
+                continue;
+            };
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(callback)) {
+                let report = ExceptionReport {
+                    message: CALLBACK_PANICKED.to_owned(),
+                    label: Label::Static(label),
+                    panic: panic_message(payload),
+                };
+                // Close hooks run with the closing loop current.
+                with_current(|core| core.report(&report));
+            }
+        }
+    }
 
     pub(crate) fn remote(&self) -> &Remote {
         &self.remote

@@ -88,7 +88,8 @@ enum State<T> {
 /// pool).
 ///
 /// Dropping it does not stop the job (a thread cannot be cancelled; asyncio cannot
-/// either): the job runs on, and its result is dropped when it arrives.
+/// either): the job runs on, and its result is dropped when it arrives. The task
+/// that dropped it is not woken then.
 ///
 /// # Panics
 ///
@@ -141,6 +142,23 @@ impl<T> Future for Offloaded<T> {
 // ANCHOR_END: offloaded_poll
 
 impl<T> Unpin for Offloaded<T> {}
+
+impl<T> Drop for Offloaded<T> {
+    /// Takes the task's waker back out of the completion: the job runs on, but when it
+    /// ends, the task that gave up waiting (a timeout, a cancellation) is not woken
+    /// for a result it no longer awaits. (asyncio's `_copy_future_state` likewise
+    /// returns at once when the future it would fill is cancelled.)
+    fn drop(&mut self) {
+        if let State::Waiting(completion) = &self.state {
+            let waker = match &mut *completion.lock() {
+                Slot::Pending(waker) => waker.take(),
+                Slot::Done(_) | Slot::Taken => None,
+            };
+            // Dropped with the lock released, as every waker here is.
+            drop(waker);
+        }
+    }
+}
 
 impl<T> fmt::Debug for Offloaded<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

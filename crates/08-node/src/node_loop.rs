@@ -266,12 +266,13 @@ impl NodeLoop {
             }
             inner.update_time();
         }
+        // A foreign wake ends the run, but only after the rest of this poll's batch:
+        // each ready watch is out of the table, and only firing it hands it back.
+        let mut foreign = false;
         for event in ready {
             match event {
                 Ready::ForeignWake => {
-                    if inner.foreign.flag.swap(false, Ordering::SeqCst) {
-                        return Err(NodeError::ForeignWake);
-                    }
+                    foreign |= inner.foreign.flag.swap(false, Ordering::SeqCst);
                 }
                 Ready::Fire(token, mut watched, interest) => {
                     let keep = watched.fire();
@@ -287,6 +288,9 @@ impl NodeLoop {
                     inner.queues.drain();
                 }
             }
+        }
+        if foreign {
+            return Err(NodeError::ForeignWake);
         }
         Ok(())
     }

@@ -243,3 +243,71 @@ fn a_loop_without_a_selector_is_refused() {
         .expect("main finishes");
     assert!(matches!(error, SignalError::NoIoLayer), "{error}");
 }
+
+/// Adds a counting handler of SIGUSR1, lets `deliver` signal the process, then runs
+/// ten more turns (the reader needs one, the callbacks one more) and returns how many
+/// times the callback ran. Run in a child process of its own (SIGUSR1's default action
+/// ends a process).
+fn usr1_runs_after(deliver: impl FnOnce() + 'static) -> usize {
+    let mut event_loop = new_event_loop().expect("epoll is available");
+    event_loop
+        .run_until_complete(async move {
+            let runs = Rc::new(std::cell::Cell::new(0));
+            let counted = Rc::clone(&runs);
+            add_signal_handler(SIGUSR1, move || counted.set(counted.get() + 1))
+                .expect("SIGUSR1 can be handled");
+            deliver();
+            for _ in 0..10 {
+                oneloop_core::yield_now().await;
+            }
+            runs.get()
+        })
+        .expect("main finishes")
+}
+
+fn raise_usr1() {
+    signal_hook::low_level::raise(SIGUSR1).expect("raise works");
+}
+
+#[test]
+fn a_signal_delivered_twice_before_the_loop_reads_runs_the_callback_twice() {
+    if !oneloop_testkit::alone(
+        module_path!(),
+        "a_signal_delivered_twice_before_the_loop_reads_runs_the_callback_twice",
+    ) {
+        return;
+    }
+    // Both deliveries end before the loop's next park: two bytes, two handles, as
+    // CPython 3.11 runs its handle once per signal number read.
+    let runs = watchdog_default(|| {
+        usr1_runs_after(|| {
+            raise_usr1();
+            raise_usr1();
+        })
+    });
+    assert_eq!(runs, 2);
+}
+
+#[test]
+fn a_handler_removed_before_the_loop_reads_its_signal_never_runs() {
+    if !oneloop_testkit::alone(
+        module_path!(),
+        "a_handler_removed_before_the_loop_reads_its_signal_never_runs",
+    ) {
+        return;
+    }
+    // The byte is in the pair when the handler goes; CPython 3.11 likewise finds no
+    // handler for the number it reads, and runs nothing.
+    let (runs, removed) = watchdog_default(|| {
+        let removed = Rc::new(std::cell::Cell::new(None));
+        let seen = Rc::clone(&removed);
+        let runs = usr1_runs_after(move || {
+            raise_usr1();
+            seen.set(Some(
+                remove_signal_handler(SIGUSR1).expect("SIGUSR1 is valid"),
+            ));
+        });
+        (runs, removed.get())
+    });
+    assert_eq!((runs, removed), (0, Some(true)));
+}
