@@ -1,11 +1,15 @@
 //! Exercise 2: the poll timeout rule, and the loop's life that follows from it.
 
+use std::cell::{Cell, RefCell};
+use std::future::poll_fn;
 use std::io::{Read, Write};
+use std::rc::Rc;
+use std::task::{Poll, Waker};
 use std::thread;
 
 use ex08_node::{
-    Interest, NodeLoop, PollFacts, PollTimeout, clear_interval, console_log, loop_time, once_ready,
-    pipe, poll_timeout, set_immediate, set_interval, set_timeout, stop,
+    Interest, NodeError, NodeLoop, PollFacts, PollTimeout, clear_interval, console_log, loop_time,
+    once_ready, pipe, poll_timeout, set_immediate, set_interval, set_timeout, spawn_async, stop,
 };
 use oneloop_testkit::watchdog_default;
 
@@ -278,4 +282,51 @@ fn ex2_an_interval_after_a_slow_timer_in_its_phase_is_re_armed_from_its_own_star
             .expect("the run ends");
         assert_eq!(report.output, ["run 1 at 40", "run 2 at 50", "run 3 at 60"]);
     });
+}
+
+/// Chapter 8.4: a wake from another thread reported ahead of a ready watch in one poll
+/// still lets that watch fire before the run ends; a watch left out of the table would
+/// keep the next run waiting for ever.
+#[test]
+fn ex2_a_foreign_wake_still_fires_the_watch_ready_in_the_same_poll() {
+    let (first, fired, second) = watchdog_default(|| {
+        let mut node = NodeLoop::new().expect("a poller");
+        let fired = Rc::new(Cell::new(0));
+        let counted = Rc::clone(&fired);
+        let first = node.run(move || {
+            let (mut sender, receiver) = pipe::new().expect("a pipe");
+            once_ready(receiver, Interest::READABLE, move |_| {
+                counted.set(counted.get() + 1);
+            })
+            .expect("registers");
+            let waker: Rc<RefCell<Option<Waker>>> = Rc::default();
+            let kept = Rc::clone(&waker);
+            spawn_async(poll_fn(move |cx| {
+                *kept.borrow_mut() = Some(cx.waker().clone());
+                Poll::<()>::Pending
+            }));
+            // Both are ready before the poll: the wake first, then the pipe.
+            let waker = waker.borrow_mut().take().expect("the task polled once");
+            thread::spawn(move || waker.wake())
+                .join()
+                .expect("the waking thread ends");
+            sender.write_all(b"x").expect("one byte");
+        });
+        let fired = fired.get();
+        let second = node.run(|| {}).map(|report| report.iterations);
+        (
+            first
+                .map(|report| report.iterations)
+                .map_err(|e| e.to_string()),
+            fired,
+            second.map_err(|e| e.to_string()),
+        )
+    });
+    assert_eq!(
+        first,
+        Err(NodeError::ForeignWake.to_string()),
+        "the wake still ends the run"
+    );
+    assert_eq!(fired, 1, "the watch ready in the same poll fired");
+    assert_eq!(second, Ok(0), "the next run finds nothing alive");
 }
