@@ -244,6 +244,11 @@ impl NodeLoop {
     /// waiting. It does not jump while I/O is ready, since no time had to pass for it;
     /// but it does not wait for I/O still in flight either: with a timer armed, a
     /// virtual clock fires it as soon as a poll finds nothing ready.
+    ///
+    /// A wake from another thread (`Ready::ForeignWake`) ends the run with
+    /// `NodeError::ForeignWake`, but only after every other watch of the same batch has
+    /// fired: a ready watch is out of the table until it fires, so one left unfired is
+    /// lost, and a later run would wait on it for ever.
     fn run_poll(&self) -> Result<(), NodeError> {
         let inner = &self.inner;
         inner.phase.set(Phase::Poll);
