@@ -99,8 +99,16 @@ impl SignalHandlers {
         };
         let reader_label = format!("signal reader {}", signal_name(signal));
         self.io.add_reader_named(&*read, reader_label, reader)?;
-        let registered = default::claim(signal)
-            .and_then(|()| signal_hook::low_level::pipe::register(signal, write));
+        // The pipe first, then the claim that turns the default action off: a signal
+        // between the two then still reaches the pipe (and, if no handler held the
+        // signal, also its default action, as in asyncio's own window between
+        // `set_wakeup_fd` and `signal.signal`). The other order would lose it.
+        let registered = signal_hook::low_level::pipe::register(signal, write).and_then(|id| {
+            default::claim(signal).inspect_err(|_| {
+                signal_hook::low_level::unregister(id);
+            })?;
+            Ok(id)
+        });
         match registered {
             Ok(id) => {
                 self.entries
