@@ -16,8 +16,9 @@ use oneloop::{
 };
 
 use crate::commands::{After, Client, execute};
+use crate::limits::inline;
 use crate::outbox::Closed;
-use crate::{Frame, Outbox, Server, parse};
+use crate::{Frame, Limits, Outbox, ParseError, Server, parse};
 
 /// How much one read takes from the socket, at most.
 const READ_CHUNK: usize = 16 * 1024;
@@ -135,19 +136,12 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             if client.outbox.closed().is_some() {
                 return Ending::SlowClient;
             }
-            // An empty line between frames is an empty inline command, which Redis
-            // ignores; `redis-cli --pipe` sends one before its last request.
-            let rest = &buffer[start..];
-            if rest.starts_with(b"\r\n") || rest.starts_with(b"\n") {
-                start += if rest[0] == b'\n' { 1 } else { 2 };
-                continue;
-            }
-            if rest == b"\r" {
-                break;
-            }
-            match parse(rest, &config.limits) {
-                Ok(Some((frame, used))) => {
+            match request(&buffer[start..], &config.limits) {
+                Ok(Some((request, used))) => {
                     start += used;
+                    // An empty inline command (a blank line) asks for nothing: Redis
+                    // skips it, and `redis-cli --pipe` sends one before its last request.
+                    let Some(frame) = request else { continue };
                     match execute(server, client, frame) {
                         After::Continue => {}
                         After::Close => return Ending::Client,
@@ -203,6 +197,21 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
                 return Ending::Error;
             }
         }
+    }
+}
+
+/// The request at the front of `buf`, as [`parse`] answers, or `None` in place of
+/// the frame for a line with no words. A request starting with `*` is an array;
+/// anything else is an inline command, a line of words (what telnet sends), as Redis
+/// decides it.
+fn request(buf: &[u8], limits: &Limits) -> Result<Option<(Option<Frame>, usize)>, ParseError> {
+    match buf.first() {
+        None => Ok(None),
+        Some(b'*') => Ok(parse(buf, limits)?.map(|(frame, used)| (Some(frame), used))),
+        Some(_) => Ok(inline(buf, limits)?.map(|(words, used)| {
+            let frame = (!words.is_empty()).then(|| Frame::command(words));
+            (frame, used)
+        })),
     }
 }
 

@@ -16,7 +16,7 @@ use crate::connection::{Ending, connection};
 use crate::{Db, Limits, PubSub, new_db};
 
 /// The reply a client gets when the server is full.
-pub const MAX_CLIENTS_REACHED: &[u8] = b"-ERR max clients reached\r\n";
+pub const MAX_CLIENTS_REACHED: &[u8] = b"-ERR max number of clients reached\r\n";
 
 /// The server's limits.
 #[derive(Debug, Clone)]
