@@ -140,7 +140,6 @@ pub(crate) fn decimal(bytes: &[u8]) -> Option<i64> {
     }
 }
 
-// ANCHOR: inline
 /// An inline command, the form telnet and `nc` send: one line of words, ended by
 /// `\n` (a `\r` before it is dropped). Returns its words and the bytes the line took,
 /// or `None` while the line has not ended. A line with no words is skipped: it
@@ -167,7 +166,6 @@ pub(crate) fn inline(buf: &[u8], limits: &Limits) -> Step<(Vec<Vec<u8>>, usize)>
     let words = split_words(line).ok_or_else(|| protocol("unbalanced quotes in request"))?;
     Ok(Some((words, end + 1)))
 }
-// ANCHOR_END: inline
 
 /// Where a word's reader is: outside quotes, or inside which kind.
 #[derive(Clone, Copy, PartialEq, Eq)]
