@@ -16,7 +16,7 @@ use oneloop::{
 };
 
 use crate::commands::{After, Client, execute};
-use crate::limits::inline;
+use crate::limits::{Scan, inline, scan};
 use crate::outbox::Closed;
 use crate::{Frame, Limits, Outbox, ParseError, Server, parse};
 
@@ -116,6 +116,8 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
     let config = &server.config;
     let mut buffer: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; FIRST_READ];
+    // How far the request at the front of `buffer` was scanned.
+    let mut progress = Scan::default();
     // Whether the last read took less than it could: the socket is then most likely
     // empty, and the next read waits for readiness first instead of trying a `recv`
     // that would only say `WouldBlock`.
@@ -136,7 +138,7 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             if client.outbox.closed().is_some() {
                 return Ending::SlowClient;
             }
-            match request(&buffer[start..], &config.limits) {
+            match request(&buffer[start..], &mut progress, &config.limits) {
                 Ok(Some((request, used))) => {
                     start += used;
                     // An empty inline command (a blank line) asks for nothing: Redis
@@ -204,10 +206,24 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
 /// the frame for a line with no words. A request starting with `*` is an array;
 /// anything else is an inline command, a line of words (what telnet sends), as Redis
 /// decides it.
-fn request(buf: &[u8], limits: &Limits) -> Result<Option<(Option<Frame>, usize)>, ParseError> {
+///
+/// An array is parsed only once [`scan`] says it has all arrived: `progress` keeps
+/// how far the scan went, so a long request costs one scan and one parse in all,
+/// however many reads bring it.
+fn request(
+    buf: &[u8],
+    progress: &mut Scan,
+    limits: &Limits,
+) -> Result<Option<(Option<Frame>, usize)>, ParseError> {
     match buf.first() {
         None => Ok(None),
-        Some(b'*') => Ok(parse(buf, limits)?.map(|(frame, used)| (Some(frame), used))),
+        Some(b'*') => {
+            if !scan(buf, progress, limits)? {
+                return Ok(None);
+            }
+            *progress = Scan::default();
+            Ok(parse(buf, limits)?.map(|(frame, used)| (Some(frame), used)))
+        }
         Some(_) => Ok(inline(buf, limits)?.map(|(words, used)| {
             let frame = (!words.is_empty()).then(|| Frame::command(words));
             (frame, used)

@@ -251,3 +251,63 @@ fn escape(after: &[u8]) -> (u8, usize) {
         Some(&other) => (other, 1),
     }
 }
+
+/// How far [`scan`] checked a request that has not all arrived: where the next
+/// argument starts, and how many are still to come. A connection keeps one between
+/// reads, and starts a new one for each request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Scan {
+    at: usize,
+    left: Option<usize>,
+}
+
+/// Whether the array request at the front of `buf` has all arrived, going on from
+/// where `progress` stopped. It reads the headers only, and copies nothing: a request
+/// that arrives in many reads is scanned once in all, and parsed once, when whole.
+///
+/// A request is an array of bulk strings. Anything else in it is refused as soon as
+/// its first byte is seen, as Redis refuses it. A header that [`parse`](crate::parse)
+/// would refuse counts as arrived: the parser then gives its error.
+pub(crate) fn scan(buf: &[u8], progress: &mut Scan, limits: &Limits) -> Result<bool, ParseError> {
+    let left = match progress.left {
+        Some(left) => left,
+        None => {
+            let Some(header) = line(buf, 1, limits)? else {
+                return Ok(false);
+            };
+            let Ok(Some(count)) = length(header, limits.max_elements, "") else {
+                return Ok(true);
+            };
+            progress.at = 1 + header.len() + 2;
+            count
+        }
+    };
+    progress.left = Some(left);
+    for left in (0..left).rev() {
+        let at = progress.at;
+        let Some(&kind) = buf.get(at) else {
+            return Ok(false);
+        };
+        if kind != b'$' {
+            return Err(protocol(format_args!(
+                "expected '$', got '{}'",
+                char::from(kind).escape_default()
+            )));
+        }
+        let Some(header) = line(buf, at + 1, limits)? else {
+            return Ok(false);
+        };
+        let Some(len) = length(header, limits.max_bulk, "invalid bulk length")? else {
+            return Err(protocol("invalid bulk length"));
+        };
+        let end = at + 1 + header.len() + 2 + len + 2;
+        if buf.len() < end {
+            return Ok(false);
+        }
+        *progress = Scan {
+            at: end,
+            left: Some(left),
+        };
+    }
+    Ok(true)
+}

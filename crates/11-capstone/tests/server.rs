@@ -648,6 +648,11 @@ fn a_null_or_empty_request_is_skipped_and_a_bad_element_is_named() {
                 "*1\r\n$-1\r\n",
                 "-ERR Protocol error: invalid bulk length\r\n",
             ),
+            // Refused at its first byte, before the rest of the array has come.
+            (
+                "*3\r\n:1\r\n",
+                "-ERR Protocol error: expected '$', got ':'\r\n",
+            ),
             // Stricter than Redis, which takes any negative count for an empty array.
             (
                 "*-2\r\n",
