@@ -18,7 +18,7 @@ use oneloop::{
 use crate::commands::{After, Client, execute};
 use crate::limits::{Scan, inline, scan};
 use crate::outbox::Closed;
-use crate::{Frame, Limits, Outbox, ParseError, Server, parse};
+use crate::{Config, Frame, Limits, Outbox, ParseError, Server, parse};
 
 /// How much one read takes from the socket, at most.
 const READ_CHUNK: usize = 16 * 1024;
@@ -132,7 +132,11 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             let mark = config.max_output / 2;
             if client.outbox.pending() >= mark {
                 client.outbox.end_batch();
-                client.outbox.below(mark).await;
+                if !paused(config, client, mark).await {
+                    // What waits is not sent: the writer's next write fails, and it ends.
+                    let _ = stream.shutdown(Shutdown::Both);
+                    return Ending::Idle;
+                }
                 client.outbox.begin_batch();
             }
             if client.outbox.closed().is_some() {
@@ -198,6 +202,28 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
                 let _ = stream.shutdown(Shutdown::Both);
                 return Ending::Error;
             }
+        }
+    }
+}
+
+/// Waits until fewer than `mark` bytes of output are pending. `false` when the client
+/// read none of them for the idle timeout: a client whose replies wait unread is idle
+/// too, as Redis's `timeout` counts it. Subscribers are exempt here as well.
+async fn paused(config: &Config, client: &Client, mark: usize) -> bool {
+    match config.idle_timeout {
+        Some(limit) if client.channels.is_empty() => {
+            if timeout(limit, client.outbox.below(mark)).await.is_ok() {
+                return true;
+            }
+            report(
+                client.id,
+                "client disconnected: its replies went unread past the idle timeout",
+            );
+            false
+        }
+        _ => {
+            client.outbox.below(mark).await;
+            true
         }
     }
 }

@@ -27,8 +27,9 @@ pub struct Config {
     pub max_clients: usize,
     /// How many bytes of replies and messages may wait for one client.
     pub max_output: usize,
-    /// How long a client may send nothing before it is disconnected (`None`: for
-    /// ever). Subscribers are exempt, as in Redis.
+    /// How long a client may send nothing, or leave its waiting replies unread,
+    /// before it is disconnected (`None`: for ever). Subscribers are exempt, as in
+    /// Redis.
     pub idle_timeout: Option<Duration>,
     /// How long shutdown waits for connections to finish before closing them.
     pub shutdown_deadline: Duration,

@@ -663,3 +663,41 @@ fn a_null_or_empty_request_is_skipped_and_a_bad_element_is_named() {
         }
     });
 }
+
+#[test]
+fn a_client_that_leaves_its_replies_unread_past_the_idle_timeout_is_disconnected() {
+    watchdog_default(|| {
+        // As Redis's `timeout` does: a client whose replies wait, unread, for the idle
+        // timeout is idle too. The server is paused on it, not reading its requests;
+        // without the timeout it would hold that client and its output for ever.
+        // The timeout is short, so that the test waits a third of a second; the client
+        // sends its first command at once after its connect.
+        let mut server =
+            ServerProcess::start(&["--idle-timeout-ms", "300", "--max-output", "1048576"]);
+        let mut slow = server.connect();
+        let value = vec![b'v'; 256 * 1024];
+        send(&mut slow, &command(&[b"SET", b"big", &value]));
+        expect_reply(&mut slow, b"+OK\r\n");
+        // 100 replies of 256 KiB, 25 MiB: far past the bound and loopback's buffers.
+        let mut gets = Vec::new();
+        for _ in 0..100 {
+            gets.extend(command(&[b"GET", b"big"]));
+        }
+        send(&mut slow, &gets);
+        // Nothing is read until the server says it let the client go.
+        server
+            .wait_for_stderr("client disconnected: its replies went unread past the idle timeout");
+        let got = read_to_end(&mut slow);
+        assert!(
+            got.len() < 100 * value.len(),
+            "{} bytes: every reply was still sent",
+            got.len()
+        );
+        // The server goes on.
+        let mut con = Con::new(&server);
+        assert_eq!(con.simple(&["PING"]), "PONG");
+        let stopped = server.stop();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+        assert!(stopped.stdout.contains("1 idle"), "{}", stopped.stdout);
+    });
+}
