@@ -206,9 +206,11 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
     }
 }
 
-/// Waits until fewer than `mark` bytes of output are pending. `false` when the client
-/// read none of them for the idle timeout: a client whose replies wait unread is idle
-/// too, as Redis's `timeout` counts it. Subscribers are exempt here as well.
+/// Waits until fewer than `mark` bytes of output are pending. `false` when they stayed
+/// at `mark` or above for the whole idle timeout: a client that leaves its replies
+/// unread is idle too, as Redis's `timeout` counts it. (So is one that reads too slowly
+/// to take half its bound within the timeout: the writer's chunk counts as pending
+/// until all of it is written.) Subscribers are exempt here as well.
 async fn paused(config: &Config, client: &Client, mark: usize) -> bool {
     match config.idle_timeout {
         Some(limit) if client.channels.is_empty() => {
