@@ -116,8 +116,9 @@ pub(crate) fn integer(line: &[u8]) -> Result<i64, ParseError> {
 }
 
 /// A length header: `None` for -1 (null), else a length of at most `max`.
+/// Its digits are read as strictly as Redis reads them ([`decimal`]: no leading zero).
 pub(crate) fn length(line: &[u8], max: usize, what: &str) -> Result<Option<usize>, ParseError> {
-    match integer(line).map_err(|_| protocol(what))? {
+    match decimal(line).ok_or_else(|| protocol(what))? {
         -1 => Ok(None),
         n if n < 0 => Err(protocol(what)),
         n => match usize::try_from(n) {

@@ -653,6 +653,15 @@ fn a_null_or_empty_request_is_skipped_and_a_bad_element_is_named() {
                 "*3\r\n:1\r\n",
                 "-ERR Protocol error: expected '$', got ':'\r\n",
             ),
+            // A length is read as strictly as Redis reads it: no leading zero.
+            (
+                "*1\r\n$04\r\nPING\r\n",
+                "-ERR Protocol error: invalid bulk length\r\n",
+            ),
+            (
+                "*01\r\n$4\r\nPING\r\n",
+                "-ERR Protocol error: invalid multibulk length\r\n",
+            ),
             // Stricter than Redis, which takes any negative count for an empty array.
             (
                 "*-2\r\n",
