@@ -3,9 +3,10 @@
 //! a plain task of its own.
 //!
 //! The reader keeps the bytes it has read and not yet parsed. After each read it takes
-//! every whole frame from the front of that buffer and runs it, so a pipeline of any
-//! depth is answered in order, one read at a time. What is left is the start of the
-//! next frame; it waits for more bytes.
+//! every whole request from the front of that buffer and runs it, so a pipeline of any
+//! depth is answered in order, one read at a time. A request is an array (for
+//! [`parse`]) or an inline command, a line of words. What is left is the start of the
+//! next request; it waits for more bytes.
 
 use std::net::Shutdown;
 use std::rc::Rc;
