@@ -5,6 +5,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::frame::encode_bulk;
+use crate::limits::decimal;
 use crate::store::{self, Condition, Ttl};
 use crate::{Frame, Outbox, Server};
 
@@ -72,20 +73,45 @@ pub const COMMANDS: &[&str] = &[
 
 const NOT_AN_INTEGER: &str = "ERR value is not an integer or out of range";
 
-/// Moves the arguments of a request into `args`: `false` unless the request is an
-/// array of bulk strings. The bulk strings keep the buffers the parser made: nothing
-/// is copied.
-fn arguments(frame: Frame, args: &mut Vec<Vec<u8>>) -> bool {
-    let Frame::Array(Some(items)) = frame else {
-        return false;
+/// Moves the arguments of a request into `args`. The bulk strings keep the buffers
+/// the parser made: nothing is copied. A null array (`*-1`) is a request with no
+/// arguments, as Redis reads it. Anything but an array of bulk strings is refused
+/// with Redis's words for what is wrong.
+fn arguments(frame: Frame, args: &mut Vec<Vec<u8>>) -> Result<(), String> {
+    let items = match frame {
+        Frame::Array(Some(items)) => items,
+        Frame::Array(None) => return Ok(()),
+        _ => return Err("a request must be an array of bulk strings".to_owned()),
     };
     for item in items {
-        match item {
-            Frame::Bulk(Some(bytes)) => args.push(bytes),
-            _ => return false,
-        }
+        let kind = match item {
+            Frame::Bulk(Some(bytes)) => {
+                args.push(bytes);
+                continue;
+            }
+            Frame::Bulk(None) => return Err("invalid bulk length".to_owned()),
+            Frame::Simple(_) => '+',
+            Frame::Error(_) => '-',
+            Frame::Integer(_) => ':',
+            Frame::Array(_) => '*',
+        };
+        return Err(format!("expected '$', got '{kind}'"));
     }
-    true
+    Ok(())
+}
+
+/// How many words (its name included) a command takes, as Redis counts them: `n`
+/// for exactly `n`, `-n` for at least `n`. `None` for a name this server does not
+/// know.
+fn arity(name: &str) -> Option<i32> {
+    Some(match name {
+        "GET" | "ECHO" | "INCR" | "DECR" | "TTL" | "PTTL" => 2,
+        "PUBLISH" => 3,
+        "SET" | "EXPIRE" | "PEXPIRE" => -3,
+        "DEL" | "EXISTS" | "SUBSCRIBE" => -2,
+        "PING" | "UNSUBSCRIBE" | "QUIT" | "COMMAND" => -1,
+        _ => return None,
+    })
 }
 
 /// The longest command name this server knows, in bytes (`UNSUBSCRIBE`).
@@ -125,21 +151,31 @@ fn wrong_arity(name: &str) -> Frame {
     ))
 }
 
-fn integer(arg: &[u8]) -> Option<i64> {
-    std::str::from_utf8(arg).ok()?.parse().ok()
+/// The longest time to live in milliseconds that `amount` units of `scale`
+/// milliseconds stand for, or `None` when Redis could not hold the deadline. Redis
+/// keeps a deadline as a Unix time in milliseconds, in an `i64`: the time to live
+/// plus the time now must fit in one. (The server's own deadlines are on the loop's
+/// clock; only this check reads the wall clock.)
+fn time_to_live_ms(amount: i64, scale: i64) -> Option<i64> {
+    let ms = amount.checked_mul(scale)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as i64);
+    ms.checked_add(now).map(|_| ms)
 }
 
 // ANCHOR: execute
 /// Runs one request for `client`, pushing its replies to the client's outbox.
 pub fn execute(server: &Server, client: &mut Client, frame: Frame) -> After {
     let mut args = std::mem::take(&mut client.args);
-    let after = if arguments(frame, &mut args) {
-        run(server, client, &mut args)
-    } else {
-        client.outbox.push(&Frame::error(
-            "ERR Protocol error: a request must be an array of bulk strings",
-        ));
-        After::Malformed
+    let after = match arguments(frame, &mut args) {
+        Ok(()) => run(server, client, &mut args),
+        Err(what) => {
+            client
+                .outbox
+                .push(&Frame::error(format!("ERR Protocol error: {what}")));
+            After::Malformed
+        }
     };
     args.clear();
     if args.capacity() <= ARGS_KEPT {
@@ -155,16 +191,18 @@ fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
         return After::Continue;
     };
     let mut buffer = [0; LONGEST_NAME];
-    let Some(name) = upper_name(name, &mut buffer) else {
-        let name = String::from_utf8_lossy(name).to_ascii_uppercase();
-        let reply = if client.channels.is_empty() {
-            unknown(&name, rest)
-        } else {
-            not_subscribed(&name)
-        };
-        client.outbox.push(&reply);
+    // As in Redis: an unknown name first, then the number of arguments, then what
+    // subscribed mode allows.
+    let Some((name, arity)) = upper_name(name, &mut buffer).and_then(|n| Some((n, arity(n)?)))
+    else {
+        client.outbox.push(&unknown(name, rest));
         return After::Continue;
     };
+    let words = rest.len() as i32 + 1;
+    if (arity >= 0 && words != arity) || words < -arity {
+        client.outbox.push(&wrong_arity(name));
+        return After::Continue;
+    }
     if !client.channels.is_empty() && !matches!(name, "SUBSCRIBE" | "UNSUBSCRIBE" | "PING" | "QUIT")
     {
         client.outbox.push(&not_subscribed(name));
@@ -191,8 +229,12 @@ fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
         }
         ("INCR", [key]) => incr(server, key, 1).into(),
         ("DECR", [key]) => incr(server, key, -1).into(),
-        ("EXPIRE", [key, ttl]) => expire(server, key, ttl, Duration::from_secs).into(),
-        ("PEXPIRE", [key, ttl]) => expire(server, key, ttl, Duration::from_millis).into(),
+        ("EXPIRE", [key, ttl, options @ ..]) => {
+            expire(server, "expire", key, ttl, 1000, options).into()
+        }
+        ("PEXPIRE", [key, ttl, options @ ..]) => {
+            expire(server, "pexpire", key, ttl, 1, options).into()
+        }
         ("TTL", [key]) => ttl(server, key, |left| (left.as_millis() as i64 + 500) / 1000).into(),
         ("PTTL", [key]) => ttl(server, key, |left| left.as_millis() as i64).into(),
         ("PUBLISH", [channel, message]) => {
@@ -212,13 +254,14 @@ fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
             unsubscribe(server, client, channels);
             return After::Continue;
         }
-        ("QUIT", []) => {
+        // Redis takes QUIT with any arguments, and ignores them.
+        ("QUIT", _) => {
             client.outbox.push_bytes(OK);
             return After::Close;
         }
         ("COMMAND", all) => command(all).into(),
-        (known, _) if COMMANDS.contains(&known) => wrong_arity(known).into(),
-        (_, rest) => unknown(name, rest).into(),
+        // Within the arity, but past what the command takes (`PING a b`).
+        (known, _) => wrong_arity(known).into(),
     };
     match reply {
         Reply::Frame(frame) => client.outbox.push(&frame),
@@ -239,15 +282,27 @@ fn pong(message: &[u8]) -> Frame {
     Frame::Array(Some(vec![Frame::bulk("pong"), Frame::bulk(message)]))
 }
 
-fn unknown(name: &str, rest: &[Vec<u8>]) -> Frame {
-    let shown: String = rest
-        .iter()
-        .take(8)
-        .map(|arg| format!("'{}' ", String::from_utf8_lossy(arg)))
-        .collect();
+/// How many bytes of an unknown command's name, and of its arguments together, the
+/// error shows (as Redis shows them).
+const SHOWN: usize = 128;
+
+/// The error for an unknown command: its name as the client wrote it, and its
+/// arguments, each quoted, until they fill [`SHOWN`] bytes.
+fn unknown(name: &[u8], rest: &[Vec<u8>]) -> Frame {
+    let mut shown = Vec::new();
+    for arg in rest {
+        if shown.len() >= SHOWN {
+            break;
+        }
+        let room = SHOWN - shown.len();
+        shown.push(b'\'');
+        shown.extend_from_slice(&arg[..arg.len().min(room)]);
+        shown.extend_from_slice(b"' ");
+    }
     Frame::error(format!(
-        "ERR unknown command '{}', with args beginning with: {shown}",
-        name.to_ascii_lowercase()
+        "ERR unknown command '{}', with args beginning with: {}",
+        String::from_utf8_lossy(&name[..name.len().min(SHOWN)]),
+        String::from_utf8_lossy(&shown)
     ))
 }
 
@@ -257,35 +312,49 @@ fn count(keys: &[Vec<u8>], mut hit: impl FnMut(&[u8]) -> bool) -> Frame {
 
 // ANCHOR: set_options
 /// `SET key value [NX | XX] [EX seconds | PX milliseconds]`.
+///
+/// As in Redis, a flag may be given twice (and the last time given wins), and every
+/// option is read before the time is checked.
 fn set(server: &Server, key: Vec<u8>, value: Vec<u8>, options: &[Vec<u8>]) -> Reply {
     let mut condition = Condition::Always;
-    let mut ttl = None;
+    // The time as given, and how many milliseconds one of its units is.
+    let mut time: Option<(&[u8], i64)> = None;
     let mut options = options.iter();
     while let Some(option) = options.next() {
         let option = String::from_utf8_lossy(option).to_ascii_uppercase();
-        match option.as_str() {
-            "NX" if condition == Condition::Always => condition = Condition::IfMissing,
-            "XX" if condition == Condition::Always => condition = Condition::IfExists,
-            "EX" | "PX" if ttl.is_none() => {
-                let Some(amount) = options.next() else {
-                    return Frame::error("ERR syntax error").into();
-                };
-                let Some(amount) = integer(amount) else {
-                    return Frame::error(NOT_AN_INTEGER).into();
-                };
-                if amount <= 0 {
-                    return Frame::error("ERR invalid expire time in 'set' command").into();
-                }
-                let amount = amount as u64;
-                ttl = Some(if option == "EX" {
-                    Duration::from_secs(amount)
-                } else {
-                    Duration::from_millis(amount)
-                });
+        let scale = match option.as_str() {
+            "NX" if condition != Condition::IfExists => {
+                condition = Condition::IfMissing;
+                continue;
             }
+            "XX" if condition != Condition::IfMissing => {
+                condition = Condition::IfExists;
+                continue;
+            }
+            "EX" => 1000,
+            "PX" => 1,
             _ => return Frame::error("ERR syntax error").into(),
+        };
+        match (time, options.next()) {
+            (Some((_, earlier)), _) if earlier != scale => {
+                return Frame::error("ERR syntax error").into();
+            }
+            (_, Some(amount)) => time = Some((amount, scale)),
+            (_, None) => return Frame::error("ERR syntax error").into(),
         }
     }
+    let ttl = match time {
+        None => None,
+        Some((amount, scale)) => {
+            let Some(amount) = decimal(amount) else {
+                return Frame::error(NOT_AN_INTEGER).into();
+            };
+            match time_to_live_ms(amount, scale) {
+                Some(ms) if amount > 0 => Some(Duration::from_millis(ms as u64)),
+                _ => return Frame::error("ERR invalid expire time in 'set' command").into(),
+            }
+        }
+    };
     if store::set(&server.db, key, value, ttl, condition) {
         Reply::Fixed(OK)
     } else {
@@ -301,12 +370,67 @@ fn incr(server: &Server, key: &[u8], delta: i64) -> Frame {
     }
 }
 
-fn expire(server: &Server, key: &[u8], ttl: &[u8], unit: fn(u64) -> Duration) -> Frame {
-    let Some(amount) = integer(ttl) else {
+/// `EXPIRE` (`scale` 1000) and `PEXPIRE` (`scale` 1): `key amount [NX | XX | GT | LT]`.
+///
+/// The conditions are Redis's: `NX` only if the key has no deadline, `XX` only if it
+/// has one, `GT` only if the new deadline is later, `LT` only if it is earlier (no
+/// deadline counts as the latest of all).
+fn expire(
+    server: &Server,
+    name: &str,
+    key: &[u8],
+    amount: &[u8],
+    scale: i64,
+    options: &[Vec<u8>],
+) -> Frame {
+    let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
+    for option in options {
+        match String::from_utf8_lossy(option)
+            .to_ascii_uppercase()
+            .as_str()
+        {
+            "NX" => nx = true,
+            "XX" => xx = true,
+            "GT" => gt = true,
+            "LT" => lt = true,
+            _ => {
+                return Frame::error(format!(
+                    "ERR Unsupported option {}",
+                    String::from_utf8_lossy(option)
+                ));
+            }
+        }
+    }
+    if nx && (xx || gt || lt) {
+        return Frame::error("ERR NX and XX, GT or LT options at the same time are not compatible");
+    }
+    if gt && lt {
+        return Frame::error("ERR GT and LT options at the same time are not compatible");
+    }
+    let Some(amount) = decimal(amount) else {
         return Frame::error(NOT_AN_INTEGER);
     };
+    let Some(ms) = time_to_live_ms(amount, scale) else {
+        return Frame::error(format!("ERR invalid expire time in '{name}' command"));
+    };
+    if !options.is_empty() {
+        // The deadline the key has now, as a time left (`None`: it has none).
+        let left = match store::ttl(&server.db, key) {
+            Ttl::Missing => return Frame::Integer(0),
+            Ttl::Forever => None,
+            Ttl::Left(left) => Some(left.as_nanos()),
+        };
+        let new = i128::from(ms) * 1_000_000;
+        let refused = (nx && left.is_some())
+            || (xx && left.is_none())
+            || (gt && left.is_none_or(|left| new <= left as i128))
+            || (lt && left.is_some_and(|left| new >= left as i128));
+        if refused {
+            return Frame::Integer(0);
+        }
+    }
     // A deadline already past deletes the key, as in Redis.
-    let ttl = unit(amount.max(0) as u64);
+    let ttl = Duration::from_millis(ms.max(0) as u64);
     Frame::Integer(i64::from(store::expire(&server.db, key, ttl)))
 }
 
@@ -349,12 +473,17 @@ fn unsubscribe(server: &Server, client: &mut Client, channels: &[Vec<u8>]) {
 
 /// `COMMAND`, `COMMAND COUNT`, `COMMAND DOCS`: enough for `redis-cli` to start.
 fn command(rest: &[Vec<u8>]) -> Frame {
-    match rest
-        .first()
-        .map(|sub| String::from_utf8_lossy(sub).to_ascii_uppercase())
-    {
-        Some(sub) if sub == "COUNT" => Frame::Integer(COMMANDS.len() as i64),
+    let Some(sub) = rest.first() else {
+        return Frame::Array(Some(Vec::new()));
+    };
+    match String::from_utf8_lossy(sub).to_ascii_uppercase().as_str() {
+        "COUNT" if rest.len() == 1 => Frame::Integer(COMMANDS.len() as i64),
+        "COUNT" => wrong_arity("command|count"),
         // No documentation to give: an empty reply, which redis-cli takes as "no hints".
-        _ => Frame::Array(Some(Vec::new())),
+        "DOCS" | "INFO" | "LIST" => Frame::Array(Some(Vec::new())),
+        _ => Frame::error(format!(
+            "ERR unknown subcommand '{}'. Try COMMAND HELP.",
+            String::from_utf8_lossy(sub)
+        )),
     }
 }

@@ -3,9 +3,10 @@
 //! a plain task of its own.
 //!
 //! The reader keeps the bytes it has read and not yet parsed. After each read it takes
-//! every whole frame from the front of that buffer and runs it, so a pipeline of any
-//! depth is answered in order, one read at a time. What is left is the start of the
-//! next frame; it waits for more bytes.
+//! every whole request from the front of that buffer and runs it, so a pipeline of any
+//! depth is answered in order, one read at a time. A request is an array (for
+//! [`parse`]) or an inline command, a line of words. What is left is the start of the
+//! next request; it waits for more bytes.
 
 use std::net::Shutdown;
 use std::rc::Rc;
@@ -14,8 +15,9 @@ use oneloop::cancel::{self, cancellable};
 use oneloop::{ExceptionReport, JoinHandle, Label, TcpStream, spawn, timeout, with_current};
 
 use crate::commands::{After, Client, execute};
+use crate::limits::{Scan, inline, scan};
 use crate::outbox::Closed;
-use crate::{Frame, Outbox, Server, parse};
+use crate::{Config, Frame, Limits, Outbox, ParseError, Server, parse};
 
 /// How much one read takes from the socket, at most.
 const READ_CHUNK: usize = 16 * 1024;
@@ -113,6 +115,8 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
     let config = &server.config;
     let mut buffer: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; FIRST_READ];
+    // How far the request at the front of `buffer` was scanned.
+    let mut progress = Scan::default();
     loop {
         // ANCHOR: pipeline
         let mut start = 0;
@@ -123,25 +127,22 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             let mark = config.max_output / 2;
             if client.outbox.pending() >= mark {
                 client.outbox.end_batch();
-                client.outbox.below(mark).await;
+                if !paused(config, client, mark).await {
+                    // What waits is not sent: the writer's next write fails, and it ends.
+                    let _ = stream.shutdown(Shutdown::Both);
+                    return Ending::Idle;
+                }
                 client.outbox.begin_batch();
             }
             if client.outbox.closed().is_some() {
                 return Ending::SlowClient;
             }
-            // An empty line between frames is an empty inline command, which Redis
-            // ignores; `redis-cli --pipe` sends one before its last request.
-            let rest = &buffer[start..];
-            if rest.starts_with(b"\r\n") || rest.starts_with(b"\n") {
-                start += if rest[0] == b'\n' { 1 } else { 2 };
-                continue;
-            }
-            if rest == b"\r" {
-                break;
-            }
-            match parse(rest, &config.limits) {
-                Ok(Some((frame, used))) => {
+            match request(&buffer[start..], &mut progress, &config.limits) {
+                Ok(Some((request, used))) => {
                     start += used;
+                    // An empty inline command (a blank line) asks for nothing: Redis
+                    // skips it, and `redis-cli --pipe` sends one before its last request.
+                    let Some(frame) = request else { continue };
                     match execute(server, client, frame) {
                         After::Continue => {}
                         After::Close => return Ending::Client,
@@ -168,6 +169,8 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
         if server.is_stopping() {
             return Ending::Shutdown;
         }
+        // A read after a short one in the same turn waits for readiness first: one
+        // `recv` per request, not two (see stage 6's `TcpStream::read`).
         // Subscribers wait for messages, not requests: no idle timeout for them.
         let read = match config.idle_timeout {
             Some(limit) if client.channels.is_empty() => {
@@ -179,8 +182,6 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
                     }
                 }
             }
-            // A read after a short one in the same turn waits for readiness first:
-            // one `recv` per request, not two (see stage 6's `TcpStream::read`).
             _ => stream.read(&mut chunk).await,
         };
         match read {
@@ -198,6 +199,59 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
                 return Ending::Error;
             }
         }
+    }
+}
+
+/// Waits until fewer than `mark` bytes of output are pending. `false` when they stayed
+/// at `mark` or above for the whole idle timeout: a client that leaves its replies
+/// unread is idle too, as Redis's `timeout` counts it. (So is one that reads too slowly
+/// to take half its bound within the timeout: the writer's chunk counts as pending
+/// until all of it is written.) Subscribers are exempt here as well.
+async fn paused(config: &Config, client: &Client, mark: usize) -> bool {
+    match config.idle_timeout {
+        Some(limit) if client.channels.is_empty() => {
+            if timeout(limit, client.outbox.below(mark)).await.is_ok() {
+                return true;
+            }
+            report(
+                client.id,
+                "client disconnected: its replies went unread past the idle timeout",
+            );
+            false
+        }
+        _ => {
+            client.outbox.below(mark).await;
+            true
+        }
+    }
+}
+
+/// The request at the front of `buf`, as [`parse`] answers, or `None` in place of
+/// the frame for a line with no words. A request starting with `*` is an array;
+/// anything else is an inline command, a line of words (what telnet sends), as Redis
+/// decides it.
+///
+/// An array is parsed only once [`scan`] says it has all arrived: `progress` keeps
+/// how far the scan went, so a long request costs one scan and one parse in all,
+/// however many reads bring it.
+fn request(
+    buf: &[u8],
+    progress: &mut Scan,
+    limits: &Limits,
+) -> Result<Option<(Option<Frame>, usize)>, ParseError> {
+    match buf.first() {
+        None => Ok(None),
+        Some(b'*') => {
+            if !scan(buf, progress, limits)? {
+                return Ok(None);
+            }
+            *progress = Scan::default();
+            Ok(parse(buf, limits)?.map(|(frame, used)| (Some(frame), used)))
+        }
+        Some(_) => Ok(inline(buf, limits)?.map(|(words, used)| {
+            let frame = (!words.is_empty()).then(|| Frame::command(words));
+            (frame, used)
+        })),
     }
 }
 

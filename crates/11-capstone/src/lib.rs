@@ -21,7 +21,8 @@
 //!
 //! Commands: `PING`, `ECHO`, `GET`, `SET` (with `EX`, `PX`, `NX`, `XX`), `DEL`,
 //! `EXISTS`, `INCR`, `DECR`, `EXPIRE`, `PEXPIRE`, `TTL`, `PTTL`, `PUBLISH`,
-//! `SUBSCRIBE`, `UNSUBSCRIBE`, `QUIT`, `COMMAND`. Pipelining of any depth.
+//! `SUBSCRIBE`, `UNSUBSCRIBE`, `QUIT`, `COMMAND`. Pipelining of any depth, and inline
+//! commands (a line of words, as telnet sends them) beside RESP's arrays.
 //!
 //! ```
 //! use std::io::{Read, Write};

@@ -16,7 +16,7 @@ use crate::connection::{Ending, connection};
 use crate::{Db, Limits, PubSub, new_db};
 
 /// The reply a client gets when the server is full.
-pub const MAX_CLIENTS_REACHED: &[u8] = b"-ERR max clients reached\r\n";
+pub const MAX_CLIENTS_REACHED: &[u8] = b"-ERR max number of clients reached\r\n";
 
 /// The server's limits.
 #[derive(Debug, Clone)]
@@ -27,8 +27,9 @@ pub struct Config {
     pub max_clients: usize,
     /// How many bytes of replies and messages may wait for one client.
     pub max_output: usize,
-    /// How long a client may send nothing before it is disconnected (`None`: for
-    /// ever). Subscribers are exempt, as in Redis.
+    /// How long a client may send nothing, or leave its waiting replies unread,
+    /// before it is disconnected (`None`: for ever). Subscribers are exempt, as in
+    /// Redis.
     pub idle_timeout: Option<Duration>,
     /// How long shutdown waits for connections to finish before closing them.
     pub shutdown_deadline: Duration,

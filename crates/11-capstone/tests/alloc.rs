@@ -85,3 +85,55 @@ fn set_get_incr_and_ping_allocate_nothing() {
         .expect("the loop runs");
     });
 }
+
+/// Arguments in the one long request of the next test.
+const KEYS: usize = 20_000;
+
+#[test]
+fn a_long_request_arriving_in_many_reads_is_parsed_once() {
+    watchdog_default(|| {
+        // `DEL` of 20,000 keys, about 140 KB: the server takes it in a dozen reads or
+        // more (its reads are at most 16 KiB). Each argument is one allocation once
+        // parsed. Parsing the unfinished array again after every read would copy the
+        // arguments that had arrived each time: some ten times as many.
+        let mut request = format!("*{}\r\n$3\r\nDEL\r\n", KEYS + 1).into_bytes();
+        for _ in 0..KEYS {
+            request.extend_from_slice(b"$1\r\nx\r\n");
+        }
+        let (reply, allocations) = ALLOC.count(|| {
+            run(async move {
+                let listener = oneloop::TcpListener::bind("127.0.0.1:0").expect("bind");
+                let addr = listener.local_addr().expect("an address");
+                let server = Server::new(Config::default());
+                let serving = oneloop::spawn(Rc::clone(&server).run(listener));
+                let reply = oneloop::to_thread(move || {
+                    let mut client = TcpStream::connect(addr).expect("connect");
+                    client
+                        .set_read_timeout(Some(std::time::Duration::from_secs(8)))
+                        .expect("a hang detector");
+                    // Written in pieces, so that it arrives over many reads.
+                    for piece in request.chunks(1024) {
+                        std::io::Write::write_all(&mut client, piece).expect("write");
+                    }
+                    let mut reply = [0u8; 4];
+                    client.read_exact(&mut reply).expect("the reply");
+                    reply
+                })
+                .await
+                .expect("the client's thread");
+                server.stop();
+                serving
+                    .await
+                    .expect("the server's task")
+                    .expect("it served");
+                reply
+            })
+            .expect("the loop runs")
+        });
+        assert_eq!(&reply, b":0\r\n");
+        assert!(
+            allocations < 2 * KEYS + 5_000,
+            "{allocations} allocations for a request of {KEYS} arguments"
+        );
+    });
+}

@@ -159,16 +159,16 @@ fn a_malformed_frame_gets_an_error_and_a_close_while_others_go_on() {
                 "-ERR Protocol error: invalid bulk length\r\n",
             ),
             (
-                b"!\r\n",
-                "-ERR Protocol error: expected a type byte, got '!'\r\n",
+                b"ECHO \"open\r\n",
+                "-ERR Protocol error: unbalanced quotes in request\r\n",
             ),
             (
                 b"*2\r\n$3\r\nSET\r\n$2000\r\n",
                 "-ERR Protocol error: invalid bulk length: 2000 is over the limit of 1024\r\n",
             ),
             (
-                b"+PING\r\n",
-                "-ERR Protocol error: a request must be an array of bulk strings\r\n",
+                b"*2\r\n$4\r\nECHO\r\n:1\r\n",
+                "-ERR Protocol error: expected '$', got ':'\r\n",
             ),
         ] {
             let mut bad = server.connect();
@@ -197,7 +197,10 @@ fn past_max_clients_a_newcomer_is_refused_with_an_error() {
             expect_reply(stream, b"+PONG\r\n");
         }
         let mut third = server.connect();
-        assert_eq!(read_to_end(&mut third), b"-ERR max clients reached\r\n");
+        assert_eq!(
+            read_to_end(&mut third),
+            b"-ERR max number of clients reached\r\n"
+        );
         // One leaves: a slot is free again.
         send(&mut first, &command(&[b"QUIT"]));
         assert_eq!(read_to_end(&mut first), b"+OK\r\n");
@@ -379,5 +382,331 @@ fn at_the_shutdown_deadline_a_client_that_does_not_read_is_closed() {
             "{}",
             stopped.stderr
         );
+    });
+}
+
+/// Sends `bytes` in one write and reads every reply until the server closes.
+fn replies_to(server: &ServerProcess, bytes: &[u8]) -> String {
+    let mut stream = server.connect();
+    send(&mut stream, bytes);
+    stream
+        .shutdown(std::net::Shutdown::Write)
+        .expect("half-close");
+    String::from_utf8_lossy(&read_to_end(&mut stream)).into_owned()
+}
+
+#[test]
+fn inline_commands_are_split_as_redis_splits_them() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        // What telnet (CRLF) and nc (LF alone) send; blank lines are skipped.
+        let input = concat!(
+            "PING\r\n",
+            "PING\n",
+            "   \r\n\n",
+            " \t SET q \"a b\\x41\\n\" \r\n",
+            "GET q\r\n",
+            "ECHO 'it\\'s'\r\n",
+            "ECHO \"\"\r\n",
+            "ECHO \"\\t\\z\\\\\\\"\\xzz\"\r\n",
+            "PING\rPING\r\n",
+        );
+        let want = concat!(
+            "+PONG\r\n",
+            "+PONG\r\n",
+            "+OK\r\n",
+            "$5\r\na bA\n\r\n",
+            "$4\r\nit's\r\n",
+            "$0\r\n\r\n",
+            "$7\r\n\tz\\\"xzz\r\n",
+            "$4\r\nPING\r\n",
+        );
+        assert_eq!(replies_to(&server, input.as_bytes()), want);
+        // Split at every byte, inline and RESP mixed: the same replies.
+        let mut stream = server.connect();
+        let input = [
+            &b"ECHO one\r\n"[..],
+            &command(&[b"ECHO", b"two"]),
+            b"PING\n",
+        ]
+        .concat();
+        for byte in &input {
+            send(&mut stream, std::slice::from_ref(byte));
+        }
+        expect_reply(&mut stream, b"$3\r\none\r\n$3\r\ntwo\r\n+PONG\r\n");
+        // A quote left open, or closed with no space after it: an error, then the end.
+        for bad in ["ECHO \"abc\r\nPING\r\n", "ECHO a\"b c\"d\r\nPING\r\n"] {
+            assert_eq!(
+                replies_to(&server, bad.as_bytes()),
+                "-ERR Protocol error: unbalanced quotes in request\r\n"
+            );
+        }
+        // A line that never ends, past the limit of one.
+        let endless = vec![b'A'; 70_000];
+        assert_eq!(
+            replies_to(&server, &endless),
+            "-ERR Protocol error: too big inline request\r\n"
+        );
+    });
+}
+
+#[test]
+fn errors_name_the_command_as_redis_does() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut con = Con::new(&server);
+        // An unknown name keeps its case; its arguments are shown up to 128 bytes.
+        assert_eq!(
+            con.error(&["Foo", "a", "b"]),
+            "ERR unknown command 'Foo', with args beginning with: 'a' 'b' "
+        );
+        let long = "a".repeat(50);
+        let shown = format!("'{long}' '{long}' '{}' ", "a".repeat(22));
+        assert_eq!(
+            con.error(&["Foo", &long, &long, &long, &long]),
+            format!("ERR unknown command 'Foo', with args beginning with: {shown}")
+        );
+        let many: Vec<&str> = "abcdefghijkl".split("").filter(|s| !s.is_empty()).collect();
+        let mut args = vec!["FOO"];
+        args.extend(&many);
+        assert_eq!(
+            con.error(&args),
+            "ERR unknown command 'FOO', with args beginning with: 'a' 'b' 'c' 'd' 'e' 'f' 'g' 'h' 'i' 'j' 'k' 'l' "
+        );
+        // No table of commands or their documentation: an empty array.
+        for sub in [
+            &["COMMAND"][..],
+            &["COMMAND", "DOCS"],
+            &["COMMAND", "INFO", "get"],
+        ] {
+            assert_eq!(
+                con.query(sub),
+                capstone_redis::Frame::Array(Some(Vec::new()))
+            );
+        }
+        assert_eq!(
+            con.error(&["COMMAND", "FOO"]),
+            "ERR unknown subcommand 'FOO'. Try COMMAND HELP."
+        );
+        assert_eq!(
+            con.error(&["COMMAND", "COUNT", "x"]),
+            "ERR wrong number of arguments for 'command|count' command"
+        );
+        // In subscribed mode an unknown command, or a known one with the wrong number
+        // of arguments, gets the same error as outside it.
+        let mut subscriber = server.connect();
+        send(&mut subscriber, &command(&[b"SUBSCRIBE", b"c"]));
+        send(&mut subscriber, &command(&[b"Foo"]));
+        send(&mut subscriber, &command(&[b"GET"]));
+        send(&mut subscriber, &command(&[b"QUIT", b"now"]));
+        assert_eq!(
+            String::from_utf8_lossy(&read_to_end(&mut subscriber)),
+            concat!(
+                "*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n",
+                "-ERR unknown command 'Foo', with args beginning with: \r\n",
+                "-ERR wrong number of arguments for 'get' command\r\n",
+                "+OK\r\n",
+            )
+        );
+    });
+}
+
+#[test]
+fn times_to_live_redis_cannot_hold_are_refused() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut con = Con::new(&server);
+        let refused = "ERR invalid expire time in 'set' command";
+        // Past i64::MAX milliseconds once made a deadline: refused, nothing written.
+        assert_eq!(
+            con.error(&["SET", "k", "v", "EX", "9223372036854776"]),
+            refused
+        );
+        assert_eq!(
+            con.error(&["SET", "k", "v", "PX", "9223372036854775807"]),
+            refused
+        );
+        assert_eq!(con.int(&["EXISTS", "k"]), 0);
+        assert_eq!(
+            con.simple(&["SET", "k", "v", "EX", "9223370000000000"]),
+            "OK"
+        );
+        // A deadline that far is held, not wrapped: the seconds left are within one
+        // second of what was asked (more on a machine that stalls a second).
+        let far = 9_223_370_000_000_000;
+        let ttl = con.int(&["TTL", "k"]);
+        assert!((far - 10..=far).contains(&ttl), "TTL {ttl}");
+        let refused = "ERR invalid expire time in 'expire' command";
+        assert_eq!(con.error(&["EXPIRE", "k", "9223372036854775"]), refused);
+        assert_eq!(con.error(&["EXPIRE", "k", "-9223372036854776"]), refused);
+        assert_eq!(
+            con.error(&["PEXPIRE", "k", "9223372036854775807"]),
+            "ERR invalid expire time in 'pexpire' command"
+        );
+        let ttl = con.int(&["TTL", "k"]);
+        assert!((far - 10..=far).contains(&ttl), "TTL {ttl}");
+        // A negative time within range deletes the key.
+        assert_eq!(con.int(&["EXPIRE", "k", "-9223372036854775"]), 1);
+        assert_eq!(con.int(&["EXISTS", "k"]), 0);
+    });
+}
+
+#[test]
+fn expire_takes_redis_conditions_and_set_takes_repeated_options() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut con = Con::new(&server);
+        assert_eq!(con.simple(&["SET", "k", "v"]), "OK");
+        assert_eq!(
+            con.error(&["EXPIRE", "k", "10", "NX", "XX"]),
+            "ERR NX and XX, GT or LT options at the same time are not compatible"
+        );
+        assert_eq!(
+            con.error(&["EXPIRE", "k", "10", "GT", "LT"]),
+            "ERR GT and LT options at the same time are not compatible"
+        );
+        assert_eq!(
+            con.error(&["EXPIRE", "k", "abc", "FOO"]),
+            "ERR Unsupported option FOO"
+        );
+        // No deadline yet: XX and GT refuse, NX sets one.
+        assert_eq!(con.int(&["EXPIRE", "k", "10", "XX"]), 0);
+        assert_eq!(con.int(&["EXPIRE", "k", "10", "GT"]), 0);
+        assert_eq!(con.int(&["EXPIRE", "k", "10", "nx"]), 1);
+        assert_eq!(con.int(&["EXPIRE", "k", "20", "NX"]), 0);
+        assert_eq!(con.int(&["EXPIRE", "k", "5", "GT"]), 0);
+        assert_eq!(con.int(&["EXPIRE", "k", "20", "gt"]), 1);
+        assert_eq!(con.int(&["EXPIRE", "k", "30", "LT"]), 0);
+        assert_eq!(con.int(&["PEXPIRE", "k", "3000", "LT", "XX"]), 1);
+        let ttl = con.int(&["TTL", "k"]);
+        assert!((1..=3).contains(&ttl), "TTL {ttl}");
+        assert_eq!(con.int(&["EXPIRE", "k", "-1", "GT"]), 0);
+        assert_eq!(con.int(&["EXPIRE", "k", "-1", "LT"]), 1);
+        assert_eq!(con.int(&["EXISTS", "k"]), 0);
+        // SET: a flag may repeat, and the last time given wins; the options are all
+        // read before the time is.
+        assert_eq!(con.simple(&["SET", "k", "v", "NX", "NX"]), "OK");
+        assert_eq!(con.simple(&["SET", "k", "v", "EX", "abc", "EX", "5"]), "OK");
+        let ttl = con.int(&["TTL", "k"]);
+        assert!((1..=5).contains(&ttl), "TTL {ttl}");
+        assert_eq!(
+            con.error(&["SET", "k", "v", "EX", "abc", "NX", "XX"]),
+            "ERR syntax error"
+        );
+        assert_eq!(
+            con.error(&["SET", "k", "v", "EX", "0", "FOO"]),
+            "ERR syntax error"
+        );
+        // Options of Redis's SET that this server does not take.
+        for option in ["KEEPTTL", "GET"] {
+            assert_eq!(con.error(&["SET", "k", "v", option]), "ERR syntax error");
+        }
+    });
+}
+
+#[test]
+fn integers_are_read_as_strictly_as_redis_reads_them() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut con = Con::new(&server);
+        let not_an_integer = "ERR value is not an integer or out of range";
+        for value in ["+1", "01", "-0", " 1", "1 ", "", "99999999999999999999"] {
+            assert_eq!(con.simple(&["SET", "k", value]), "OK");
+            assert_eq!(
+                con.error(&["INCR", "k"]),
+                not_an_integer,
+                "INCR of {value:?}"
+            );
+        }
+        for (value, decremented) in [("0", -1), ("-1", -2), ("10", 9)] {
+            assert_eq!(con.simple(&["SET", "k", value]), "OK");
+            assert_eq!(con.int(&["DECR", "k"]), decremented);
+        }
+        assert_eq!(con.error(&["SET", "k", "v", "EX", "+5"]), not_an_integer);
+        assert_eq!(con.error(&["EXPIRE", "k", "05"]), not_an_integer);
+    });
+}
+
+#[test]
+fn a_null_or_empty_request_is_skipped_and_a_bad_element_is_named() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut skipped = b"*-1\r\n*0\r\n".to_vec();
+        skipped.extend(command(&[b"PING"]));
+        skipped.extend(command(&[b"QUIT"]));
+        assert_eq!(replies_to(&server, &skipped), "+PONG\r\n+OK\r\n");
+        for (element, error) in [
+            (
+                "*1\r\n:1\r\n",
+                "-ERR Protocol error: expected '$', got ':'\r\n",
+            ),
+            (
+                "*1\r\n*1\r\n$4\r\nPING\r\n",
+                "-ERR Protocol error: expected '$', got '*'\r\n",
+            ),
+            (
+                "*1\r\n$-1\r\n",
+                "-ERR Protocol error: invalid bulk length\r\n",
+            ),
+            // Refused at its first byte, before the rest of the array has come.
+            (
+                "*3\r\n:1\r\n",
+                "-ERR Protocol error: expected '$', got ':'\r\n",
+            ),
+            // A length is read as strictly as Redis reads it: no leading zero.
+            (
+                "*1\r\n$04\r\nPING\r\n",
+                "-ERR Protocol error: invalid bulk length\r\n",
+            ),
+            (
+                "*01\r\n$4\r\nPING\r\n",
+                "-ERR Protocol error: invalid multibulk length\r\n",
+            ),
+            // Stricter than Redis, which takes any negative count for an empty array.
+            (
+                "*-2\r\n",
+                "-ERR Protocol error: invalid multibulk length\r\n",
+            ),
+        ] {
+            assert_eq!(replies_to(&server, element.as_bytes()), error);
+        }
+    });
+}
+
+#[test]
+fn a_client_that_leaves_its_replies_unread_past_the_idle_timeout_is_disconnected() {
+    watchdog_default(|| {
+        // As Redis's `timeout` does: a client whose replies wait, unread, for the idle
+        // timeout is idle too. The server is paused on it, not reading its requests;
+        // without the timeout it would hold that client and its output for ever.
+        // The timeout is short, so that the test waits a third of a second; the client
+        // sends its first command at once after its connect.
+        let mut server =
+            ServerProcess::start(&["--idle-timeout-ms", "300", "--max-output", "1048576"]);
+        let mut slow = server.connect();
+        let value = vec![b'v'; 256 * 1024];
+        send(&mut slow, &command(&[b"SET", b"big", &value]));
+        expect_reply(&mut slow, b"+OK\r\n");
+        // 100 replies of 256 KiB, 25 MiB: far past the bound and loopback's buffers.
+        let mut gets = Vec::new();
+        for _ in 0..100 {
+            gets.extend(command(&[b"GET", b"big"]));
+        }
+        send(&mut slow, &gets);
+        // Nothing is read until the server says it let the client go.
+        server
+            .wait_for_stderr("client disconnected: its replies went unread past the idle timeout");
+        let got = read_to_end(&mut slow);
+        assert!(
+            got.len() < 100 * value.len(),
+            "{} bytes: every reply was still sent",
+            got.len()
+        );
+        // The server goes on.
+        let mut con = Con::new(&server);
+        assert_eq!(con.simple(&["PING"]), "PONG");
+        let stopped = server.stop();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+        assert!(stopped.stdout.contains("1 idle"), "{}", stopped.stdout);
     });
 }

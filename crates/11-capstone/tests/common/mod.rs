@@ -12,7 +12,9 @@ use std::time::Duration;
 pub struct ServerProcess {
     child: Child,
     stdout: BufReader<ChildStdout>,
-    stderr: ChildStderr,
+    stderr: BufReader<ChildStderr>,
+    /// The lines of stderr read so far by [`wait_for_stderr`](Self::wait_for_stderr).
+    stderr_seen: String,
     /// Where it listens.
     pub addr: SocketAddr,
 }
@@ -40,7 +42,7 @@ impl ServerProcess {
             .spawn()
             .expect("the server binary starts");
         let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
-        let stderr = child.stderr.take().expect("piped");
+        let stderr = BufReader::new(child.stderr.take().expect("piped"));
         let mut line = String::new();
         stdout
             .read_line(&mut line)
@@ -55,6 +57,7 @@ impl ServerProcess {
             child,
             stdout,
             stderr,
+            stderr_seen: String::new(),
             addr,
         }
     }
@@ -67,6 +70,26 @@ impl ServerProcess {
             .set_read_timeout(Some(Duration::from_secs(8)))
             .expect("set a timeout");
         stream
+    }
+
+    /// Reads the server's stderr until a line holds `needle` (the watchdog is the hang
+    /// detector); the lines read stay part of what [`wait`](Self::wait) returns.
+    pub fn wait_for_stderr(&mut self, needle: &str) {
+        loop {
+            let start = self.stderr_seen.len();
+            let read = self
+                .stderr
+                .read_line(&mut self.stderr_seen)
+                .expect("stderr");
+            assert!(
+                read > 0,
+                "stderr ended before {needle:?}:\n{}",
+                self.stderr_seen
+            );
+            if self.stderr_seen[start..].contains(needle) {
+                return;
+            }
+        }
     }
 
     /// Sends `kill -SIGNAL` to the server.
@@ -88,7 +111,7 @@ impl ServerProcess {
     pub fn wait(mut self) -> Stopped {
         let mut stdout = String::new();
         self.stdout.read_to_string(&mut stdout).expect("stdout");
-        let mut stderr = String::new();
+        let mut stderr = std::mem::take(&mut self.stderr_seen);
         self.stderr.read_to_string(&mut stderr).expect("stderr");
         let status = self.child.wait().expect("the server exits");
         Stopped {
