@@ -207,11 +207,9 @@ pub fn incr_by(db: &Db, key: &[u8], delta: i64) -> Result<i64, &'static str> {
 }
 
 /// The integer a value holds, as `INCR` reads it.
+/// Redis's strict reading: digits with an optional `-`; no `+`, space or leading zero.
 fn integer_value(value: &[u8]) -> Result<i64, &'static str> {
-    std::str::from_utf8(value)
-        .ok()
-        .and_then(|s| s.parse::<i64>().ok())
-        .ok_or("ERR value is not an integer or out of range")
+    crate::limits::decimal(value).ok_or("ERR value is not an integer or out of range")
 }
 
 fn add(current: i64, delta: i64) -> Result<i64, &'static str> {
