@@ -378,6 +378,13 @@ scenarios! {
         cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-got-x",
             "turn=5 event=join-of-nothing-returned", "turn=5 event=semaphore-value-3",
             "turn=5 event=bounded-refused-value-1"];
+
+    // Probed corners of stages 9 and 10.
+    /// A task's done callbacks and the tasks awaiting it wake in the order they came;
+    /// awaiting a task already done costs no turn.
+    done_callback_then_join: differs [],
+        cpython_says ["turn=4 run=first", "turn=4 run=main",
+            "turn=4 event=main-joined-done-8", "turn=4 run=second"];
 }
 // ANCHOR_END: scenarios
 
@@ -2465,6 +2472,51 @@ mod oneloop {
         }
     }
     pub use stage10_corners::*;
+
+    /// Corners of stages 9 and 10 that a reader who knows asyncio would probe.
+    mod probed {
+        use std::rc::Rc;
+
+        use oneloop_cancel::{Task, spawn_named};
+
+        use super::super::truth::Recorder;
+        use super::{bare_yield, call_soon, named, py, run_task_main};
+
+        pub fn done_callback_then_join(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let done = spawn_named("quick", async { Ok(8) });
+                let r = Rc::clone(&rec);
+                let task = Rc::new(spawn_named("child", async move {
+                    bare_yield().await?;
+                    r.event("child-returns");
+                    Ok(7)
+                }));
+                let (r, seen) = (Rc::clone(&rec), task.task_ref());
+                task.add_done_callback("first", move || {
+                    r.event(format!("first-done-{}", py(seen.is_done())));
+                    call_soon("later", named(&r, "later"));
+                });
+                let (r, adding): (_, Rc<Task<i32>>) = (Rc::clone(&rec), Rc::clone(&task));
+                drop(spawn_named("adder", async move {
+                    let (r2, seen) = (Rc::clone(&r), adding.task_ref());
+                    adding.add_done_callback("second", move || {
+                        r2.event(format!("second-done-{}", py(seen.is_done())));
+                    });
+                    r.event("second-added");
+                    Ok(())
+                }));
+                let value = task.join().await?;
+                rec.event(format!("main-joined-{value}"));
+                call_soon("later", named(&rec, "later"));
+                let value = done.join().await?;
+                rec.event(format!("main-joined-done-{value}"));
+                bare_yield().await?;
+                bare_yield().await?;
+                Ok(())
+            });
+        }
+    }
+    pub use probed::*;
 }
 
 #[test]

@@ -53,7 +53,10 @@ pub(crate) struct Ctl {
     pub(crate) ended_cancelled: Cell<bool>,
     /// The failure the task ended with, when it was not a cancel (for shutdown).
     pub(crate) failure: RefCell<Option<crate::Error>>,
-    pub(crate) joiners: RefCell<Vec<Waker>>,
+    /// The tasks awaiting this one, each with the number of done callbacks added
+    /// before it first waited: asyncio's awaiting task is one more done callback, so
+    /// the two wake in the order they came.
+    pub(crate) joiners: RefCell<Vec<(usize, Waker)>>,
     pub(crate) done_callbacks: RefCell<Vec<DoneCallback>>,
     /// What a view of the task tree reads: see [`Links`].
     pub(crate) links: Links,

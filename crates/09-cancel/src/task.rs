@@ -102,12 +102,19 @@ fn finish<T>(ctl: &Rc<Ctl>, outcome: &RefCell<Outcome<T>>, result: Result<T, Err
         }
     }
     *outcome.borrow_mut() = Outcome::Done(result);
-    for joiner in mem::take(&mut *ctl.joiners.borrow_mut()) {
-        joiner.wake();
-    }
-    // Done callbacks run in a coming turn, as asyncio's do (`call_soon`).
-    for (label, callback) in callbacks {
+    // Done callbacks run in a coming turn, as asyncio's do (`call_soon`), and the
+    // awaiting tasks' steps are queued among them, each where it first waited.
+    let mut joiners = mem::take(&mut *ctl.joiners.borrow_mut())
+        .into_iter()
+        .peekable();
+    for (index, (label, callback)) in callbacks.into_iter().enumerate() {
+        while let Some((_, joiner)) = joiners.next_if(|(before, _)| *before <= index) {
+            joiner.wake();
+        }
         with_current(|core| core.call_soon_named(label, callback));
+    }
+    for (_, joiner) in joiners {
+        joiner.wake();
     }
 }
 
@@ -222,7 +229,7 @@ impl<T, F> Drop for TaskFuture<T, F> {
         self.ctl.ended_cancelled.set(error.is_cancelled());
         self.ctl.set_done();
         self.ctl.waiting_on.borrow_mut().clear();
-        for joiner in mem::take(&mut *self.ctl.joiners.borrow_mut()) {
+        for (_, joiner) in mem::take(&mut *self.ctl.joiners.borrow_mut()) {
             joiner.wake();
         }
         self.ctl.done_callbacks.borrow_mut().clear();
@@ -418,9 +425,10 @@ impl<T> Task<T> {
     }
 
     pub(crate) fn add_joiner(&self, waker: &Waker) {
+        let before = self.ctl.done_callbacks.borrow().len();
         let mut joiners = self.ctl.joiners.borrow_mut();
-        if !joiners.iter().any(|w| w.will_wake(waker)) {
-            joiners.push(waker.clone());
+        if !joiners.iter().any(|(_, w)| w.will_wake(waker)) {
+            joiners.push((before, waker.clone()));
         }
     }
 
