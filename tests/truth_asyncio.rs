@@ -385,6 +385,23 @@ scenarios! {
     done_callback_then_join: differs [],
         cpython_says ["turn=4 run=first", "turn=4 run=main",
             "turn=4 event=main-joined-done-8", "turn=4 run=second"];
+    /// A cancel before a task's last step ends it cancelled; cancel of a finished task
+    /// is refused and counts nothing; wait_for on a task that swallows the cancel
+    /// returns the task's value.
+    cancel_finishing_task: differs [WaitForReleasesAWaiter],
+        cpython_says ["turn=4 event=finisher-cancelled-True",
+            "turn=4 event=cancel-cancelled-False-cancelling-1",
+            "turn=7 event=cancel-returned-False-cancelling-0",
+            "turn=14 event=wait_for-returned-kept-cancelling-1"];
+    /// An event set then cleared still wakes its waiter; a semaphore's released unit
+    /// goes to the queued waiter, not back to the releaser; wait_for re-checks after
+    /// every notify; an aborted barrier breaks its waiting and later parties.
+    primitives_probed: differs [],
+        cpython_says ["turn=3 event=event-waiter-woke-set-False",
+            "turn=5 event=released-locked-True-value-0", "turn=6 event=waiter-acquired",
+            "turn=7 event=releaser-acquired-again", "turn=10 event=cond-waiter-saw-2",
+            "turn=12 event=c-passed-2", "turn=13 event=b-passed-1",
+            "turn=15 event=c-broken", "turn=16 event=late-broken"];
 }
 // ANCHOR_END: scenarios
 
@@ -2477,7 +2494,11 @@ mod oneloop {
     mod probed {
         use std::rc::Rc;
 
-        use oneloop_cancel::{Task, spawn_named};
+        use std::cell::Cell;
+        use std::time::Duration;
+
+        use oneloop_cancel::{Error, Task, sleep, spawn_named, wait_for};
+        use oneloop_shared::{Barrier, Condition, Event, Semaphore};
 
         use super::super::truth::Recorder;
         use super::{bare_yield, call_soon, named, py, run_task_main};
@@ -2514,6 +2535,148 @@ mod oneloop {
                 bare_yield().await?;
                 Ok(())
             });
+        }
+
+        pub fn cancel_finishing_task(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let late = spawn_named("finisher", async move {
+                    bare_yield().await?;
+                    r.event("finisher-last-line");
+                    Ok(1)
+                });
+                bare_yield().await?;
+                rec.event(format!("cancel-before-last-step-{}", py(late.cancel(None))));
+                if late.join().await.is_err() {
+                    rec.event(format!("finisher-cancelled-{}", py(late.is_cancelled())));
+                }
+                rec.event(format!(
+                    "cancel-cancelled-{}-cancelling-{}",
+                    py(late.cancel(None)),
+                    late.cancelling()
+                ));
+                let done = spawn_named("done", bare_yield());
+                done.join().await?;
+                rec.event(format!(
+                    "cancel-returned-{}-cancelling-{}",
+                    py(done.cancel(None)),
+                    done.cancelling()
+                ));
+
+                let r = Rc::clone(&rec);
+                let stubborn = spawn_named("ignorer", async move {
+                    if sleep(Duration::from_secs(10)).await.is_err() {
+                        r.event("ignorer-swallows");
+                    }
+                    bare_yield().await?;
+                    Ok("kept")
+                });
+                match wait_for(Duration::from_millis(10), stubborn.join()).await {
+                    Ok(value) => rec.event(format!(
+                        "wait_for-returned-{value}-cancelling-{}",
+                        stubborn.cancelling()
+                    )),
+                    Err(_) => rec.event("wait_for-timed-out"),
+                }
+                Ok(())
+            });
+        }
+
+        pub fn primitives_probed(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let event = Rc::new(Event::new());
+                let (r, e) = (Rc::clone(&rec), Rc::clone(&event));
+                let woken = spawn_named("event_waiter", async move {
+                    e.wait().await?;
+                    r.event(format!("event-waiter-woke-set-{}", py(e.is_set())));
+                    Ok(())
+                });
+                bare_yield().await?;
+                event.set();
+                event.clear();
+                woken.join().await?;
+
+                let sem = Rc::new(Semaphore::new(1));
+                sem.acquire().await?;
+                let (r, s) = (Rc::clone(&rec), Rc::clone(&sem));
+                let waiter = spawn_named("sem_waiter", async move {
+                    s.acquire().await?;
+                    r.event("waiter-acquired");
+                    s.release();
+                    Ok(())
+                });
+                bare_yield().await?;
+                sem.release();
+                rec.event(format!(
+                    "released-locked-{}-value-{}",
+                    py(sem.locked()),
+                    sem.value()
+                ));
+                sem.acquire().await?;
+                rec.event("releaser-acquired-again");
+                sem.release();
+                waiter.join().await?;
+
+                let cond = Rc::new(Condition::new());
+                let boxed = Rc::new(Cell::new(0));
+                let (r, c, b) = (Rc::clone(&rec), Rc::clone(&cond), Rc::clone(&boxed));
+                let waiting = spawn_named("cond_waiter", async move {
+                    c.acquire().await?;
+                    c.wait_for(|| b.get() >= 2).await?;
+                    r.event(format!("cond-waiter-saw-{}", b.get()));
+                    c.release()
+                });
+                for _ in 0..2 {
+                    bare_yield().await?;
+                    cond.acquire().await?;
+                    boxed.set(boxed.get() + 1);
+                    rec.event(format!("notify-at-{}", boxed.get()));
+                    cond.notify(1)?;
+                    cond.release()?;
+                }
+                waiting.join().await?;
+
+                let barrier = Rc::new(Barrier::new(3));
+                let parties = [("a", 1), ("b", 1), ("c", 2)].map(|(name, rounds)| {
+                    let (r, b) = (Rc::clone(&rec), Rc::clone(&barrier));
+                    spawn_named(name, party(r, b, name, rounds))
+                });
+                for _ in 0..3 {
+                    bare_yield().await?;
+                }
+                rec.event(format!("waiting-{}", barrier.n_waiting()));
+                barrier.abort();
+                rec.event(format!(
+                    "aborted-broken-{}-waiting-{}",
+                    py(barrier.broken()),
+                    barrier.n_waiting()
+                ));
+                for party in &parties {
+                    party.join().await?;
+                }
+                party(Rc::clone(&rec), barrier, "late", 1).await
+            });
+        }
+
+        /// `barrier_party`: waits at the barrier `rounds` times, saying each index, or
+        /// that it found the barrier broken.
+        async fn party(
+            rec: Rc<Recorder>,
+            barrier: Rc<Barrier>,
+            name: &'static str,
+            rounds: usize,
+        ) -> Result<(), Error> {
+            for _ in 0..rounds {
+                match barrier.wait().await {
+                    Ok(index) => rec.event(format!("{name}-passed-{index}")),
+                    Err(Error::Failed(_)) => {
+                        rec.event(format!("{name}-broken"));
+                        break;
+                    }
+                    Err(other) => return Err(other),
+                }
+            }
+            Ok(())
         }
     }
     pub use probed::*;
