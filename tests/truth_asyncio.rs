@@ -402,6 +402,13 @@ scenarios! {
             "turn=7 event=releaser-acquired-again", "turn=10 event=cond-waiter-saw-2",
             "turn=12 event=c-passed-2", "turn=13 event=b-passed-1",
             "turn=15 event=c-broken", "turn=16 event=late-broken"];
+    /// A group's child fails after the body ended, or while another child awaits in
+    /// its cleanup: what the group waits for, and what it raises.
+    taskgroup_late_failures: differs [],
+        cpython_says ["turn=5 run=_on_task_done", "turn=6 event=b-cancelled",
+            "turn=8 event=after-body-raised-ExceptionGroup[ValueError(a)]-cancelling-1",
+            "turn=14 event=d-cleanup-ends",
+            "turn=16 event=in-finally-raised-ExceptionGroup[ValueError(c)]-cancelling-1"];
 }
 // ANCHOR_END: scenarios
 
@@ -2215,7 +2222,8 @@ mod oneloop {
 
         /// An error as the Python side prints it: `ValueError(a)`, `CancelledError(m)`,
         /// `ExceptionGroup[..]`.
-        fn show(error: &Error) -> String {
+        /// An error as the scripts print it (`shown` in Python).
+        pub(super) fn show(error: &Error) -> String {
             match error {
                 Error::Failed(text) => format!("ValueError({text})"),
                 Error::Cancelled(_) => format!("CancelledError({})", message(error)),
@@ -2497,10 +2505,11 @@ mod oneloop {
         use std::cell::Cell;
         use std::time::Duration;
 
-        use oneloop_cancel::{Error, Task, sleep, spawn_named, wait_for};
+        use oneloop_cancel::{Error, Task, current, sleep, spawn_named, task_group, wait_for};
         use oneloop_shared::{Barrier, Condition, Event, Semaphore};
 
         use super::super::truth::Recorder;
+        use super::stage9_corners::show;
         use super::{bare_yield, call_soon, named, py, run_task_main};
 
         pub fn done_callback_then_join(rec: &Rc<Recorder>) {
@@ -2677,6 +2686,67 @@ mod oneloop {
                 }
             }
             Ok(())
+        }
+
+        /// `fails`: yields `turns` times, then fails with `name`.
+        async fn fails(rec: Rc<Recorder>, name: &'static str, turns: u32) -> Result<(), Error> {
+            for _ in 0..turns {
+                bare_yield().await?;
+            }
+            rec.event(format!("{name}-fails"));
+            Err(Error::Failed(name.to_owned()))
+        }
+
+        pub fn taskgroup_late_failures(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                let r = Rc::clone(&rec);
+                let after_body = task_group(|tg| async move {
+                    tg.spawn("a", fails(Rc::clone(&r), "a", 2))?;
+                    let r2 = Rc::clone(&r);
+                    tg.spawn("b", async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        if slept.is_err() {
+                            r2.event("b-cancelled");
+                        }
+                        slept
+                    })?;
+                    r.event("body-ends");
+                    Ok(())
+                })
+                .await;
+                if let Err(error) = &after_body {
+                    rec.event(format!(
+                        "after-body-raised-{}-cancelling-{}",
+                        show(error),
+                        me.cancelling()
+                    ));
+                }
+                let r = Rc::clone(&rec);
+                let in_finally = task_group(|tg| async move {
+                    tg.spawn("c", fails(Rc::clone(&r), "c", 1))?;
+                    let r2 = Rc::clone(&r);
+                    tg.spawn("d", async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        r2.event("d-cleanup-starts");
+                        bare_yield().await.ok();
+                        bare_yield().await.ok();
+                        r2.event("d-cleanup-ends");
+                        slept
+                    })?;
+                    tg.spawn("e", fails(Rc::clone(&r), "e", 3))?;
+                    sleep(Duration::from_secs(10)).await
+                })
+                .await;
+                if let Err(error) = &in_finally {
+                    rec.event(format!(
+                        "in-finally-raised-{}-cancelling-{}",
+                        show(error),
+                        me.cancelling()
+                    ));
+                }
+                Ok(())
+            });
         }
     }
     pub use probed::*;
