@@ -409,6 +409,11 @@ scenarios! {
             "turn=8 event=after-body-raised-ExceptionGroup[ValueError(a)]-cancelling-1",
             "turn=14 event=d-cleanup-ends",
             "turn=16 event=in-finally-raised-ExceptionGroup[ValueError(c)]-cancelling-1"];
+    /// timeout(0): the scope expires through call_soon; a yielding body is cancelled
+    /// at its yield, a waiting one a turn after the expiry.
+    timeout_zero: differs [],
+        cpython_says ["turn=2 run=_on_timeout", "turn=2 event=yielding-body-timed-out",
+            "turn=3 run=_on_timeout", "turn=4 event=waiting-body-timed-out"];
 }
 // ANCHOR_END: scenarios
 
@@ -2505,7 +2510,9 @@ mod oneloop {
         use std::cell::Cell;
         use std::time::Duration;
 
-        use oneloop_cancel::{Error, Task, current, sleep, spawn_named, task_group, wait_for};
+        use oneloop_cancel::{
+            Error, Task, current, sleep, spawn_named, task_group, timeout, wait_for,
+        };
         use oneloop_shared::{Barrier, Condition, Event, Semaphore};
 
         use super::super::truth::Recorder;
@@ -2744,6 +2751,32 @@ mod oneloop {
                         show(error),
                         me.cancelling()
                     ));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_zero(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let yielding = timeout(Duration::ZERO, async move {
+                    r.event("yielding-body-starts");
+                    bare_yield().await?;
+                    r.event("yielding-body-went-on");
+                    Ok(())
+                })
+                .await;
+                if yielding == Err(Error::TimedOut) {
+                    rec.event("yielding-body-timed-out");
+                }
+                let r = Rc::clone(&rec);
+                let waiting = timeout(Duration::ZERO, async move {
+                    r.event("waiting-body-starts");
+                    sleep(Duration::from_secs(10)).await
+                })
+                .await;
+                if waiting == Err(Error::TimedOut) {
+                    rec.event("waiting-body-timed-out");
                 }
                 Ok(())
             });
