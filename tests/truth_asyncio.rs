@@ -414,6 +414,12 @@ scenarios! {
     timeout_zero: differs [],
         cpython_says ["turn=2 run=_on_timeout", "turn=2 event=yielding-body-timed-out",
             "turn=3 run=_on_timeout", "turn=4 event=waiting-body-timed-out"];
+    /// A queue's woken getter or putter does not own the item or the room: main's
+    /// get_nowait or put_nowait in the same step takes it, and the waiter waits again.
+    queue_newcomer_wins: differs [],
+        cpython_says ["turn=2 event=main-took-x", "turn=3 run=getter",
+            "turn=4 event=getter-got-y", "turn=7 run=putter", "turn=8 event=putter-put",
+            "turn=9 event=left-p"];
 }
 // ANCHOR_END: scenarios
 
@@ -2513,7 +2519,7 @@ mod oneloop {
         use oneloop_cancel::{
             Error, Task, current, sleep, spawn_named, task_group, timeout, wait_for,
         };
-        use oneloop_shared::{Barrier, Condition, Event, Semaphore};
+        use oneloop_shared::{Barrier, Condition, Event, Queue, Semaphore};
 
         use super::super::truth::Recorder;
         use super::stage9_corners::show;
@@ -2778,6 +2784,41 @@ mod oneloop {
                 if waiting == Err(Error::TimedOut) {
                     rec.event("waiting-body-timed-out");
                 }
+                Ok(())
+            });
+        }
+
+        pub fn queue_newcomer_wins(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(0));
+                let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                let waiting = spawn_named("getter", async move {
+                    let item = q.get().await?;
+                    r.event(format!("getter-got-{item}"));
+                    Ok(())
+                });
+                bare_yield().await?;
+                queue.put_nowait("x")?;
+                rec.event(format!("main-took-{}", queue.get_nowait()?));
+                bare_yield().await?;
+                queue.put_nowait("y")?;
+                waiting.join().await?;
+
+                let full = Rc::new(Queue::new(1));
+                full.put_nowait("a")?;
+                let (r, q) = (Rc::clone(&rec), Rc::clone(&full));
+                let waiting = spawn_named("putter", async move {
+                    q.put("p").await?;
+                    r.event("putter-put");
+                    Ok(())
+                });
+                bare_yield().await?;
+                rec.event(format!("main-took-{}", full.get_nowait()?));
+                full.put_nowait("b")?;
+                bare_yield().await?;
+                rec.event(format!("main-took-{}", full.get_nowait()?));
+                waiting.join().await?;
+                rec.event(format!("left-{}", full.get_nowait()?));
                 Ok(())
             });
         }
