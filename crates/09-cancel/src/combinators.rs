@@ -192,19 +192,18 @@ impl<T> Future for Gather<'_, T> {
             awaiting.links.via.set("gather");
         }
         let pending = this.tasks.iter().filter(|t| !t.is_done()).count();
-        // Collecting everything, the awaiting task is woken once, by the last child
-        // (asyncio's outer future completes then); otherwise by each child, any of
-        // which may be the first failure.
-        let waker = if this.return_exceptions {
-            Waker::from(Arc::new(CountDown {
-                left: AtomicUsize::new(pending),
-                waker: cx.waker().clone(),
-            }))
-        } else {
-            cx.waker().clone()
-        };
+        // The awaiting task is woken by the last child (asyncio's outer future
+        // completes then) and, not collecting, by a child that fails: a child that
+        // returns before the others wakes nobody.
+        let last = Waker::from(Arc::new(CountDown {
+            left: AtomicUsize::new(pending),
+            waker: cx.waker().clone(),
+        }));
         for task in this.tasks.iter().filter(|t| !t.is_done()) {
-            task.add_joiner(&waker);
+            task.add_joiner(&last);
+            if !this.return_exceptions {
+                task.add_joiner_when(cx.waker(), true);
+            }
             if let Some(awaiting) = &awaiting {
                 awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));
             }

@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use oneloop_core::hooks::{panic_message, with_current};
 use oneloop_offload::LoopHandle;
 
-use crate::ctl::{Ctl, CurrentGuard, LoopTasks, current_ctl, home};
+use crate::ctl::{Ctl, CurrentGuard, Joiner, LoopTasks, current_ctl, home};
 use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
 use crate::shutdown::register;
@@ -101,20 +101,22 @@ fn finish<T>(ctl: &Rc<Ctl>, outcome: &RefCell<Outcome<T>>, result: Result<T, Err
             }
         }
     }
+    let failed = result.is_err();
     *outcome.borrow_mut() = Outcome::Done(result);
     // Done callbacks run in a coming turn, as asyncio's do (`call_soon`), and the
     // awaiting tasks' steps are queued among them, each where it first waited.
     let mut joiners = mem::take(&mut *ctl.joiners.borrow_mut())
         .into_iter()
+        .filter(|joiner| failed || !joiner.failures_only)
         .peekable();
     for (index, (label, callback)) in callbacks.into_iter().enumerate() {
-        while let Some((_, joiner)) = joiners.next_if(|(before, _)| *before <= index) {
-            joiner.wake();
+        while let Some(joiner) = joiners.next_if(|joiner| joiner.before <= index) {
+            joiner.waker.wake();
         }
         with_current(|core| core.call_soon_named(label, callback));
     }
-    for (_, joiner) in joiners {
-        joiner.wake();
+    for joiner in joiners {
+        joiner.waker.wake();
     }
 }
 
@@ -229,8 +231,8 @@ impl<T, F> Drop for TaskFuture<T, F> {
         self.ctl.ended_cancelled.set(error.is_cancelled());
         self.ctl.set_done();
         self.ctl.waiting_on.borrow_mut().clear();
-        for (_, joiner) in mem::take(&mut *self.ctl.joiners.borrow_mut()) {
-            joiner.wake();
+        for joiner in mem::take(&mut *self.ctl.joiners.borrow_mut()) {
+            joiner.waker.wake();
         }
         self.ctl.done_callbacks.borrow_mut().clear();
         self.outcome.replace(Outcome::Done(Err(error)));
@@ -425,10 +427,24 @@ impl<T> Task<T> {
     }
 
     pub(crate) fn add_joiner(&self, waker: &Waker) {
+        self.add_joiner_when(waker, false);
+    }
+
+    /// Wakes `waker` when the task ends; with `failures_only`, only if it ends with an
+    /// error. A waker already registered keeps its place, and the looser condition.
+    pub(crate) fn add_joiner_when(&self, waker: &Waker, failures_only: bool) {
         let before = self.ctl.done_callbacks.borrow().len();
         let mut joiners = self.ctl.joiners.borrow_mut();
-        if !joiners.iter().any(|(_, w)| w.will_wake(waker)) {
-            joiners.push((before, waker.clone()));
+        match joiners
+            .iter_mut()
+            .find(|joiner| joiner.waker.will_wake(waker))
+        {
+            Some(joiner) => joiner.failures_only &= failures_only,
+            None => joiners.push(Joiner {
+                before,
+                waker: waker.clone(),
+                failures_only,
+            }),
         }
     }
 
