@@ -426,6 +426,11 @@ scenarios! {
         cpython_says ["turn=4 run=_done_callback", "turn=5 event=collected-cancelled-7-cancelling-0",
             "turn=9 event=raised-cancelled(gave up)-cancelling-0",
             "turn=10 event=main-went-on"];
+    /// wait wakes the awaiting task only when its return_when holds: after the last
+    /// task for ALL_COMPLETED, after the failure for FIRST_EXCEPTION.
+    wait_wakes_when_ready: differs [WaitDoneCallbackHop],
+        cpython_says ["turn=5 run=_on_completion", "turn=6 event=all-done-2-pending-0",
+            "turn=10 run=_on_completion", "turn=11 event=first-exception-done-2-pending-1"];
 }
 // ANCHOR_END: scenarios
 
@@ -2525,7 +2530,8 @@ mod oneloop {
         use std::time::Duration;
 
         use oneloop_cancel::{
-            Error, Task, current, gather, sleep, spawn_named, task_group, timeout, wait_for,
+            Error, ReturnWhen, Task, current, gather, sleep, spawn_named, task_group, timeout,
+            wait, wait_for,
         };
         use oneloop_shared::{Barrier, Condition, Event, Queue, Semaphore};
 
@@ -2878,6 +2884,48 @@ mod oneloop {
                 }
                 bare_yield().await?;
                 rec.event("main-went-on");
+                Ok(())
+            });
+        }
+
+        /// `slow`: yields twice, then fails or returns 2.
+        async fn slow(fail: bool) -> Result<u64, Error> {
+            bare_yield().await?;
+            bare_yield().await?;
+            if fail {
+                return Err(Error::Failed("slow".to_owned()));
+            }
+            Ok(2)
+        }
+
+        pub fn wait_wakes_when_ready(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let tasks = [
+                    spawn_named("quick", async { Ok(1) }),
+                    spawn_named("slow", slow(false)),
+                ];
+                let (done, pending) = wait(&tasks, ReturnWhen::AllCompleted).await?;
+                rec.event(format!("all-done-{}-pending-{}", done.len(), pending.len()));
+
+                let tasks = [
+                    spawn_named("quick", async { Ok(1) }),
+                    spawn_named("slow", slow(true)),
+                    spawn_named("sleeper", async {
+                        sleep(Duration::from_secs(10)).await?;
+                        Ok(0)
+                    }),
+                ];
+                let (done, pending) = wait(&tasks, ReturnWhen::FirstException).await?;
+                rec.event(format!(
+                    "first-exception-done-{}-pending-{}",
+                    done.len(),
+                    pending.len()
+                ));
+                assert!(tasks[1].try_result().is_some_and(|r| r.is_err()));
+                tasks[2].cancel(None);
+                if tasks[2].join().await.is_err() {
+                    rec.event("sleeper-cancelled");
+                }
                 Ok(())
             });
         }

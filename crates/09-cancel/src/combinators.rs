@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
-use crate::ctl::current_ctl;
+use crate::ctl::{WakeOn, current_ctl};
 use crate::{Error, LoserFate, Selected, Task, spawn};
 
 /// Takes the current task's undelivered request, if any.
@@ -98,9 +98,23 @@ impl<T> Future for Wait<'_, T> {
         if ready {
             return Poll::Ready(Ok((done, pending)));
         }
+        // Woken by the last task, and by what else `when` waits for: any end, or a
+        // failure (asyncio's `_on_completion` completes its waiter only then).
+        let last = Waker::from(Arc::new(CountDown {
+            left: AtomicUsize::new(pending.len()),
+            waker: cx.waker().clone(),
+        }));
+        let also = match self.when {
+            ReturnWhen::FirstCompleted => Some(WakeOn::End),
+            ReturnWhen::FirstException => Some(WakeOn::Failure),
+            ReturnWhen::AllCompleted => None,
+        };
         let awaiting = current_ctl();
         for &i in &pending {
-            self.tasks[i].add_joiner(cx.waker());
+            self.tasks[i].add_joiner(&last);
+            if let Some(on) = also {
+                self.tasks[i].add_joiner_on(cx.waker(), on);
+            }
             if let Some(awaiting) = &awaiting {
                 awaiting.watch(&self.tasks[i].ctl, "wait");
             }
@@ -202,7 +216,7 @@ impl<T> Future for Gather<'_, T> {
         for task in this.tasks.iter().filter(|t| !t.is_done()) {
             task.add_joiner(&last);
             if !this.return_exceptions {
-                task.add_joiner_when(cx.waker(), true);
+                task.add_joiner_on(cx.waker(), WakeOn::Error);
             }
             if let Some(awaiting) = &awaiting {
                 awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));

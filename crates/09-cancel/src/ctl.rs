@@ -19,9 +19,19 @@ pub(crate) struct Joiner {
     /// task is one more done callback, so the two wake in the order they came.
     pub(crate) before: usize,
     pub(crate) waker: Waker,
-    /// Woken only if the task ends with an error (a cancel included): a gather that
-    /// does not collect waits for the first failure or for its last child.
-    pub(crate) failures_only: bool,
+    pub(crate) on: WakeOn,
+}
+
+/// Which ends of a task wake a [`Joiner`], from the loosest to the strictest: a
+/// combinator that waits for a failure or for the last task is woken by nothing else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum WakeOn {
+    /// Any end.
+    End,
+    /// An end with an error, a cancel included (a gather that does not collect).
+    Error,
+    /// An end with an error that is not a cancel (`wait`'s `FirstException`).
+    Failure,
 }
 
 // ANCHOR: ctl

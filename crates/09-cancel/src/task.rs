@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use oneloop_core::hooks::{panic_message, with_current};
 use oneloop_offload::LoopHandle;
 
-use crate::ctl::{Ctl, CurrentGuard, Joiner, LoopTasks, current_ctl, home};
+use crate::ctl::{Ctl, CurrentGuard, Joiner, LoopTasks, WakeOn, current_ctl, home};
 use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
 use crate::shutdown::register;
@@ -101,13 +101,17 @@ fn finish<T>(ctl: &Rc<Ctl>, outcome: &RefCell<Outcome<T>>, result: Result<T, Err
             }
         }
     }
-    let failed = result.is_err();
+    let wakes = match &result {
+        Ok(_) => WakeOn::End,
+        Err(error) if error.is_cancelled() => WakeOn::Error,
+        Err(_) => WakeOn::Failure,
+    };
     *outcome.borrow_mut() = Outcome::Done(result);
     // Done callbacks run in a coming turn, as asyncio's do (`call_soon`), and the
     // awaiting tasks' steps are queued among them, each where it first waited.
     let mut joiners = mem::take(&mut *ctl.joiners.borrow_mut())
         .into_iter()
-        .filter(|joiner| failed || !joiner.failures_only)
+        .filter(|joiner| joiner.on <= wakes)
         .peekable();
     for (index, (label, callback)) in callbacks.into_iter().enumerate() {
         while let Some(joiner) = joiners.next_if(|joiner| joiner.before <= index) {
@@ -427,23 +431,23 @@ impl<T> Task<T> {
     }
 
     pub(crate) fn add_joiner(&self, waker: &Waker) {
-        self.add_joiner_when(waker, false);
+        self.add_joiner_on(waker, WakeOn::End);
     }
 
-    /// Wakes `waker` when the task ends; with `failures_only`, only if it ends with an
-    /// error. A waker already registered keeps its place, and the looser condition.
-    pub(crate) fn add_joiner_when(&self, waker: &Waker, failures_only: bool) {
+    /// Wakes `waker` when the task ends as `on` says. A waker already registered keeps
+    /// its place, and the looser of its two conditions.
+    pub(crate) fn add_joiner_on(&self, waker: &Waker, on: WakeOn) {
         let before = self.ctl.done_callbacks.borrow().len();
         let mut joiners = self.ctl.joiners.borrow_mut();
         match joiners
             .iter_mut()
             .find(|joiner| joiner.waker.will_wake(waker))
         {
-            Some(joiner) => joiner.failures_only &= failures_only,
+            Some(joiner) => joiner.on = joiner.on.min(on),
             None => joiners.push(Joiner {
                 before,
                 waker: waker.clone(),
-                failures_only,
+                on,
             }),
         }
     }
