@@ -435,9 +435,9 @@ pub(crate) fn close_order() {
 pub(crate) fn close_microtasks() {
     fn closed(name: &'static str) -> impl FnOnce() + 'static {
         move || {
-            console_log(&format!("{name} closed"));
-            Promise::resolved(()).then(move |()| console_log(&format!("promise {name}")));
-            next_tick(move || console_log(&format!("tick {name}")));
+            console_log(format!("{name} closed"));
+            Promise::resolved(()).then(move |()| console_log(format!("promise {name}")));
+            next_tick(move || console_log(format!("tick {name}")));
         }
     }
     let listener = crate::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))
