@@ -431,6 +431,11 @@ scenarios! {
     wait_wakes_when_ready: differs [WaitDoneCallbackHop],
         cpython_says ["turn=5 run=_on_completion", "turn=6 event=all-done-2-pending-0",
             "turn=10 run=_on_completion", "turn=11 event=first-exception-done-2-pending-1"];
+    /// The deadline's cancel and the body's result in one turn: the cancel comes first,
+    /// and the scope times out though the future holds its value.
+    timeout_meets_a_result: differs [],
+        cpython_says ["turn=2 run=setter", "turn=2 run=_on_timeout",
+            "turn=3 event=timed-out-future-done-True"];
 }
 // ANCHOR_END: scenarios
 
@@ -2530,10 +2535,12 @@ mod oneloop {
         use std::time::Duration;
 
         use oneloop_cancel::{
-            Error, ReturnWhen, Task, current, gather, sleep, spawn_named, task_group, timeout,
-            wait, wait_for,
+            Error, ReturnWhen, Task, cancellable, current, gather, sleep, spawn_named, task_group,
+            timeout, timeout_at, wait, wait_for,
         };
+        use oneloop_future::OneShot;
         use oneloop_shared::{Barrier, Condition, Event, Queue, Semaphore};
+        use oneloop_timers::LoopTimers;
 
         use super::super::truth::Recorder;
         use super::stage9_corners::show;
@@ -2925,6 +2932,32 @@ mod oneloop {
                 tasks[2].cancel(None);
                 if tasks[2].join().await.is_err() {
                     rec.event("sleeper-cancelled");
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_meets_a_result(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let when = oneloop_timers::time() + Duration::from_millis(10);
+                let future = OneShot::<u32, ()>::new();
+                let (r, setting) = (Rc::clone(&rec), future.clone());
+                let timers = oneloop_core::hooks::with_current(|core| core.timers())
+                    .expect("inside the loop");
+                timers.call_at_named(when, "setter", move || {
+                    r.event("setter");
+                    setting.set_result(5).expect("set once");
+                });
+                let r = Rc::clone(&rec);
+                let waited = future.clone();
+                let outcome = timeout_at(when, async move {
+                    let value = cancellable(waited.wait()).await?.expect("set, not failed");
+                    r.event(format!("body-got-{value}"));
+                    Ok(())
+                })
+                .await;
+                if outcome == Err(Error::TimedOut) {
+                    rec.event(format!("timed-out-future-done-{}", py(future.done())));
                 }
                 Ok(())
             });

@@ -321,3 +321,25 @@ fn a_zero_timeout_returns_in_the_step_that_polled_the_future_once() {
     });
     assert_eq!(turns, (Some(1), Some(1)));
 }
+
+/// An inner sleep with the timeout's own deadline, armed first (the inner future is
+/// polled first): both timers fire in one turn, and the inner future, polled first at
+/// the next step, wins. (asyncio's scope gives `TimeoutError` there: its cancel reaches
+/// the task before the result does.)
+#[test]
+fn a_future_done_in_the_turn_of_the_deadline_wins_the_timeout() {
+    let outcome = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        event_loop
+            .run_until_complete(async {
+                let limit = Duration::from_millis(10);
+                oneloop_timers::timeout(limit, async move {
+                    sleep(limit).await;
+                    5
+                })
+                .await
+            })
+            .expect("main finishes")
+    });
+    assert_eq!(outcome, Ok(5));
+}
