@@ -436,6 +436,11 @@ scenarios! {
     timeout_meets_a_result: differs [],
         cpython_says ["turn=2 run=setter", "turn=2 run=_on_timeout",
             "turn=3 event=timed-out-future-done-True"];
+    /// notify_all wakes three waiters; the first holds the lock across a yield, and
+    /// the others take it back one after the other.
+    condition_notify_all_lock: differs [],
+        cpython_says ["turn=3 event=a-has-lock", "turn=5 event=b-has-lock",
+            "turn=7 event=c-has-lock", "turn=8 event=c-releases"];
 }
 // ANCHOR_END: scenarios
 
@@ -2958,6 +2963,32 @@ mod oneloop {
                 .await;
                 if outcome == Err(Error::TimedOut) {
                     rec.event(format!("timed-out-future-done-{}", py(future.done())));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn condition_notify_all_lock(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let cond = Rc::new(Condition::new());
+                let tasks = ["a", "b", "c"].map(|name| {
+                    let (r, c) = (Rc::clone(&rec), Rc::clone(&cond));
+                    spawn_named(name, async move {
+                        c.acquire().await?;
+                        c.wait().await?;
+                        r.event(format!("{name}-has-lock"));
+                        bare_yield().await?;
+                        r.event(format!("{name}-releases"));
+                        c.release()
+                    })
+                });
+                bare_yield().await?;
+                cond.acquire().await?;
+                cond.notify_all()?;
+                rec.event("notified");
+                cond.release()?;
+                for task in &tasks {
+                    task.join().await?;
                 }
                 Ok(())
             });
