@@ -430,7 +430,8 @@ scenarios! {
     /// task for ALL_COMPLETED, after the failure for FIRST_EXCEPTION.
     wait_wakes_when_ready: differs [WaitDoneCallbackHop],
         cpython_says ["turn=5 run=_on_completion", "turn=6 event=all-done-2-pending-0",
-            "turn=10 run=_on_completion", "turn=11 event=first-exception-done-2-pending-1"];
+            "turn=10 run=_on_completion", "turn=11 event=first-exception-done-2-pending-1",
+            "turn=13 event=wait-of-nothing-refused"];
     /// The deadline's cancel and the body's result in one turn: the cancel comes first,
     /// and the scope times out though the future holds its value.
     timeout_meets_a_result: differs [],
@@ -2532,16 +2533,15 @@ mod oneloop {
 
     /// Corners of stages 9 and 10 that a reader who knows asyncio would probe.
     mod probed {
-        use std::rc::Rc;
-
         use std::cell::Cell;
         use std::future::Future;
         use std::pin::Pin;
+        use std::rc::Rc;
         use std::time::Duration;
 
         use oneloop_cancel::{
-            Error, ReturnWhen, Task, cancellable, current, gather, sleep, spawn_named, task_group,
-            timeout, timeout_at, wait, wait_for,
+            Error, ReturnWhen, Task, WAIT_NOTHING, cancellable, current, gather, sleep,
+            spawn_named, task_group, timeout, timeout_at, wait, wait_for,
         };
         use oneloop_future::OneShot;
         use oneloop_shared::{Barrier, Condition, Event, Queue, Semaphore};
@@ -2937,6 +2937,12 @@ mod oneloop {
                 tasks[2].cancel(None);
                 if tasks[2].join().await.is_err() {
                     rec.event("sleeper-cancelled");
+                }
+                let nothing: [Task<u64>; 0] = [];
+                if wait(&nothing, ReturnWhen::AllCompleted).await
+                    == Err(Error::Misuse(WAIT_NOTHING))
+                {
+                    rec.event("wait-of-nothing-refused");
                 }
                 Ok(())
             });

@@ -5,6 +5,7 @@
 - ``FIRST_EXCEPTION``: one task returns at once, one fails after two yields, one
   sleeps; the awaiting task runs once more, after the failure, with the sleeper
   pending.
+- ``wait`` of no task at all is refused at once (``ValueError``), with no turn.
 """
 
 import asyncio
@@ -47,6 +48,10 @@ async def main():
         await tasks[2]
     except asyncio.CancelledError:
         truth.event("sleeper-cancelled")
+    try:
+        await asyncio.wait([])
+    except ValueError:
+        truth.event("wait-of-nothing-refused")
 
 
 loop = asyncio.new_event_loop()

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
 use crate::ctl::{WakeOn, current_ctl};
+use crate::error::WAIT_NOTHING;
 use crate::{Error, LoserFate, Selected, Task, spawn};
 
 /// Takes the current task's undelivered request, if any.
@@ -63,11 +64,15 @@ pub enum ReturnWhen {
 
 /// Waits for `tasks` as `when` says, and returns the indices of the done ones and of
 /// the pending ones (asyncio's `wait`). It is a cancellation point; a cancel of the
-/// awaiting task does not reach the tasks.
+/// awaiting task does not reach the tasks. No task at all is a misuse,
+/// `Err(Error::Misuse(WAIT_NOTHING))`, at once, as asyncio's `wait` raises.
 pub async fn wait<T>(
     tasks: &[Task<T>],
     when: ReturnWhen,
 ) -> Result<(Vec<usize>, Vec<usize>), Error> {
+    if tasks.is_empty() {
+        return Err(Error::Misuse(WAIT_NOTHING));
+    }
     Wait { tasks, when }.await
 }
 
