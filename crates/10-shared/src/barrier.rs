@@ -42,10 +42,16 @@ impl fmt::Debug for Barrier {
 }
 
 impl Barrier {
-    /// A barrier for `parties` tasks (at least one).
+    /// A barrier for `parties` tasks.
+    ///
+    /// # Panics
+    ///
+    /// When `parties` is 0, as asyncio's `Barrier(0)` raises `ValueError`: no wait
+    /// could ever be the last.
     pub fn new(parties: usize) -> Self {
+        assert!(parties > 0, "a barrier needs at least one party");
         Self {
-            parties: parties.max(1),
+            parties,
             count: Cell::new(0),
             draining: Cell::new(0),
             broken: Cell::new(false),

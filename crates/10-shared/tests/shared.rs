@@ -263,6 +263,14 @@ fn a_bounded_semaphore_released_too_often_is_an_error_and_keeps_its_value() {
     });
 }
 
+/// asyncio's `Barrier(0)` raises `ValueError("parties must be > 0")`: a barrier of
+/// nobody is refused when it is made, not turned into a barrier of one.
+#[test]
+#[should_panic(expected = "a barrier needs at least one party")]
+fn a_barrier_of_no_party_is_refused() {
+    let _ = Barrier::new(0);
+}
+
 #[test]
 fn a_barrier_lets_its_parties_go_together_with_their_arrival_index() {
     watchdog_default(|| {
