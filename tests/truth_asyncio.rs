@@ -442,6 +442,11 @@ scenarios! {
     condition_notify_all_lock: differs [],
         cpython_says ["turn=3 event=a-has-lock", "turn=5 event=b-has-lock",
             "turn=7 event=c-has-lock", "turn=8 event=c-releases"];
+    /// A timer cancelled after it came due, by one due in the same turn: skipped, and
+    /// the count of cancelled timers does not move.
+    timer_cancelled_when_due: differs [],
+        cpython_says ["turn=2 event=first-cancelled-second-scheduled=0-cancelled=0-True",
+            "turn=2 run=last", "turn=3 event=main-resumed-scheduled=0-cancelled=0"];
 }
 // ANCHOR_END: scenarios
 
@@ -2533,7 +2538,7 @@ mod oneloop {
 
     /// Corners of stages 9 and 10 that a reader who knows asyncio would probe.
     mod probed {
-        use std::cell::Cell;
+        use std::cell::{Cell, RefCell};
         use std::future::Future;
         use std::pin::Pin;
         use std::rc::Rc;
@@ -2545,11 +2550,11 @@ mod oneloop {
         };
         use oneloop_future::OneShot;
         use oneloop_shared::{Barrier, Condition, Event, Queue, Semaphore};
-        use oneloop_timers::LoopTimers;
+        use oneloop_timers::{LoopTimers, TimerHandle, Timers};
 
         use super::super::truth::Recorder;
         use super::stage9_corners::show;
-        use super::{bare_yield, call_soon, message, named, py, run_task_main};
+        use super::{bare_yield, call_soon, counts, message, named, py, run_main, run_task_main};
 
         pub fn done_callback_then_join(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
@@ -2997,6 +3002,34 @@ mod oneloop {
                     task.join().await?;
                 }
                 Ok(())
+            });
+        }
+
+        pub fn timer_cancelled_when_due(rec: &Rc<Recorder>) {
+            run_main(rec, oneloop_timers::real_time_loop(), |rec| async move {
+                let timers = Timers::current().expect("a timer layer");
+                let done = OneShot::<(), ()>::new();
+                let handles: Rc<RefCell<Vec<TimerHandle>>> = Rc::default();
+                let (r, seen) = (Rc::clone(&rec), Rc::clone(&handles));
+                let first = timers.call_later_named(Duration::ZERO, "first", move || {
+                    let second = seen.borrow()[1].clone();
+                    second.cancel();
+                    r.event(format!(
+                        "first-cancelled-second-{}-{}",
+                        counts(),
+                        py(second.is_cancelled())
+                    ));
+                });
+                handles.borrow_mut().push(first);
+                let second =
+                    timers.call_later_named(Duration::ZERO, "second", named(&rec, "second"));
+                handles.borrow_mut().push(second);
+                let setter = done.clone();
+                timers.call_later_named(Duration::ZERO, "last", move || {
+                    setter.set_result(()).expect("set once");
+                });
+                done.wait().await.expect("last sets it");
+                rec.event(format!("main-resumed-{}", counts()));
             });
         }
     }
