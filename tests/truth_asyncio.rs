@@ -395,6 +395,75 @@ scenarios! {
         cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-got-x",
             "turn=5 event=join-of-nothing-returned", "turn=5 event=semaphore-value-3",
             "turn=5 event=bounded-refused-value-1"];
+
+    // Probed corners of stages 9 and 10.
+    /// A task's done callbacks and the tasks awaiting it wake in the order they came;
+    /// awaiting a task already done costs no turn.
+    done_callback_then_join: differs [],
+        cpython_says ["turn=4 run=first", "turn=4 run=main",
+            "turn=4 event=main-joined-done-8", "turn=4 run=second"];
+    /// A cancel before a task's last step ends it cancelled; cancel of a finished task
+    /// is refused and counts nothing; wait_for on a task that swallows the cancel
+    /// returns the task's value.
+    cancel_finishing_task: differs [WaitForReleasesAWaiter],
+        cpython_says ["turn=4 event=finisher-cancelled-True",
+            "turn=4 event=cancel-cancelled-False-cancelling-1",
+            "turn=7 event=cancel-returned-False-cancelling-0",
+            "turn=14 event=wait_for-returned-kept-cancelling-1"];
+    /// An event set then cleared still wakes its waiter; a semaphore's released unit
+    /// goes to the queued waiter, not back to the releaser; wait_for re-checks after
+    /// every notify; an aborted barrier breaks its waiting and later parties.
+    primitives_probed: differs [],
+        cpython_says ["turn=3 event=event-waiter-woke-set-False",
+            "turn=5 event=released-locked-True-value-0", "turn=6 event=waiter-acquired",
+            "turn=7 event=releaser-acquired-again", "turn=10 event=cond-waiter-saw-2",
+            "turn=12 event=c-passed-2", "turn=13 event=b-passed-1",
+            "turn=15 event=c-broken", "turn=16 event=late-broken"];
+    /// A group's child fails after the body ended, or while another child awaits in
+    /// its cleanup: what the group waits for, and what it raises.
+    taskgroup_late_failures: differs [],
+        cpython_says ["turn=5 run=_on_task_done", "turn=6 event=b-cancelled",
+            "turn=8 event=after-body-raised-ExceptionGroup[ValueError(a)]-cancelling-1",
+            "turn=14 event=d-cleanup-ends",
+            "turn=16 event=in-finally-raised-ExceptionGroup[ValueError(c)]-cancelling-1"];
+    /// timeout(0): the scope expires through call_soon; a yielding body is cancelled
+    /// at its yield, a waiting one a turn after the expiry.
+    timeout_zero: differs [],
+        cpython_says ["turn=2 run=_on_timeout", "turn=2 event=yielding-body-timed-out",
+            "turn=3 run=_on_timeout", "turn=4 event=waiting-body-timed-out"];
+    /// A queue's woken getter or putter does not own the item or the room: main's
+    /// get_nowait or put_nowait in the same step takes it, and the waiter waits again.
+    queue_newcomer_wins: differs [],
+        cpython_says ["turn=2 event=main-took-x", "turn=3 run=getter",
+            "turn=4 event=getter-got-y", "turn=7 run=putter", "turn=8 event=putter-put",
+            "turn=9 event=left-p"];
+    /// A gather child that cancels itself: collected, its cancel is in the list and
+    /// the awaiting task is not cancelled; not collected, the gather raises it.
+    gather_child_cancelled: differs [GatherDoneCallbackHop],
+        cpython_says ["turn=4 run=_done_callback", "turn=5 event=collected-cancelled-7-cancelling-0",
+            "turn=9 event=raised-cancelled(gave up)-cancelling-0",
+            "turn=10 event=main-went-on"];
+    /// wait wakes the awaiting task only when its return_when holds: after the last
+    /// task for ALL_COMPLETED, after the failure for FIRST_EXCEPTION.
+    wait_wakes_when_ready: differs [WaitDoneCallbackHop],
+        cpython_says ["turn=5 run=_on_completion", "turn=6 event=all-done-2-pending-0",
+            "turn=10 run=_on_completion", "turn=11 event=first-exception-done-2-pending-1",
+            "turn=13 event=wait-of-nothing-refused"];
+    /// The deadline's cancel and the body's result in one turn: the cancel comes first,
+    /// and the scope times out though the future holds its value.
+    timeout_meets_a_result: differs [],
+        cpython_says ["turn=2 run=setter", "turn=2 run=_on_timeout",
+            "turn=3 event=timed-out-future-done-True"];
+    /// notify_all wakes three waiters; the first holds the lock across a yield, and
+    /// the others take it back one after the other.
+    condition_notify_all_lock: differs [],
+        cpython_says ["turn=3 event=a-has-lock", "turn=5 event=b-has-lock",
+            "turn=7 event=c-has-lock", "turn=8 event=c-releases"];
+    /// A timer cancelled after it came due, by one due in the same turn: skipped, and
+    /// the count of cancelled timers does not move.
+    timer_cancelled_when_due: differs [],
+        cpython_says ["turn=2 event=first-cancelled-second-scheduled=0-cancelled=0-True",
+            "turn=2 run=last", "turn=3 event=main-resumed-scheduled=0-cancelled=0"];
 }
 // ANCHOR_END: scenarios
 
@@ -2305,7 +2374,8 @@ mod oneloop {
 
         /// An error as the Python side prints it: `ValueError(a)`, `CancelledError(m)`,
         /// `ExceptionGroup[..]`.
-        fn show(error: &Error) -> String {
+        /// An error as the scripts print it (`shown` in Python).
+        pub(super) fn show(error: &Error) -> String {
             match error {
                 Error::Failed(text) => format!("ValueError({text})"),
                 Error::Cancelled(_) => format!("CancelledError({})", message(error)),
@@ -2579,6 +2649,505 @@ mod oneloop {
         }
     }
     pub use stage10_corners::*;
+
+    /// Corners of stages 9 and 10 that a reader who knows asyncio would probe.
+    mod probed {
+        use std::cell::{Cell, RefCell};
+        use std::future::Future;
+        use std::pin::Pin;
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use oneloop_cancel::{
+            Error, ReturnWhen, Task, WAIT_NOTHING, cancellable, current, gather, sleep,
+            spawn_named, task_group, timeout, timeout_at, wait, wait_for,
+        };
+        use oneloop_future::OneShot;
+        use oneloop_shared::{Barrier, Condition, Event, Queue, Semaphore};
+        use oneloop_timers::{LoopTimers, TimerHandle, Timers};
+
+        use super::super::truth::Recorder;
+        use super::stage9_corners::show;
+        use super::{bare_yield, call_soon, counts, message, named, py, run_main, run_task_main};
+
+        pub fn done_callback_then_join(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let done = spawn_named("quick", async { Ok(8) });
+                let r = Rc::clone(&rec);
+                let task = Rc::new(spawn_named("child", async move {
+                    bare_yield().await?;
+                    r.event("child-returns");
+                    Ok(7)
+                }));
+                let (r, seen) = (Rc::clone(&rec), task.task_ref());
+                task.add_done_callback("first", move || {
+                    r.event(format!("first-done-{}", py(seen.is_done())));
+                    call_soon("later", named(&r, "later"));
+                });
+                let (r, adding): (_, Rc<Task<i32>>) = (Rc::clone(&rec), Rc::clone(&task));
+                drop(spawn_named("adder", async move {
+                    let (r2, seen) = (Rc::clone(&r), adding.task_ref());
+                    adding.add_done_callback("second", move || {
+                        r2.event(format!("second-done-{}", py(seen.is_done())));
+                    });
+                    r.event("second-added");
+                    Ok(())
+                }));
+                let value = task.join().await?;
+                rec.event(format!("main-joined-{value}"));
+                call_soon("later", named(&rec, "later"));
+                let value = done.join().await?;
+                rec.event(format!("main-joined-done-{value}"));
+                bare_yield().await?;
+                bare_yield().await?;
+                Ok(())
+            });
+        }
+
+        pub fn cancel_finishing_task(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let late = spawn_named("finisher", async move {
+                    bare_yield().await?;
+                    r.event("finisher-last-line");
+                    Ok(1)
+                });
+                bare_yield().await?;
+                rec.event(format!("cancel-before-last-step-{}", py(late.cancel(None))));
+                if late.join().await.is_err() {
+                    rec.event(format!("finisher-cancelled-{}", py(late.is_cancelled())));
+                }
+                rec.event(format!(
+                    "cancel-cancelled-{}-cancelling-{}",
+                    py(late.cancel(None)),
+                    late.cancelling()
+                ));
+                let done = spawn_named("done", bare_yield());
+                done.join().await?;
+                rec.event(format!(
+                    "cancel-returned-{}-cancelling-{}",
+                    py(done.cancel(None)),
+                    done.cancelling()
+                ));
+
+                let r = Rc::clone(&rec);
+                let stubborn = spawn_named("ignorer", async move {
+                    if sleep(Duration::from_secs(10)).await.is_err() {
+                        r.event("ignorer-swallows");
+                    }
+                    bare_yield().await?;
+                    Ok("kept")
+                });
+                match wait_for(Duration::from_millis(10), stubborn.join()).await {
+                    Ok(value) => rec.event(format!(
+                        "wait_for-returned-{value}-cancelling-{}",
+                        stubborn.cancelling()
+                    )),
+                    Err(_) => rec.event("wait_for-timed-out"),
+                }
+                Ok(())
+            });
+        }
+
+        pub fn primitives_probed(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let event = Rc::new(Event::new());
+                let (r, e) = (Rc::clone(&rec), Rc::clone(&event));
+                let woken = spawn_named("event_waiter", async move {
+                    e.wait().await?;
+                    r.event(format!("event-waiter-woke-set-{}", py(e.is_set())));
+                    Ok(())
+                });
+                bare_yield().await?;
+                event.set();
+                event.clear();
+                woken.join().await?;
+
+                let sem = Rc::new(Semaphore::new(1));
+                sem.acquire().await?;
+                let (r, s) = (Rc::clone(&rec), Rc::clone(&sem));
+                let waiter = spawn_named("sem_waiter", async move {
+                    s.acquire().await?;
+                    r.event("waiter-acquired");
+                    s.release();
+                    Ok(())
+                });
+                bare_yield().await?;
+                sem.release();
+                rec.event(format!(
+                    "released-locked-{}-value-{}",
+                    py(sem.locked()),
+                    sem.value()
+                ));
+                sem.acquire().await?;
+                rec.event("releaser-acquired-again");
+                sem.release();
+                waiter.join().await?;
+
+                let cond = Rc::new(Condition::new());
+                let boxed = Rc::new(Cell::new(0));
+                let (r, c, b) = (Rc::clone(&rec), Rc::clone(&cond), Rc::clone(&boxed));
+                let waiting = spawn_named("cond_waiter", async move {
+                    c.acquire().await?;
+                    c.wait_for(|| b.get() >= 2).await?;
+                    r.event(format!("cond-waiter-saw-{}", b.get()));
+                    c.release()
+                });
+                for _ in 0..2 {
+                    bare_yield().await?;
+                    cond.acquire().await?;
+                    boxed.set(boxed.get() + 1);
+                    rec.event(format!("notify-at-{}", boxed.get()));
+                    cond.notify(1)?;
+                    cond.release()?;
+                }
+                waiting.join().await?;
+
+                let barrier = Rc::new(Barrier::new(3));
+                let parties = [("a", 1), ("b", 1), ("c", 2)].map(|(name, rounds)| {
+                    let (r, b) = (Rc::clone(&rec), Rc::clone(&barrier));
+                    spawn_named(name, party(r, b, name, rounds))
+                });
+                for _ in 0..3 {
+                    bare_yield().await?;
+                }
+                rec.event(format!("waiting-{}", barrier.n_waiting()));
+                barrier.abort();
+                rec.event(format!(
+                    "aborted-broken-{}-waiting-{}",
+                    py(barrier.broken()),
+                    barrier.n_waiting()
+                ));
+                for party in &parties {
+                    party.join().await?;
+                }
+                party(Rc::clone(&rec), barrier, "late", 1).await
+            });
+        }
+
+        /// `barrier_party`: waits at the barrier `rounds` times, saying each index, or
+        /// that it found the barrier broken.
+        async fn party(
+            rec: Rc<Recorder>,
+            barrier: Rc<Barrier>,
+            name: &'static str,
+            rounds: usize,
+        ) -> Result<(), Error> {
+            for _ in 0..rounds {
+                match barrier.wait().await {
+                    Ok(index) => rec.event(format!("{name}-passed-{index}")),
+                    Err(Error::Failed(_)) => {
+                        rec.event(format!("{name}-broken"));
+                        break;
+                    }
+                    Err(other) => return Err(other),
+                }
+            }
+            Ok(())
+        }
+
+        /// `fails`: yields `turns` times, then fails with `name`.
+        async fn fails(rec: Rc<Recorder>, name: &'static str, turns: u32) -> Result<(), Error> {
+            for _ in 0..turns {
+                bare_yield().await?;
+            }
+            rec.event(format!("{name}-fails"));
+            Err(Error::Failed(name.to_owned()))
+        }
+
+        pub fn taskgroup_late_failures(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                let r = Rc::clone(&rec);
+                let after_body = task_group(|tg| async move {
+                    tg.spawn("a", fails(Rc::clone(&r), "a", 2))?;
+                    let r2 = Rc::clone(&r);
+                    tg.spawn("b", async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        if slept.is_err() {
+                            r2.event("b-cancelled");
+                        }
+                        slept
+                    })?;
+                    r.event("body-ends");
+                    Ok(())
+                })
+                .await;
+                if let Err(error) = &after_body {
+                    rec.event(format!(
+                        "after-body-raised-{}-cancelling-{}",
+                        show(error),
+                        me.cancelling()
+                    ));
+                }
+                let r = Rc::clone(&rec);
+                let in_finally = task_group(|tg| async move {
+                    tg.spawn("c", fails(Rc::clone(&r), "c", 1))?;
+                    let r2 = Rc::clone(&r);
+                    tg.spawn("d", async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        r2.event("d-cleanup-starts");
+                        bare_yield().await.ok();
+                        bare_yield().await.ok();
+                        r2.event("d-cleanup-ends");
+                        slept
+                    })?;
+                    tg.spawn("e", fails(Rc::clone(&r), "e", 3))?;
+                    sleep(Duration::from_secs(10)).await
+                })
+                .await;
+                if let Err(error) = &in_finally {
+                    rec.event(format!(
+                        "in-finally-raised-{}-cancelling-{}",
+                        show(error),
+                        me.cancelling()
+                    ));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_zero(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let yielding = timeout(Duration::ZERO, async move {
+                    r.event("yielding-body-starts");
+                    bare_yield().await?;
+                    r.event("yielding-body-went-on");
+                    Ok(())
+                })
+                .await;
+                if yielding == Err(Error::TimedOut) {
+                    rec.event("yielding-body-timed-out");
+                }
+                let r = Rc::clone(&rec);
+                let waiting = timeout(Duration::ZERO, async move {
+                    r.event("waiting-body-starts");
+                    sleep(Duration::from_secs(10)).await
+                })
+                .await;
+                if waiting == Err(Error::TimedOut) {
+                    rec.event("waiting-body-timed-out");
+                }
+                Ok(())
+            });
+        }
+
+        pub fn queue_newcomer_wins(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(0));
+                let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                let waiting = spawn_named("getter", async move {
+                    let item = q.get().await?;
+                    r.event(format!("getter-got-{item}"));
+                    Ok(())
+                });
+                bare_yield().await?;
+                queue.put_nowait("x")?;
+                rec.event(format!("main-took-{}", queue.get_nowait()?));
+                bare_yield().await?;
+                queue.put_nowait("y")?;
+                waiting.join().await?;
+
+                let full = Rc::new(Queue::new(1));
+                full.put_nowait("a")?;
+                let (r, q) = (Rc::clone(&rec), Rc::clone(&full));
+                let waiting = spawn_named("putter", async move {
+                    q.put("p").await?;
+                    r.event("putter-put");
+                    Ok(())
+                });
+                bare_yield().await?;
+                rec.event(format!("main-took-{}", full.get_nowait()?));
+                full.put_nowait("b")?;
+                bare_yield().await?;
+                rec.event(format!("main-took-{}", full.get_nowait()?));
+                waiting.join().await?;
+                rec.event(format!("left-{}", full.get_nowait()?));
+                Ok(())
+            });
+        }
+
+        /// A child of `gather_child_cancelled`.
+        type Child = Pin<Box<dyn Future<Output = Result<u32, Error>>>>;
+
+        /// `gives_up`: cancels its own task and meets the cancel at its next await.
+        async fn gives_up(rec: Rc<Recorder>) -> Result<u32, Error> {
+            current()
+                .expect("a gather child is a task")
+                .cancel(Some("gave up"));
+            bare_yield().await?;
+            rec.event("never");
+            Ok(0)
+        }
+
+        async fn works() -> Result<u32, Error> {
+            Ok(7)
+        }
+
+        pub fn gather_child_cancelled(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                // The entry's message is the child's own ("gave up"), where 3.11 has
+                // none: the script shows neither (see its docstring).
+                let shown = |result: &Result<u32, Error>| match result {
+                    Ok(value) => value.to_string(),
+                    Err(error) if error.is_cancelled() => "cancelled".to_owned(),
+                    Err(error) => error.to_string(),
+                };
+                let children: Vec<Child> =
+                    vec![Box::pin(gives_up(Rc::clone(&rec))), Box::pin(works())];
+                let results = gather(children, true).await?;
+                let results: Vec<String> = results.iter().map(shown).collect();
+                rec.event(format!(
+                    "collected-{}-cancelling-{}",
+                    results.join("-"),
+                    me.cancelling()
+                ));
+                let children: Vec<Child> =
+                    vec![Box::pin(gives_up(Rc::clone(&rec))), Box::pin(works())];
+                if let Err(error) = gather(children, false).await {
+                    rec.event(format!(
+                        "raised-cancelled({})-cancelling-{}",
+                        message(&error),
+                        me.cancelling()
+                    ));
+                }
+                bare_yield().await?;
+                rec.event("main-went-on");
+                Ok(())
+            });
+        }
+
+        /// `slow`: yields twice, then fails or returns 2.
+        async fn slow(fail: bool) -> Result<u64, Error> {
+            bare_yield().await?;
+            bare_yield().await?;
+            if fail {
+                return Err(Error::Failed("slow".to_owned()));
+            }
+            Ok(2)
+        }
+
+        pub fn wait_wakes_when_ready(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let tasks = [
+                    spawn_named("quick", async { Ok(1) }),
+                    spawn_named("slow", slow(false)),
+                ];
+                let (done, pending) = wait(&tasks, ReturnWhen::AllCompleted).await?;
+                rec.event(format!("all-done-{}-pending-{}", done.len(), pending.len()));
+
+                let tasks = [
+                    spawn_named("quick", async { Ok(1) }),
+                    spawn_named("slow", slow(true)),
+                    spawn_named("sleeper", async {
+                        sleep(Duration::from_secs(10)).await?;
+                        Ok(0)
+                    }),
+                ];
+                let (done, pending) = wait(&tasks, ReturnWhen::FirstException).await?;
+                rec.event(format!(
+                    "first-exception-done-{}-pending-{}",
+                    done.len(),
+                    pending.len()
+                ));
+                assert!(tasks[1].try_result().is_some_and(|r| r.is_err()));
+                tasks[2].cancel(None);
+                if tasks[2].join().await.is_err() {
+                    rec.event("sleeper-cancelled");
+                }
+                let nothing: [Task<u64>; 0] = [];
+                if wait(&nothing, ReturnWhen::AllCompleted).await
+                    == Err(Error::Misuse(WAIT_NOTHING))
+                {
+                    rec.event("wait-of-nothing-refused");
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_meets_a_result(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let when = oneloop_timers::time() + Duration::from_millis(10);
+                let future = OneShot::<u32, ()>::new();
+                let (r, setting) = (Rc::clone(&rec), future.clone());
+                let timers = oneloop_core::hooks::with_current(|core| core.timers())
+                    .expect("inside the loop");
+                timers.call_at_named(when, "setter", move || {
+                    r.event("setter");
+                    setting.set_result(5).expect("set once");
+                });
+                let r = Rc::clone(&rec);
+                let waited = future.clone();
+                let outcome = timeout_at(when, async move {
+                    let value = cancellable(waited.wait()).await?.expect("set, not failed");
+                    r.event(format!("body-got-{value}"));
+                    Ok(())
+                })
+                .await;
+                if outcome == Err(Error::TimedOut) {
+                    rec.event(format!("timed-out-future-done-{}", py(future.done())));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn condition_notify_all_lock(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let cond = Rc::new(Condition::new());
+                let tasks = ["a", "b", "c"].map(|name| {
+                    let (r, c) = (Rc::clone(&rec), Rc::clone(&cond));
+                    spawn_named(name, async move {
+                        c.acquire().await?;
+                        c.wait().await?;
+                        r.event(format!("{name}-has-lock"));
+                        bare_yield().await?;
+                        r.event(format!("{name}-releases"));
+                        c.release()
+                    })
+                });
+                bare_yield().await?;
+                cond.acquire().await?;
+                cond.notify_all()?;
+                rec.event("notified");
+                cond.release()?;
+                for task in &tasks {
+                    task.join().await?;
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timer_cancelled_when_due(rec: &Rc<Recorder>) {
+            run_main(rec, oneloop_timers::real_time_loop(), |rec| async move {
+                let timers = Timers::current().expect("a timer layer");
+                let done = OneShot::<(), ()>::new();
+                let handles: Rc<RefCell<Vec<TimerHandle>>> = Rc::default();
+                let (r, seen) = (Rc::clone(&rec), Rc::clone(&handles));
+                let first = timers.call_later_named(Duration::ZERO, "first", move || {
+                    let second = seen.borrow()[1].clone();
+                    second.cancel();
+                    r.event(format!(
+                        "first-cancelled-second-{}-{}",
+                        counts(),
+                        py(second.is_cancelled())
+                    ));
+                });
+                handles.borrow_mut().push(first);
+                let second =
+                    timers.call_later_named(Duration::ZERO, "second", named(&rec, "second"));
+                handles.borrow_mut().push(second);
+                let setter = done.clone();
+                timers.call_later_named(Duration::ZERO, "last", move || {
+                    setter.set_result(()).expect("set once");
+                });
+                done.wait().await.expect("last sets it");
+                rec.event(format!("main-resumed-{}", counts()));
+            });
+        }
+    }
+    pub use probed::*;
 }
 
 #[test]

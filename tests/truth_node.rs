@@ -178,6 +178,7 @@ const LISTED: &[&str] = &[
     "clear_due_timer",
     "refresh_in_own_interval",
     "close_order",
+    "close_microtasks",
 ];
 
 #[test]
@@ -393,6 +394,13 @@ fn refresh_in_own_interval() {
 #[test]
 fn close_order() {
     check("close_order");
+}
+
+/// Fails if the close phase runs its callbacks back to back: Node drains the nextTick
+/// queue, then the promise queue, after each close callback.
+#[test]
+fn close_microtasks() {
+    check("close_microtasks");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

@@ -162,3 +162,26 @@ fn a_task_dropped_unfinished_at_close_queues_nothing_on_the_closed_loop() {
     });
     assert_eq!(told, None);
 }
+
+#[test]
+fn an_awaiting_task_wakes_before_a_done_callback_added_before_it_waited() {
+    let log = watchdog_default(|| {
+        let log = Log::default();
+        let mut event_loop = EventLoop::new();
+        let seen = Rc::clone(&log);
+        event_loop
+            .run_until_complete(async move {
+                let core = with_current(Rc::clone).expect("inside the loop");
+                let child = core.spawn(async { 7 });
+                let on_done = Rc::clone(&seen);
+                child.add_done_callback(move |_| note(&on_done, "done"));
+                // The handle wakes main when the result is written, before the
+                // future is dropped and the callbacks are queued.
+                let value = child.await.expect("the child returns");
+                note(&seen, &format!("main-joined-{value}"));
+            })
+            .expect("main finishes");
+        log.take()
+    });
+    assert_eq!(log, ["3:main-joined-7", "3:done"]);
+}

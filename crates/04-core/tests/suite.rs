@@ -16,6 +16,8 @@ static ALLOC: CountingAllocator = CountingAllocator::new();
 mod done_callbacks;
 #[path = "extensions.rs"]
 mod extensions;
+#[path = "gather_wakes.rs"]
+mod gather_wakes;
 #[path = "observer_alloc.rs"]
 mod observer_alloc;
 #[path = "panic_payload.rs"]

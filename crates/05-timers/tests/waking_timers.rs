@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use oneloop_core::spawn;
+use oneloop_core::{spawn, yield_now};
 use oneloop_testkit::watchdog_default;
 use oneloop_timers::{LoopTimers, Sleep, sleep, time, virtual_time_loop};
 
@@ -298,4 +298,48 @@ fn a_due_timer_is_queued_as_a_self_cancelling_callback_of_its_own() {
     // A sleep's waking timer and a callback timer alike: the entry is the handle's
     // callback and its cancel flag, nothing is made for it.
     assert_eq!(seen, ["tick: self-cancelling", "sleep: self-cancelling"]);
+}
+
+/// A zero `timeout` needs no turn: the future is polled once and dropped in the same
+/// step, whether it yielded or waits on a long sleep. (asyncio's `timeout(0)` expires
+/// through `call_soon`, and its cancel reaches the body a turn or two later.)
+#[test]
+fn a_zero_timeout_returns_in_the_step_that_polled_the_future_once() {
+    let turns = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        event_loop
+            .run_until_complete(async {
+                let turn = || oneloop_core::hooks::with_current(|core| core.turn());
+                let started = turn();
+                let yielding = oneloop_timers::timeout(Duration::ZERO, yield_now()).await;
+                let waiting =
+                    oneloop_timers::timeout(Duration::ZERO, sleep(Duration::from_secs(10))).await;
+                assert!(yielding.is_err() && waiting.is_err(), "both time out");
+                (started, turn())
+            })
+            .expect("main finishes")
+    });
+    assert_eq!(turns, (Some(1), Some(1)));
+}
+
+/// An inner sleep with the timeout's own deadline, armed first (the inner future is
+/// polled first): both timers fire in one turn, and the inner future, polled first at
+/// the next step, wins. (asyncio's scope gives `TimeoutError` there: its cancel reaches
+/// the task before the result does.)
+#[test]
+fn a_future_done_in_the_turn_of_the_deadline_wins_the_timeout() {
+    let outcome = watchdog_default(|| {
+        let mut event_loop = virtual_time_loop();
+        event_loop
+            .run_until_complete(async {
+                let limit = Duration::from_millis(10);
+                oneloop_timers::timeout(limit, async move {
+                    sleep(limit).await;
+                    5
+                })
+                .await
+            })
+            .expect("main finishes")
+    });
+    assert_eq!(outcome, Ok(5));
 }

@@ -3,13 +3,13 @@
 
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
-    await_vs_then_chain, clear_due_timer, close_after_check, close_order, delays_clamped,
-    immediate_in_immediate, interval_cleared, interval_slow_callback, io_timeout_vs_immediate,
-    late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
-    microtasks_between_timers, refresh_in_own_interval, refresh_timer_scenario,
-    same_deadline_lists, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
-    timer_timeout_vs_immediate, timers_by_deadline, timers_phase_reads_clock_once,
-    unref_timer_scenario,
+    await_vs_then_chain, clear_due_timer, close_after_check, close_microtasks, close_order,
+    delays_clamped, immediate_in_immediate, interval_cleared, interval_slow_callback,
+    io_timeout_vs_immediate, late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate,
+    main_timer_then_busy, microtasks_between_timers, refresh_in_own_interval,
+    refresh_timer_scenario, same_deadline_lists, tick_before_promise, tick_inside_immediate,
+    tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
+    timers_phase_reads_clock_once, unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -299,5 +299,11 @@ const SCENARIOS: &[Scenario] = &[
         about: "two handles closed in one callback: the close phase runs the last closed first",
         node: NodeOrder::Fixed,
         script: close_order,
+    },
+    Scenario {
+        name: "close_microtasks",
+        about: "ticks and promises queued by a close callback run before the next one",
+        node: NodeOrder::Fixed,
+        script: close_microtasks,
     },
 ];

@@ -429,3 +429,32 @@ pub(crate) fn close_order() {
     .expect("a registers");
 }
 // ANCHOR_END: close_order
+
+/// `close_microtasks`: each close callback queues a promise and a nextTick, and both
+/// queues drain before the next close callback.
+pub(crate) fn close_microtasks() {
+    fn closed(name: &'static str) -> impl FnOnce() + 'static {
+        move || {
+            console_log(format!("{name} closed"));
+            Promise::resolved(()).then(move |()| console_log(format!("promise {name}")));
+            next_tick(move || console_log(format!("tick {name}")));
+        }
+    }
+    let listener = crate::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a listener on 127.0.0.1");
+    let address = listener.local_addr().expect("the listener's address");
+    let a = crate::TcpStream::connect(address).expect("a connecting socket");
+    once_ready(a, Interest::WRITABLE, move |a| {
+        let a = watch(a, Interest::READABLE, |_| {}).expect("a registers");
+        let b = crate::TcpStream::connect(address).expect("a second connecting socket");
+        once_ready(b, Interest::WRITABLE, move |b| {
+            drop(listener);
+            console_log("both connected");
+            let b = watch(b, Interest::READABLE, |_| {}).expect("b registers");
+            close(a, closed("a")).expect("a deregisters");
+            close(b, closed("b")).expect("b deregisters");
+        })
+        .expect("b registers");
+    })
+    .expect("a registers");
+}

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
-use crate::ctl::current_ctl;
+use crate::ctl::{WakeOn, current_ctl};
+use crate::error::WAIT_NOTHING;
 use crate::{Error, LoserFate, Selected, Task, spawn};
 
 /// Takes the current task's undelivered request, if any.
@@ -63,11 +64,15 @@ pub enum ReturnWhen {
 
 /// Waits for `tasks` as `when` says, and returns the indices of the done ones and of
 /// the pending ones (asyncio's `wait`). It is a cancellation point; a cancel of the
-/// awaiting task does not reach the tasks.
+/// awaiting task does not reach the tasks. No task at all is a misuse,
+/// `Err(Error::Misuse(WAIT_NOTHING))`, at once, as asyncio's `wait` raises.
 pub async fn wait<T>(
     tasks: &[Task<T>],
     when: ReturnWhen,
 ) -> Result<(Vec<usize>, Vec<usize>), Error> {
+    if tasks.is_empty() {
+        return Err(Error::Misuse(WAIT_NOTHING));
+    }
     Wait { tasks, when }.await
 }
 
@@ -98,9 +103,23 @@ impl<T> Future for Wait<'_, T> {
         if ready {
             return Poll::Ready(Ok((done, pending)));
         }
+        // Woken by the last task, and by what else `when` waits for: any end, or a
+        // failure (asyncio's `_on_completion` completes its waiter only then).
+        let last = Waker::from(Arc::new(CountDown {
+            left: AtomicUsize::new(pending.len()),
+            waker: cx.waker().clone(),
+        }));
+        let also = match self.when {
+            ReturnWhen::FirstCompleted => Some(WakeOn::End),
+            ReturnWhen::FirstException => Some(WakeOn::Failure),
+            ReturnWhen::AllCompleted => None,
+        };
         let awaiting = current_ctl();
         for &i in &pending {
-            self.tasks[i].add_joiner(cx.waker());
+            self.tasks[i].add_joiner(&last);
+            if let Some(on) = also {
+                self.tasks[i].add_joiner_on(cx.waker(), on);
+            }
             if let Some(awaiting) = &awaiting {
                 awaiting.watch(&self.tasks[i].ctl, "wait");
             }
@@ -192,19 +211,18 @@ impl<T> Future for Gather<'_, T> {
             awaiting.links.via.set("gather");
         }
         let pending = this.tasks.iter().filter(|t| !t.is_done()).count();
-        // Collecting everything, the awaiting task is woken once, by the last child
-        // (asyncio's outer future completes then); otherwise by each child, any of
-        // which may be the first failure.
-        let waker = if this.return_exceptions {
-            Waker::from(Arc::new(CountDown {
-                left: AtomicUsize::new(pending),
-                waker: cx.waker().clone(),
-            }))
-        } else {
-            cx.waker().clone()
-        };
+        // The awaiting task is woken by the last child (asyncio's outer future
+        // completes then) and, not collecting, by a child that fails: a child that
+        // returns before the others wakes nobody.
+        let last = Waker::from(Arc::new(CountDown {
+            left: AtomicUsize::new(pending),
+            waker: cx.waker().clone(),
+        }));
         for task in this.tasks.iter().filter(|t| !t.is_done()) {
-            task.add_joiner(&waker);
+            task.add_joiner(&last);
+            if !this.return_exceptions {
+                task.add_joiner_on(cx.waker(), WakeOn::Error);
+            }
             if let Some(awaiting) = &awaiting {
                 awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));
             }

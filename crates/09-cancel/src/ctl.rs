@@ -13,6 +13,27 @@ use oneloop_core::hooks::{LoopId, with_current};
 /// A done callback and its label.
 pub(crate) type DoneCallback = (&'static str, Box<dyn FnOnce()>);
 
+/// A task awaiting another, as the awaited task keeps it.
+pub(crate) struct Joiner {
+    /// How many done callbacks were added before it first waited: asyncio's awaiting
+    /// task is one more done callback, so the two wake in the order they came.
+    pub(crate) before: usize,
+    pub(crate) waker: Waker,
+    pub(crate) on: WakeOn,
+}
+
+/// Which ends of a task wake a [`Joiner`], from the loosest to the strictest: a
+/// combinator that waits for a failure or for the last task is woken by nothing else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum WakeOn {
+    /// Any end.
+    End,
+    /// An end with an error, a cancel included (a gather that does not collect).
+    Error,
+    /// An end with an error that is not a cancel (`wait`'s `FirstException`).
+    Failure,
+}
+
 // ANCHOR: ctl
 /// The cancel state of one task (asyncio's `_must_cancel`, `_cancel_message`,
 /// `_num_cancels_requested`, `_fut_waiter`), plus what abort needs.
@@ -53,7 +74,8 @@ pub(crate) struct Ctl {
     pub(crate) ended_cancelled: Cell<bool>,
     /// The failure the task ended with, when it was not a cancel (for shutdown).
     pub(crate) failure: RefCell<Option<crate::Error>>,
-    pub(crate) joiners: RefCell<Vec<Waker>>,
+    /// The tasks awaiting this one, woken when it ends.
+    pub(crate) joiners: RefCell<Vec<Joiner>>,
     pub(crate) done_callbacks: RefCell<Vec<DoneCallback>>,
     /// What a view of the task tree reads: see [`Links`].
     pub(crate) links: Links,

@@ -64,5 +64,7 @@ pub const RESULT_TAKEN: &str = "the task's result was already taken by an earlie
 pub const NO_CURRENT_TASK: &str = "no oneloop-cancel task is running on this thread";
 /// The message of a misuse: a timeout scope's deadline moved after it expired or ended.
 pub const TIMEOUT_OVER: &str = "the timeout has expired or ended: its deadline cannot move";
+/// The message of a misuse: `wait` was given no task (asyncio raises `ValueError`).
+pub const WAIT_NOTHING: &str = "wait needs at least one task";
 /// The message of a misuse: the loop the abort was meant for is closed.
 pub const LOOP_CLOSED: &str = "the task's loop is closed";

@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use oneloop_core::hooks::{panic_message, with_current};
 use oneloop_offload::LoopHandle;
 
-use crate::ctl::{Ctl, CurrentGuard, LoopTasks, current_ctl, home};
+use crate::ctl::{Ctl, CurrentGuard, Joiner, LoopTasks, WakeOn, current_ctl, home};
 use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
 use crate::shutdown::register;
@@ -101,13 +101,26 @@ fn finish<T>(ctl: &Rc<Ctl>, outcome: &RefCell<Outcome<T>>, result: Result<T, Err
             }
         }
     }
+    let wakes = match &result {
+        Ok(_) => WakeOn::End,
+        Err(error) if error.is_cancelled() => WakeOn::Error,
+        Err(_) => WakeOn::Failure,
+    };
     *outcome.borrow_mut() = Outcome::Done(result);
-    for joiner in mem::take(&mut *ctl.joiners.borrow_mut()) {
-        joiner.wake();
-    }
-    // Done callbacks run in a coming turn, as asyncio's do (`call_soon`).
-    for (label, callback) in callbacks {
+    // Done callbacks run in a coming turn, as asyncio's do (`call_soon`), and the
+    // awaiting tasks' steps are queued among them, each where it first waited.
+    let mut joiners = mem::take(&mut *ctl.joiners.borrow_mut())
+        .into_iter()
+        .filter(|joiner| joiner.on <= wakes)
+        .peekable();
+    for (index, (label, callback)) in callbacks.into_iter().enumerate() {
+        while let Some(joiner) = joiners.next_if(|joiner| joiner.before <= index) {
+            joiner.waker.wake();
+        }
         with_current(|core| core.call_soon_named(label, callback));
+    }
+    for joiner in joiners {
+        joiner.waker.wake();
     }
 }
 
@@ -223,7 +236,7 @@ impl<T, F> Drop for TaskFuture<T, F> {
         self.ctl.set_done();
         self.ctl.waiting_on.borrow_mut().clear();
         for joiner in mem::take(&mut *self.ctl.joiners.borrow_mut()) {
-            joiner.wake();
+            joiner.waker.wake();
         }
         self.ctl.done_callbacks.borrow_mut().clear();
         self.outcome.replace(Outcome::Done(Err(error)));
@@ -418,9 +431,24 @@ impl<T> Task<T> {
     }
 
     pub(crate) fn add_joiner(&self, waker: &Waker) {
+        self.add_joiner_on(waker, WakeOn::End);
+    }
+
+    /// Wakes `waker` when the task ends as `on` says. A waker already registered keeps
+    /// its place, and the looser of its two conditions.
+    pub(crate) fn add_joiner_on(&self, waker: &Waker, on: WakeOn) {
+        let before = self.ctl.done_callbacks.borrow().len();
         let mut joiners = self.ctl.joiners.borrow_mut();
-        if !joiners.iter().any(|w| w.will_wake(waker)) {
-            joiners.push(waker.clone());
+        match joiners
+            .iter_mut()
+            .find(|joiner| joiner.waker.will_wake(waker))
+        {
+            Some(joiner) => joiner.on = joiner.on.min(on),
+            None => joiners.push(Joiner {
+                before,
+                waker: waker.clone(),
+                on,
+            }),
         }
     }
 

@@ -957,6 +957,36 @@ fn gather_keeps_argument_order_and_returns_exceptions_in_place() {
     });
 }
 
+/// A child that cancels itself ends cancelled while the awaiting task does not.
+/// Collecting, the list holds the child's own cancel, message and all (3.11's list
+/// holds a new `CancelledError('')`). A child that returns before the others wakes
+/// nobody: not collecting, the awaiting task takes one step more, at the failure.
+#[test]
+fn a_gather_child_cancelled_by_itself_keeps_its_message_and_a_returning_child_wakes_nobody() {
+    watchdog_default(|| {
+        let gives_up = || -> Boxed {
+            Box::pin(async {
+                sleep(secs(1)).await?;
+                current().expect("a task").cancel(Some("gave up"));
+                yield_now().await?;
+                Ok(0)
+            })
+        };
+        let result = run(async move {
+            let main = current().expect("main is a task");
+            let collected = gather(vec![gives_up(), Box::pin(async { Ok(7) })], true).await;
+            let before = main.steps();
+            let raised = gather(vec![Box::pin(async { Ok(7) }), gives_up()], false).await;
+            Ok((collected, raised, main.steps() - before, main.cancelling()))
+        });
+        let cancel = Error::Cancelled(Some("gave up".into()));
+        assert_eq!(
+            result,
+            Ok((Ok(vec![Err(cancel.clone()), Ok(7)]), Err(cancel), 1, 0))
+        );
+    });
+}
+
 /// Two children fail before the awaiting task's next step: the second fails a turn
 /// before the first, whose step runs just before the awaiting task's. The failure that
 /// happened first is returned, as 3.11's gather raises the first `_done_callback`'s.

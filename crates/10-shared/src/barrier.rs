@@ -14,14 +14,20 @@ use crate::waiters::WaitQueue;
 /// then all of them go on; each gets its arrival index, from 0.
 ///
 /// The last to arrive wakes the others in one call, so they all run in the next turn.
-/// asyncio builds its barrier on a `Condition`, whose lock hand-offs take more turns;
-/// this one does not match those turns. A party cancelled while it waits just leaves
-/// (as in asyncio); [`abort`](Self::abort) breaks the barrier for everyone.
+/// Until the last of them has run, the round is draining: a party that comes then
+/// (the last arrival, waiting again at once) waits for the round to drain before it
+/// counts in the next one, as asyncio's does, so no party laps a slower one. A party
+/// cancelled while it waits just leaves (as in asyncio); [`abort`](Self::abort) breaks
+/// the barrier for everyone.
 pub struct Barrier {
     parties: usize,
     count: Cell<usize>,
+    /// Parties of the released round that have not left yet.
+    draining: Cell<usize>,
     broken: Cell<bool>,
     waiters: WaitQueue,
+    /// Parties that came while a round drained.
+    gate: WaitQueue,
     bound: LoopBound,
 }
 
@@ -36,13 +42,21 @@ impl fmt::Debug for Barrier {
 }
 
 impl Barrier {
-    /// A barrier for `parties` tasks (at least one).
+    /// A barrier for `parties` tasks.
+    ///
+    /// # Panics
+    ///
+    /// When `parties` is 0, as asyncio's `Barrier(0)` raises `ValueError`: no wait
+    /// could ever be the last.
     pub fn new(parties: usize) -> Self {
+        assert!(parties > 0, "a barrier needs at least one party");
         Self {
-            parties: parties.max(1),
+            parties,
             count: Cell::new(0),
+            draining: Cell::new(0),
             broken: Cell::new(false),
             waiters: WaitQueue::default(),
+            gate: WaitQueue::default(),
             bound: LoopBound::default(),
         }
     }
@@ -60,6 +74,10 @@ impl Barrier {
     /// Waits for the other parties; `Ok(index)`, or `Err(Error::Failed(BARRIER_BROKEN))`
     /// if the barrier is or gets broken. A cancellation point while it waits.
     pub async fn wait(&self) -> Result<usize, Error> {
+        // The last round's parties leave first; the gate opens when the last has run.
+        while self.draining.get() > 0 && !self.broken.get() {
+            Wait::new(&self.gate, &self.bound, |_| {}, || false).await?;
+        }
         if self.broken.get() {
             return Err(Error::Failed(BARRIER_BROKEN.to_owned()));
         }
@@ -70,12 +88,14 @@ impl Barrier {
         }
         self.count.set(index + 1);
         // A party that leaves unserved (cancelled, dropped, or refused at its first
-        // poll) no longer counts.
+        // poll) no longer counts; one that was woken leaves its draining round.
         Wait::new(
             &self.waiters,
             &self.bound,
             |woken| {
-                if !woken {
+                if woken {
+                    self.leave_round();
+                } else {
                     self.count.set(self.count.get().saturating_sub(1));
                 }
             },
@@ -83,6 +103,7 @@ impl Barrier {
             || false,
         )
         .await?;
+        self.leave_round();
         if self.broken.get() {
             return Err(Error::Failed(BARRIER_BROKEN.to_owned()));
         }
@@ -93,6 +114,7 @@ impl Barrier {
     pub fn abort(&self) {
         self.broken.set(true);
         self.release_round();
+        wake_all(&self.gate);
     }
 
     /// Ends the round: the count starts again from 0, and every waiter of the round
@@ -102,10 +124,29 @@ impl Barrier {
     /// first when it runs.)
     fn release_round(&self) {
         self.count.set(0);
-        for waiter in self.waiters.snapshot() {
-            if !waiter.is_woken() {
-                waiter.wake();
-            }
+        let woken = wake_all(&self.waiters);
+        self.draining.set(self.draining.get() + woken);
+    }
+
+    /// A woken party of the draining round has run (or left): the last one opens
+    /// the gate to the parties that came meanwhile.
+    fn leave_round(&self) {
+        let left = self.draining.get().saturating_sub(1);
+        self.draining.set(left);
+        if left == 0 {
+            wake_all(&self.gate);
         }
     }
+}
+
+/// Wakes every waiter of `queue` not woken yet, and says how many.
+fn wake_all(queue: &WaitQueue) -> usize {
+    let mut woken = 0;
+    for waiter in queue.snapshot() {
+        if !waiter.is_woken() {
+            waiter.wake();
+            woken += 1;
+        }
+    }
+    woken
 }

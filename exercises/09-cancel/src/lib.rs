@@ -83,7 +83,7 @@ pub use deliver::deliver;
 pub use eager::{set_eager_start, spawn_eager, spawn_eager_named};
 pub use error::{
     Error, GROUP_FINISHED, GROUP_SHUTTING_DOWN, LOOP_CLOSED, NO_CURRENT_TASK, RESULT_TAKEN,
-    TIMEOUT_OVER,
+    TIMEOUT_OVER, WAIT_NOTHING,
 };
 pub use group::{TaskGroup, task_group};
 pub use point::{Cancellable, NotedSleep, cancellable, sleep, yield_now};
