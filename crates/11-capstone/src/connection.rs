@@ -231,9 +231,11 @@ async fn paused(config: &Config, client: &Client, mark: usize) -> bool {
 /// anything else is an inline command, a line of words (what telnet sends), as Redis
 /// decides it.
 ///
-/// An array is parsed only once [`scan`] says it has all arrived: `progress` keeps
-/// how far the scan went, so a long request costs one scan and one parse in all,
-/// however many reads bring it.
+/// Most requests arrive whole, so a new one is parsed at once. One that has not all
+/// arrived (or is not a plain array of bulk strings) goes to [`scan`] instead, and is
+/// parsed only once the scan says it has all arrived: `progress` keeps how far the
+/// scan went, so a long request costs one scan and one parse in all, however many
+/// reads bring it (and one parse of what its first read brought).
 fn request(
     buf: &[u8],
     progress: &mut Scan,
@@ -242,6 +244,12 @@ fn request(
     match buf.first() {
         None => Ok(None),
         Some(b'*') => {
+            if *progress == Scan::default()
+                && let Ok(Some((frame, used))) = parse(buf, limits)
+                && is_plain_request(&frame)
+            {
+                return Ok(Some((Some(frame), used)));
+            }
             if !scan(buf, progress, limits)? {
                 return Ok(None);
             }
@@ -253,6 +261,13 @@ fn request(
             (frame, used)
         })),
     }
+}
+
+/// Whether `frame` is an array of bulk strings, none of them null: a request that the
+/// scan would pass as it is.
+fn is_plain_request(frame: &Frame) -> bool {
+    matches!(frame, Frame::Array(Some(items))
+        if items.iter().all(|item| matches!(item, Frame::Bulk(Some(_)))))
 }
 
 /// Tells the loop's exception handler (stderr by default) about client `id`.
