@@ -1,12 +1,9 @@
 //! What the loop does with misuse it can report: a wake from another thread, a nested
 //! run, a Node global called with no loop running.
 
-use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
-use std::io::Write;
-use std::rc::Rc;
 use std::sync::mpsc;
-use std::task::{Poll, Waker};
+use std::task::Poll;
 use std::thread;
 
 use oneloop_node::{Interest, NodeError, NodeLoop, once_ready, pipe, set_timeout, spawn_async};
@@ -36,53 +33,6 @@ fn a_wake_from_another_thread_stops_the_loop_with_an_error_instead_of_hanging() 
         drop(sender);
         assert!(matches!(result, Err(NodeError::ForeignWake)), "{result:?}");
     });
-}
-
-#[test]
-fn a_foreign_wake_still_fires_the_watch_ready_in_the_same_poll_and_a_later_run_ends() {
-    let (first, fired, second) = watchdog_default(|| {
-        let mut node = NodeLoop::new().expect("a poller");
-        let fired = Rc::new(Cell::new(0));
-        let counted = Rc::clone(&fired);
-        let first = node.run(move || {
-            let (mut sender, receiver) = pipe::new().expect("a pipe");
-            once_ready(receiver, Interest::READABLE, move |_| {
-                counted.set(counted.get() + 1);
-            })
-            .expect("registers");
-            let waker: Rc<RefCell<Option<Waker>>> = Rc::default();
-            let kept = Rc::clone(&waker);
-            spawn_async(poll_fn(move |cx| {
-                *kept.borrow_mut() = Some(cx.waker().clone());
-                Poll::<()>::Pending
-            }));
-            // Both are ready before the poll: the eventfd first, then the pipe, so
-            // the poll reports the wake ahead of the watch.
-            let waker = waker.borrow_mut().take().expect("the task polled once");
-            thread::spawn(move || waker.wake())
-                .join()
-                .expect("the waking thread ends");
-            sender.write_all(b"x").expect("one byte");
-        });
-        let fired = fired.get();
-        // Nothing is left alive: a watch lost in the failed poll would keep this run
-        // waiting for ever.
-        let second = node.run(|| {}).map(|report| report.iterations);
-        (
-            first
-                .map(|report| report.iterations)
-                .map_err(|e| e.to_string()),
-            fired,
-            second.map_err(|e| e.to_string()),
-        )
-    });
-    assert_eq!(
-        first,
-        Err(NodeError::ForeignWake.to_string()),
-        "the wake still ends the run"
-    );
-    assert_eq!(fired, 1, "the watch ready in the same poll fired");
-    assert_eq!(second, Ok(0), "the next run finds nothing alive");
 }
 
 #[test]
