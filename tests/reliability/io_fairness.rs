@@ -300,6 +300,42 @@ fn a_read_after_a_short_read_in_its_turn_waits_for_readiness_without_a_turn_of_i
     });
 }
 
+/// A peer that sends its last bytes and closes before the loop's poll: one event says
+/// both, and the read that wakes takes the bytes in a short read. The end of file was
+/// already there, so no later edge comes for it: a read that then waited for one,
+/// with no `recv` first, would wait for ever. The next read in that turn says
+/// `Ok(0)`.
+#[test]
+fn a_read_after_a_short_read_sees_an_end_of_file_that_came_with_the_data() {
+    watchdog(Duration::from_secs(10), || {
+        let mut event_loop = new_event_loop().expect("epoll");
+        let (mut client, server) = pair();
+        let reader = event_loop.spawn(async move {
+            let mut buf = [0; 64];
+            // Nothing sent yet: this read registers the fd and waits for its event.
+            let n = TcpStream::read(&server, &mut buf)
+                .await
+                .expect("the last bytes");
+            let last = buf[..n].to_vec();
+            let end = TcpStream::read(&server, &mut buf)
+                .await
+                .expect("the end of file");
+            (last, end)
+        });
+        event_loop.run_once().expect("a turn");
+        // Both reach the socket before the next poll: this thread makes that poll.
+        client.write_all(b"bye\n").expect("send");
+        client
+            .shutdown(Shutdown::Write)
+            .expect("close the sending half");
+        let (last, end) = event_loop
+            .run_until_complete(reader)
+            .expect("the loop ran")
+            .expect("the reader finished");
+        assert_eq!((last.as_slice(), end), (&b"bye\n"[..], 0));
+    });
+}
+
 // The server attacks: this binary, started again as a child process, runs a server.
 
 /// Set in a child started by a server attack: which server to run.

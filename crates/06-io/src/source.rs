@@ -59,9 +59,8 @@ impl<S: AsRawFd> Owned<S> {
         }
     }
 
-    /// The socket's syscall found it empty in `direction` (`WouldBlock`, or a short
-    /// read): tells the running loop's table, which then keeps the fd registered
-    /// between waits. Only a table this socket releases when dropped is told.
+    /// The socket's syscall found it empty in `direction` (`WouldBlock`): tells the
+    /// running loop's table, which then keeps the fd registered between waits. Only a table this socket releases when dropped is told.
     ///
     /// Hands back the running loop's table (`None` outside a loop with an I/O driver),
     /// so that the wait which usually follows need not look for it again.
@@ -70,6 +69,18 @@ impl<S: AsRawFd> Owned<S> {
     /// the one the socket keeps: found by the loop's id, with no search of the loop's
     /// extensions.
     pub(crate) fn note_drained(&self, direction: Direction) -> Option<Rc<Io>> {
+        self.note(direction, true)
+    }
+
+    /// Like [`note_drained`](Self::note_drained), for a wait with no syscall to prove
+    /// that an edge will come (after a short read, an end of file or an error may be
+    /// queued already): the entry is the socket's and keeps the fd registered, but the
+    /// wait re-arms it (one `epoll_ctl`), so epoll reports what is there already.
+    pub(crate) fn note_kept(&self, direction: Direction) -> Option<Rc<Io>> {
+        self.note(direction, false)
+    }
+
+    fn note(&self, direction: Direction, drained: bool) -> Option<Rc<Io>> {
         let now = with_current(|core| core.id())?;
         let home = (self.home.get() == Some(now))
             .then(|| self.tables.borrow().first().and_then(Weak::upgrade))
@@ -93,7 +104,7 @@ impl<S: AsRawFd> Owned<S> {
                 io
             }
         };
-        io.note_drained(self.inner.as_raw_fd(), direction);
+        io.note_drained(self.inner.as_raw_fd(), direction, drained);
         Some(io)
     }
 }

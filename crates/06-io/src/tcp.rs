@@ -27,8 +27,7 @@ use crate::{ACCEPT_RETRY_DELAY, Direction, Readiness, writable};
 // ANCHOR: retry
 /// Runs `attempt` until it does not say `WouldBlock`, awaiting readiness in
 /// `direction` between tries. `Interrupted` is retried at once. `waited` is set if it
-/// awaited at all (the loop may then be in a later turn). `empty` says the socket is
-/// known to be empty in `direction` already: then it waits before the first try too.
+/// awaited at all (the loop may then be in a later turn).
 ///
 /// A `WouldBlock` tells the table that the socket is empty in that direction, so the
 /// wait that follows needs no `epoll_ctl` once the fd is registered (see `waits.rs`).
@@ -36,22 +35,20 @@ async fn retry<S: AsRawFd, T>(
     socket: &Owned<S>,
     direction: Direction,
     waited: &mut bool,
-    mut empty: bool,
     mut attempt: impl FnMut() -> io::Result<T>,
 ) -> io::Result<T> {
     loop {
-        if empty {
-            *waited = true;
-            let fd = socket.as_raw_fd();
-            match socket.note_drained(direction) {
-                // The table is known: the wait's first poll need not look for it.
-                Some(io) => Readiness::in_table(io, fd, direction).await?,
-                None => Readiness::new(fd, direction).await?,
-            }
-        }
         match attempt() {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => empty = true,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => empty = false,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                *waited = true;
+                let fd = socket.as_raw_fd();
+                match socket.note_drained(direction) {
+                    // The table is known: the wait's first poll need not look for it.
+                    Some(io) => Readiness::in_table(io, fd, direction).await?,
+                    None => Readiness::new(fd, direction).await?,
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             other => return other,
         }
     }
@@ -135,7 +132,7 @@ impl TcpListener {
     // ANCHOR: accept
     /// Accepts one connection, waiting until one arrives.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        let (inner, addr) = retry(&self.inner, Direction::Read, &mut false, false, || {
+        let (inner, addr) = retry(&self.inner, Direction::Read, &mut false, || {
             self.inner.accept()
         })
         .await?;
@@ -184,7 +181,7 @@ pub struct TcpStream {
     inner: Owned<mio::net::TcpStream>,
     /// The loop and turn of the last successful [`read`](TcpStream::read).
     last_read: Cell<Option<(LoopId, u64)>>,
-    /// Whether that read came back short: it left the socket empty.
+    /// Whether that read came back short: it took all the data there was.
     last_read_emptied: Cell<bool>,
 }
 
@@ -244,34 +241,36 @@ impl TcpStream {
     /// another in the same turn first yields to the loop, so a busy stream is read once
     /// per turn, and every turn also polls the selector and runs what it made ready.
     /// asyncio's transports read the same way: one `recv` per readiness event, one
-    /// event per turn. If that other read came back short, the socket was empty a
-    /// moment ago: the read waits for readiness at once instead, with no `recv` that
-    /// could only say `WouldBlock`.
+    /// event per turn. If that other read came back short, it took all the data: the
+    /// read waits for readiness at once instead, with no `recv` that would most
+    /// likely say `WouldBlock`. That wait re-arms the fd (one `epoll_ctl`): an end of
+    /// file or an error that came with the data is queued already, with no edge to
+    /// come, and epoll reports it then.
     ///
     /// Cancel-safe: dropping the future before it completes loses no data, since bytes
     /// leave the kernel only in the syscall that returns them.
     pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         let now = with_current(|core| (core.id(), core.turn()));
         let mut waited = false;
-        let mut empty = false;
         if now.is_some() && self.last_read.get() == now {
-            // A short read left the socket empty: wait for readiness, no `recv` first.
-            empty = self.last_read_emptied.get();
-            if !empty {
+            waited = true;
+            if self.last_read_emptied.get() {
+                // A short read took the data: wait for readiness, no `recv` first. The
+                // fd is re-armed, so an end of file already queued is reported too.
+                let fd = self.inner.as_raw_fd();
+                match self.inner.note_kept(Direction::Read) {
+                    Some(io) => Readiness::in_table(io, fd, Direction::Read).await?,
+                    None => Readiness::new(fd, Direction::Read).await?,
+                }
+            } else {
                 yield_now().await;
-                waited = true;
             }
         }
-        let n = retry(&self.inner, Direction::Read, &mut waited, empty, || {
+        let n = retry(&self.inner, Direction::Read, &mut waited, || {
             (&self.inner).read(buf)
         })
         .await?;
-        let emptied = n > 0 && n < buf.len();
-        if emptied {
-            // A short read emptied the socket: the next wait needs no `epoll_ctl`.
-            let _table = self.inner.note_drained(Direction::Read);
-        }
-        self.last_read_emptied.set(emptied);
+        self.last_read_emptied.set(n > 0 && n < buf.len());
         // With no await since `now`, the loop is still in that turn: no second look-up.
         self.last_read.set(if waited {
             with_current(|core| (core.id(), core.turn()))
@@ -284,7 +283,7 @@ impl TcpStream {
 
     /// Writes some bytes of `buf`, waiting until the kernel takes at least one.
     pub async fn write(&self, buf: &[u8]) -> io::Result<usize> {
-        retry(&self.inner, Direction::Write, &mut false, false, || {
+        retry(&self.inner, Direction::Write, &mut false, || {
             (&self.inner).write(buf)
         })
         .await

@@ -13,8 +13,10 @@
 //! data when it arrives, once, and a registration that stays armed is not looked at
 //! again. A wait that starts while data is already there would never be told, unless
 //! an edge is still to come. The socket tells the table when one is sure to come: its
-//! syscall said `WouldBlock`, or a read came back short, so any data after that
-//! arrives later and makes an edge. Each event taken for the direction cancels that
+//! syscall said `WouldBlock`, so anything after that (data, an end of file, an
+//! error) arrives later and makes an edge. A read that came back short is no such
+//! proof: it took all the data, but an end of file or an error that came with it is
+//! still queued, and its edge was taken with the data's. Each event taken for the direction cancels that
 //! (see `Kept`). A wait with that assurance parks its waker and calls nothing; any
 //! other wait re-arms the fd (one `EPOLL_CTL_MOD`), and epoll then looks at the
 //! socket and reports data already there.
@@ -185,14 +187,16 @@ impl Io {
 
     // ANCHOR: note_drained
     /// A socket of oneloop's found `fd` empty in `direction` (its syscall said
-    /// `WouldBlock`, or a read came back short): any data from now on makes an edge.
-    /// Its entry keeps the fd registered between waits, and its next wait needs no
-    /// `epoll_ctl`. Called only by the socket that owns `fd` and releases its entry
+    /// `WouldBlock`): anything from now on makes an edge. Its entry keeps the fd
+    /// registered between waits, and its next wait needs no `epoll_ctl`. Called only by the socket that owns `fd` and releases its entry
     /// when dropped (see `source.rs`).
     ///
     /// An entry that the socket did not make (a raw fd's, maybe stale, or a
     /// callback's) is left as it is: only one made here is known to be the socket's.
-    pub(crate) fn note_drained(&self, fd: RawFd, direction: Direction) {
+    ///
+    /// With `drained` false the entry is still made the socket's and kept, but the
+    /// next wait re-arms the fd: the socket had no syscall to prove an edge will come.
+    pub(crate) fn note_drained(&self, fd: RawFd, direction: Direction, drained: bool) {
         if self.is_closed() {
             return;
         }
@@ -209,7 +213,7 @@ impl Io {
         if registration.owned && !registration.forgotten {
             let kept = registration.kept(direction);
             kept.keep = true;
-            kept.drained = true;
+            kept.drained = drained;
         }
     }
     // ANCHOR_END: note_drained
