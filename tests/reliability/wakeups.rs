@@ -12,6 +12,10 @@
 //! - A task that dropped its `to_thread` future (a timeout, a cancellation) was
 //!   stepped once more when the job ended: the completion still held its waker. The
 //!   future's drop now takes the waker back.
+//! - A waker called inside the poll (it is user code) that armed a timer due at once,
+//!   on a loop with no timer before, saw its callback a turn late: the timer driver
+//!   looked at the empty heap before the poll only, and skipped the due pass after it.
+//!   It now looks again after the poll.
 //! - Attacks that found no bug, kept as guards: a wake between the loop's last check
 //!   and its park (`thread::park` or `epoll_wait`); two loops on two threads waking each other's tasks; a waker
 //!   dropped unused on another thread (the stall is still reported, and the offload
@@ -492,4 +496,60 @@ fn a_wake_from_another_thread_while_the_loop_drops_its_tasks_at_close_is_harmles
         });
         assert_eq!(drops, 2, "{stack:?}: each task dropped once");
     }
+}
+
+/// A waker is user code, and the I/O driver calls it inside the timer driver's park.
+/// One that arms a timer due at once (a zero delay) there, on a loop with no timer
+/// yet, has it moved to the ready queue by that same park: the callback runs in the
+/// turn whose poll woke the waker, as it does when the heap was not empty before.
+#[test]
+fn a_timer_armed_by_a_waker_inside_the_poll_of_an_empty_heap_runs_in_that_turn() {
+    struct ArmsATimer {
+        task: Waker,
+        turns: Arc<Mutex<Vec<(&'static str, u64)>>>,
+    }
+    impl std::task::Wake for ArmsATimer {
+        fn wake(self: Arc<Self>) {
+            let turn = || with_current(|core| core.turn()).expect("inside the loop");
+            self.turns.lock().expect("no panic").push(("woken", turn()));
+            let turns = Arc::clone(&self.turns);
+            oneloop_timers::call_later(Duration::ZERO, move || {
+                turns.lock().expect("no panic").push(("timer", turn()));
+            });
+            self.task.wake_by_ref();
+        }
+    }
+    let turns = watchdog_default(|| {
+        let mut event_loop = oneloop_io::new_event_loop().expect("epoll");
+        let (mut client, server) = crate::loopback_pair();
+        let turns: Arc<Mutex<Vec<(&'static str, u64)>>> = Arc::default();
+        let seen = Arc::clone(&turns);
+        let reader = event_loop.spawn(async move {
+            let mut ready = std::pin::pin!(oneloop_io::readable(&server));
+            poll_fn(|cx| {
+                let waker = Waker::from(Arc::new(ArmsATimer {
+                    task: cx.waker().clone(),
+                    turns: Arc::clone(&seen),
+                }));
+                ready
+                    .as_mut()
+                    .poll(&mut std::task::Context::from_waker(&waker))
+            })
+            .await
+            .expect("readable");
+            // One more turn, so that a timer left in the heap would still run.
+            oneloop_core::yield_now().await;
+        });
+        event_loop.run_once().expect("a turn");
+        std::io::Write::write_all(&mut client, b"x").expect("send");
+        event_loop
+            .run_until_complete(reader)
+            .expect("the loop ran")
+            .expect("the reader finished");
+        let turns = turns.lock().expect("no panic").clone();
+        turns
+    });
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    assert_eq!(turns[0].0, "woken");
+    assert_eq!(turns[1], ("timer", turns[0].1), "{turns:?}");
 }

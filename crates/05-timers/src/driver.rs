@@ -101,9 +101,7 @@ impl<D: Driver> Driver for TimerDriver<D> {
     fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
         self.observe_if_debug();
         let Self { timers, inner, .. } = self;
-        // No timer at all: nothing to sweep, no deadline to shorten the timeout to and
-        // nothing to move. The heap is looked at once; parking runs no user code, so
-        // it is still empty after the inner park.
+        // No timer at all: nothing to sweep and no deadline to shorten the timeout to.
         let any_timer = timers.scheduled() > 0;
         let timeout = if any_timer {
             timers.sweep();
@@ -118,7 +116,13 @@ impl<D: Driver> Driver for TimerDriver<D> {
         let before = sleeps.then(|| clock.now());
         let inner_timeout = clock.before_park(timeout);
         let inner = inner.park(inner_timeout, ready);
-        let timers_moved = if any_timer { timers.move_due(ready) } else { 0 };
+        // Looked at again: the inner park calls wakers, which are user code and may
+        // arm a timer (one due at once must move in this park, as any other does).
+        let timers_moved = if timers.scheduled() > 0 {
+            timers.move_due(ready)
+        } else {
+            0
+        };
         let parked = before.map_or(Duration::ZERO, |before| clock.now().saturating_sub(before));
         ParkReport {
             timeout,

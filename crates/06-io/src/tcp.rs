@@ -270,7 +270,12 @@ impl TcpStream {
             (&self.inner).read(buf)
         })
         .await?;
-        self.last_read_emptied.set(n > 0 && n < buf.len());
+        let emptied = n > 0 && n < buf.len();
+        if emptied {
+            // A short read took the data: the next wait needs no `epoll_ctl`.
+            let _table = self.inner.note_drained(Direction::Read);
+        }
+        self.last_read_emptied.set(emptied);
         // With no await since `now`, the loop is still in that turn: no second look-up.
         self.last_read.set(if waited {
             with_current(|core| (core.id(), core.turn()))
