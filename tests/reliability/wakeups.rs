@@ -546,8 +546,7 @@ fn a_timer_armed_by_a_waker_inside_the_poll_of_an_empty_heap_runs_in_that_turn()
             .run_until_complete(reader)
             .expect("the loop ran")
             .expect("the reader finished");
-        let turns = turns.lock().expect("no panic").clone();
-        turns
+        std::mem::take(&mut *turns.lock().expect("no panic"))
     });
     assert_eq!(turns.len(), 2, "{turns:?}");
     assert_eq!(turns[0].0, "woken");
