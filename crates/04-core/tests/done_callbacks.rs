@@ -15,64 +15,63 @@ fn note(log: &Log, what: &str) {
     log.borrow_mut().push(format!("{turn}:{what}"));
 }
 
-#[test]
-fn a_done_callback_runs_in_the_turn_after_the_task_ends_behind_an_earlier_call_soon() {
-    let log = watchdog_default(|| {
+/// Runs `main` on a fresh loop, under the watchdog, with a log it writes into, and
+/// returns the log.
+fn run_logged<F>(main: impl FnOnce(Log) -> F + Send + 'static) -> Vec<String>
+where
+    F: Future<Output = ()> + 'static,
+{
+    watchdog_default(|| {
         let log = Log::default();
-        let mut event_loop = EventLoop::new();
-        let seen = Rc::clone(&log);
-        event_loop
-            .run_until_complete(async move {
-                let core = with_current(Rc::clone).expect("inside the loop");
-                let in_child = Rc::clone(&seen);
-                let child = core.spawn(async move {
-                    note(&in_child, "child-ends");
-                    7
-                });
-                // Added before the child's first step: it registers now.
-                let on_done = Rc::clone(&seen);
-                child.add_done_callback(move |outcome| {
-                    assert_eq!(outcome, Ok(()));
-                    note(&on_done, "done");
-                });
-                let soon = Rc::clone(&seen);
-                core.call_soon(move || note(&soon, "soon"));
-                yield_now().await;
-                note(&seen, "main-resumed");
-                yield_now().await;
-                assert_eq!(
-                    child.try_take(),
-                    Some(Ok(7)),
-                    "the output stays in the handle"
-                );
-            })
+        EventLoop::new()
+            .run_until_complete(main(Rc::clone(&log)))
             .expect("main finishes");
         log.take()
+    })
+}
+
+#[test]
+fn a_done_callback_runs_in_the_turn_after_the_task_ends_behind_an_earlier_call_soon() {
+    let log = run_logged(|seen| async move {
+        let core = with_current(Rc::clone).expect("inside the loop");
+        let in_child = Rc::clone(&seen);
+        let child = core.spawn(async move {
+            note(&in_child, "child-ends");
+            7
+        });
+        // Added before the child's first step: it registers now.
+        let on_done = Rc::clone(&seen);
+        child.add_done_callback(move |outcome| {
+            assert_eq!(outcome, Ok(()));
+            note(&on_done, "done");
+        });
+        let soon = Rc::clone(&seen);
+        core.call_soon(move || note(&soon, "soon"));
+        yield_now().await;
+        note(&seen, "main-resumed");
+        yield_now().await;
+        assert_eq!(
+            child.try_take(),
+            Some(Ok(7)),
+            "the output stays in the handle"
+        );
     });
     assert_eq!(log, ["2:child-ends", "2:soon", "2:main-resumed", "3:done"]);
 }
 
 #[test]
 fn a_done_callback_added_to_a_finished_task_is_queued_at_once() {
-    let log = watchdog_default(|| {
-        let log = Log::default();
-        let mut event_loop = EventLoop::new();
-        let seen = Rc::clone(&log);
-        event_loop
-            .run_until_complete(async move {
-                let core = with_current(Rc::clone).expect("inside the loop");
-                let child = core.spawn(async {});
-                yield_now().await;
-                assert!(child.is_finished());
-                let soon = Rc::clone(&seen);
-                core.call_soon(move || note(&soon, "soon"));
-                let on_done = Rc::clone(&seen);
-                child.add_done_callback(move |_| note(&on_done, "done"));
-                note(&seen, "added");
-                yield_now().await;
-            })
-            .expect("main finishes");
-        log.take()
+    let log = run_logged(|seen| async move {
+        let core = with_current(Rc::clone).expect("inside the loop");
+        let child = core.spawn(async {});
+        yield_now().await;
+        assert!(child.is_finished());
+        let soon = Rc::clone(&seen);
+        core.call_soon(move || note(&soon, "soon"));
+        let on_done = Rc::clone(&seen);
+        child.add_done_callback(move |_| note(&on_done, "done"));
+        note(&seen, "added");
+        yield_now().await;
     });
     assert_eq!(log, ["2:added", "3:soon", "3:done"]);
 }
@@ -165,23 +164,15 @@ fn a_task_dropped_unfinished_at_close_queues_nothing_on_the_closed_loop() {
 
 #[test]
 fn an_awaiting_task_wakes_before_a_done_callback_added_before_it_waited() {
-    let log = watchdog_default(|| {
-        let log = Log::default();
-        let mut event_loop = EventLoop::new();
-        let seen = Rc::clone(&log);
-        event_loop
-            .run_until_complete(async move {
-                let core = with_current(Rc::clone).expect("inside the loop");
-                let child = core.spawn(async { 7 });
-                let on_done = Rc::clone(&seen);
-                child.add_done_callback(move |_| note(&on_done, "done"));
-                // The handle wakes main when the result is written, before the
-                // future is dropped and the callbacks are queued.
-                let value = child.await.expect("the child returns");
-                note(&seen, &format!("main-joined-{value}"));
-            })
-            .expect("main finishes");
-        log.take()
+    let log = run_logged(|seen| async move {
+        let core = with_current(Rc::clone).expect("inside the loop");
+        let child = core.spawn(async { 7 });
+        let on_done = Rc::clone(&seen);
+        child.add_done_callback(move |_| note(&on_done, "done"));
+        // The handle wakes main when the result is written, before the
+        // future is dropped and the callbacks are queued.
+        let value = child.await.expect("the child returns");
+        note(&seen, &format!("main-joined-{value}"));
     });
     assert_eq!(log, ["3:main-joined-7", "3:done"]);
 }
