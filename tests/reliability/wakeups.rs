@@ -12,6 +12,12 @@
 //! - A task that dropped its `to_thread` future (a timeout, a cancellation) was
 //!   stepped once more when the job ended: the completion still held its waker. The
 //!   future's drop now takes the waker back.
+//! - A `LoopHandle` dropped unused on another thread while the loop slept on it (the
+//!   handle was all it had to wait for) left the loop asleep for ever: nothing wrote
+//!   the eventfd. The last handle's drop now wakes a loop that sleeps on handles
+//!   alone, and the loop looks at the count again after it announced that sleep. A
+//!   loop whose last `to_thread` job had answered could sleep for ever the same way,
+//!   on the pool's count of running jobs: jobs now count through their handles.
 //! - A waker called inside the poll (it is user code) that armed a timer due at once,
 //!   on a loop with no timer before, saw its callback a turn late: the timer driver
 //!   looked at the empty heap before the poll only, and skipped the due pass after it.
@@ -112,6 +118,68 @@ fn run_forever_waits_for_a_stop_that_another_thread_sends_through_its_handle() {
         stopper.join().expect("the stopping thread ends");
         assert_eq!(outcome, Ok(()), "run_forever ends through the stop");
     });
+}
+
+/// Runs a main task that waits for ever on a loop over `driver`, whose hook hands the
+/// only `LoopHandle` to a thread that drops it unused: the loop must report the stall.
+fn a_handle_dropped_in_the_hook_of<D: Driver>(
+    driver: impl FnOnce(Box<dyn FnOnce()>) -> D,
+) -> Result<(), LoopError> {
+    let handle = Rc::new(RefCell::new(None));
+    let taken = Rc::clone(&handle);
+    let driver = driver(Box::new(move || {
+        let handle: oneloop_offload::LoopHandle = taken.borrow_mut().take().expect("one park");
+        thread::spawn(move || drop(handle))
+            .join()
+            .expect("the dropping thread ends");
+    }));
+    let mut event_loop = EventLoop::with_driver(driver);
+    *handle.borrow_mut() = Some(
+        Offload::of(event_loop.core())
+            .expect("the offload layer")
+            .handle(),
+    );
+    event_loop.run_until_complete(std::future::pending::<()>())
+}
+
+#[test]
+fn a_handle_dropped_unused_after_the_stall_check_ends_the_wait_with_a_stall() {
+    // Before the offload driver's park: it must see the count lower than the stall
+    // check did, and not sleep.
+    let outcome = watchdog_default(|| {
+        a_handle_dropped_in_the_hook_of(|hook| {
+            BeforePark::new(new_driver().expect("epoll is available"), hook)
+        })
+    });
+    assert_eq!(outcome, Err(LoopError::Stalled));
+}
+
+#[test]
+fn a_handle_dropped_unused_while_the_loop_sleeps_on_it_wakes_the_loop_to_report_the_stall() {
+    // Inside the offload driver's park, just before `epoll_wait`: the drop must wake
+    // the loop (it used to sleep for ever).
+    let outcome = watchdog_default(|| {
+        a_handle_dropped_in_the_hook_of(|hook| {
+            let io = IoDriver::new().expect("epoll is available");
+            OffloadDriver::new(BeforePark::new(TimerDriver::new(io), hook))
+        })
+    });
+    assert_eq!(outcome, Err(LoopError::Stalled));
+}
+
+#[test]
+fn a_loop_left_waiting_for_ever_after_its_last_job_reports_the_stall() {
+    // The job queues its answer, drops its handle, and only then leaves the pool's
+    // count of running jobs: the loop must not sleep on that count.
+    for _ in 0..50 {
+        let outcome = watchdog_default(|| {
+            oneloop_offload::run(async {
+                to_thread(|| 1).await.expect("no panic");
+                std::future::pending::<()>().await;
+            })
+        });
+        assert_eq!(outcome, Err(LoopError::Stalled));
+    }
 }
 
 #[test]

@@ -74,12 +74,21 @@ impl<D: Driver> Driver for OffloadDriver<D> {
         };
         // Both checks read the count beside the inbox's lock: an empty inbox costs
         // a load, not a lock.
-        let timeout = if offload.pending() > 0 {
+        let mut timeout = if offload.pending() > 0 {
             Some(Duration::ZERO)
         } else {
             timeout
         };
+        // A park for ever with nothing below to wait for: live handles keep it (or
+        // a waker held elsewhere). Watch for the last handle's drop while it sleeps.
+        let watch = timeout.is_none() && inner.registrations() == 0;
+        if watch && !offload.begin_idle_park() {
+            timeout = Some(Duration::ZERO);
+        }
         let report = inner.park(timeout, ready);
+        if watch {
+            offload.end_idle_park();
+        }
         if offload.pending() > 0
             && let Some(core) = with_current(Rc::clone)
         {
@@ -88,17 +97,17 @@ impl<D: Driver> Driver for OffloadDriver<D> {
         report
     }
 
-    /// The inbox's items, the default pool's jobs, and the live [`LoopHandle`]s: a
-    /// thread that holds one may still call `call_soon_threadsafe` (asyncio's
-    /// `call_soon_threadsafe(loop.stop)` from another thread).
+    /// The inbox's items and the live [`LoopHandle`]s: a thread that holds one may
+    /// still call `call_soon_threadsafe` (asyncio's `call_soon_threadsafe(loop.stop)`
+    /// from another thread), and every job in a pool holds one for its answer.
     ///
     /// [`LoopHandle`]: crate::LoopHandle
     fn registrations(&self) -> usize {
         let own = self.offload.as_ref().map_or(0, |offload| {
             // Handles first: a call made before its handle was dropped is then seen
             // in the inbox's count (see `Offload::handles_held`).
-            let handles = offload.handles_held();
-            handles + offload.pending() + offload.in_flight()
+            let handles = offload.count_handles();
+            handles + offload.pending()
         });
         own + self.inner.registrations()
     }

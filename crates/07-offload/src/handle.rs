@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::idle_watch::IdleWatch;
 use crate::inbox::{Injected, Remote};
 use crate::{Offload, OffloadError};
 
@@ -14,13 +15,19 @@ use crate::{Offload, OffloadError};
 /// `loop.call_soon_threadsafe(cb)` on it. A oneloop loop is not `Send`, so a thread
 /// gets this handle instead. It outlives the loop safely: once the loop is closed or
 /// dropped, every call fails with [`OffloadError::LoopClosed`].
-#[derive(Clone)]
 pub struct LoopHandle {
     pub(crate) remote: Arc<Remote>,
+    watch: Arc<IdleWatch>,
 }
 // ANCHOR_END: loop_handle
 
 impl LoopHandle {
+    /// A handle on `remote`'s loop, counted among the loop's registrations.
+    pub(crate) fn new(remote: Arc<Remote>, watch: Arc<IdleWatch>) -> Self {
+        watch.handle_made();
+        Self { remote, watch }
+    }
+
     /// The handle of the loop running on this thread.
     ///
     /// Fails with [`OffloadError::NoOffloadLayer`] outside a running loop, or on a loop
@@ -58,6 +65,20 @@ impl LoopHandle {
     /// Whether the loop is closed (or gone): calls would fail.
     pub fn is_closed(&self) -> bool {
         self.remote.is_closed()
+    }
+}
+
+impl Clone for LoopHandle {
+    fn clone(&self) -> Self {
+        Self::new(Arc::clone(&self.remote), Arc::clone(&self.watch))
+    }
+}
+
+/// The last handle's drop wakes a loop that sleeps only because handles were alive:
+/// it now has a stall to report (see `idle_watch.rs`).
+impl Drop for LoopHandle {
+    fn drop(&mut self) {
+        self.watch.handle_dropped(&self.remote);
     }
 }
 

@@ -268,10 +268,10 @@ mod tests {
             }
             // The first turn ties the layer to the loop.
             event_loop.run_once().unwrap();
-            let remote = Offload::of(event_loop.core())
+            let handle = Offload::of(event_loop.core())
                 .expect("the offload layer")
-                .handle()
-                .remote;
+                .handle();
+            let remote = std::sync::Arc::clone(&handle.remote);
             let (locked_tx, locked_rx) = mpsc::channel();
             let (release_tx, release_rx) = mpsc::channel::<()>();
             let holder = thread::spawn(move || {

@@ -65,6 +65,7 @@ mod deliver;
 mod driver;
 mod error;
 mod handle;
+mod idle_watch;
 mod inbox;
 #[cfg(loom)]
 #[doc(hidden)]

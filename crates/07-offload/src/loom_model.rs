@@ -35,9 +35,7 @@ impl Inbox {
     /// What another thread holds: its `call_soon_threadsafe` is the real one (push
     /// under the lock, then wake).
     pub fn handle(&self) -> LoopHandle {
-        LoopHandle {
-            remote: Arc::clone(&self.remote),
-        }
+        LoopHandle::new(Arc::clone(&self.remote), Arc::default())
     }
 
     /// The driver's check before it parks: items waiting (it then parks with a zero

@@ -13,12 +13,12 @@ use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{self, Ordering};
 use std::time::{Duration, Instant};
 
 use oneloop_core::hooks::{CALLBACK_PANICKED, panic_message, with_current};
 use oneloop_core::{Core, ExceptionReport, Label};
 
+use crate::idle_watch::IdleWatch;
 use crate::inbox::{Injected, Remote};
 use crate::run_in_executor::submit_to;
 use crate::{LoopHandle, OffloadError, Offloaded, ShutdownReport, ThreadPool};
@@ -49,9 +49,10 @@ pub struct Offload {
     shutdown_timeout: Cell<Duration>,
     last_shutdown: RefCell<Option<ShutdownReport>>,
     closed: Cell<bool>,
-    /// How many `Arc`s of `remote` the layer itself holds (its own, the scheduler's):
-    /// any others are [`LoopHandle`]s.
-    own_remotes: Cell<usize>,
+    /// The live handles' count, and the idle park that watches it (`idle_watch.rs`).
+    watch: Arc<IdleWatch>,
+    /// The handles the driver's last count of registrations saw.
+    handles_counted: Cell<usize>,
 }
 // ANCHOR_END: offload
 
@@ -63,7 +64,8 @@ impl Offload {
             shutdown_timeout: Cell::new(DEFAULT_SHUTDOWN_TIMEOUT),
             last_shutdown: RefCell::new(None),
             closed: Cell::new(false),
-            own_remotes: Cell::new(1),
+            watch: Arc::default(),
+            handles_counted: Cell::new(0),
         }
     }
 
@@ -86,8 +88,6 @@ impl Offload {
     pub(crate) fn attach(self: &Rc<Self>, core: &Core) {
         let remote: Arc<dyn oneloop_core::hooks::RemoteWake> = self.remote.clone();
         core.scheduler().set_remote(remote);
-        // Counted before any handle is given out: every `Arc` beyond these is one.
-        self.own_remotes.set(Arc::strong_count(&self.remote));
         let this = Rc::clone(self);
         core.add_close_hook(SHUTDOWN_LABEL, move || {
             // Close hooks run with the closing loop current: report to its handler.
@@ -106,23 +106,36 @@ impl Offload {
 
     /// A `Send + Sync` handle for other threads.
     pub fn handle(&self) -> LoopHandle {
-        LoopHandle {
-            remote: Arc::clone(&self.remote),
-        }
+        LoopHandle::new(Arc::clone(&self.remote), Arc::clone(&self.watch))
     }
 
-    /// How many [`LoopHandle`]s are alive: held by other threads, by jobs in flight,
-    /// or by the loop's own code. Each may still queue a callback, so the loop does
-    /// not report a stall while one is alive (the driver counts them among its
-    /// registrations).
+    /// How many [`LoopHandle`]s are alive: held by other threads, by jobs queued or
+    /// running (each job's answer travels through one), or by the loop's own code.
+    /// Each may still queue a callback, so the loop does not report a stall while one
+    /// is alive (the driver counts them among its registrations).
     ///
     /// Read it before the inbox's count: a thread queues its call, then drops its
-    /// handle with a release decrement, so the fence below makes a call whose handle
-    /// is gone visible to the read of the inbox that follows.
+    /// handle, so a read that sees the handle gone sees the call in the inbox.
     pub fn handles_held(&self) -> usize {
-        let held = Arc::strong_count(&self.remote).saturating_sub(self.own_remotes.get());
-        atomic::fence(Ordering::Acquire);
+        self.watch.handles()
+    }
+
+    /// [`handles_held`](Self::handles_held), remembered for the park that follows.
+    pub(crate) fn count_handles(&self) -> usize {
+        let held = self.handles_held();
+        self.handles_counted.set(held);
         held
+    }
+
+    /// Before an idle park that only handles keep waiting: whether it may sleep (no
+    /// handle dropped since [`count_handles`](Self::count_handles)).
+    pub(crate) fn begin_idle_park(&self) -> bool {
+        self.watch.begin_idle_park(self.handles_counted.get())
+    }
+
+    /// After that park, before the inbox is taken.
+    pub(crate) fn end_idle_park(&self) {
+        self.watch.end_idle_park();
     }
 
     /// Items waiting in the inbox.

@@ -29,6 +29,8 @@ mod driver;
 mod error;
 #[path = "../../../crates/07-offload/src/handle.rs"]
 mod handle;
+#[path = "../../../crates/07-offload/src/idle_watch.rs"]
+mod idle_watch;
 #[cfg(not(all(feature = "challenge", not(feature = "challenge-reference"))))]
 #[path = "../../../crates/07-offload/src/inbox.rs"]
 mod inbox;
