@@ -256,10 +256,13 @@ fn request(
             *progress = Scan::default();
             Ok(parse(buf, limits)?.map(|(frame, used)| (Some(frame), used)))
         }
-        Some(_) => Ok(inline(buf, limits)?.map(|(words, used)| {
-            let frame = (!words.is_empty()).then(|| Frame::command(words));
-            (frame, used)
-        })),
+        Some(_) => Ok(
+            inline(buf, &mut progress.searched, limits)?.map(|(words, used)| {
+                *progress = Scan::default();
+                let frame = (!words.is_empty()).then(|| Frame::command(words));
+                (frame, used)
+            }),
+        ),
     }
 }
 

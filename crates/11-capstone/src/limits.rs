@@ -59,27 +59,70 @@ pub(crate) type Step<T> = Result<Option<T>, ParseError>;
 /// It looks at no more than the longest line allowed and its `\r\n`: past that, the
 /// line is too long whatever follows.
 pub(crate) fn line<'b>(buf: &'b [u8], from: usize, limits: &Limits) -> Step<&'b [u8]> {
+    line_resumed(buf, from, &mut 0, limits)
+}
+// ANCHOR_END: line
+
+/// [`line`], for a line that arrives in pieces: `searched` is how many of its bytes
+/// earlier calls looked at without finding its end, and this call starts after them
+/// (and then records how far it got). A line that comes a byte at a time is then
+/// searched once in all, not once per byte.
+pub(crate) fn line_resumed<'b>(
+    buf: &'b [u8],
+    from: usize,
+    searched: &mut usize,
+    limits: &Limits,
+) -> Step<&'b [u8]> {
     let rest = buf.get(from..).unwrap_or_default();
     let window = &rest[..rest.len().min(limits.max_line.saturating_add(2))];
-    let mut end = None;
-    let mut at = 0;
+    let start = (*searched).min(window.len());
     // Each `\r` found is the line's end if a `\n` follows it.
-    while let Some(offset) = window[at..].iter().position(|&b| b == b'\r') {
+    let end = find_crlf(&window[start..]).map(|at| start + at);
+    looked_at(end.map_or(window.len(), |end| end + 2) - start);
+    match end {
+        Some(end) if end > limits.max_line => Err(protocol("header line too long")),
+        Some(end) => {
+            // Found again at once if the caller asks again (its bytes still to come).
+            *searched = end;
+            Ok(Some(&rest[..end]))
+        }
+        // No end yet: fine while the line could still fit.
+        None if rest.len() > limits.max_line + 1 => Err(protocol("header line too long")),
+        None => {
+            // A `\r` at the end may be followed by its `\n`: look at it again.
+            *searched = window.len() - usize::from(window.last() == Some(&b'\r'));
+            Ok(None)
+        }
+    }
+}
+
+/// Where the first `\r\n` in `bytes` starts.
+fn find_crlf(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'\r') {
         let cr = at + offset;
-        if window.get(cr + 1) == Some(&b'\n') {
-            end = Some(cr);
-            break;
+        if bytes.get(cr + 1) == Some(&b'\n') {
+            return Some(cr);
         }
         at = cr + 1;
     }
-    match end {
-        Some(end) if end > limits.max_line => Err(protocol("header line too long")),
-        Some(end) => Ok(Some(&rest[..end])),
-        // No end yet: fine while the line could still fit.
-        None if rest.len() > limits.max_line + 1 => Err(protocol("header line too long")),
-        None => Ok(None),
-    }
+    None
 }
+
+#[cfg(test)]
+thread_local! {
+    /// How many bytes the line searches of this thread looked at (for the tests).
+    pub(crate) static LOOKED_AT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `bytes` looked at by a search, in tests; nothing otherwise.
+fn looked_at(bytes: usize) {
+    #[cfg(test)]
+    LOOKED_AT.with(|count| count.set(count.get() + bytes));
+    #[cfg(not(test))]
+    let _ = bytes;
+}
+
 // ANCHOR_END: line
 
 /// A simple string or error line as text.
@@ -151,15 +194,26 @@ pub(crate) fn decimal(bytes: &[u8]) -> Option<i64> {
 /// `\xHH` stand for their bytes and a `\` before any other byte stands for that
 /// byte; or a 'single-quoted' part, where only `\'` is special. A quote left open,
 /// or closed with no space after it, is an error.
-pub(crate) fn inline(buf: &[u8], limits: &Limits) -> Step<(Vec<Vec<u8>>, usize)> {
-    let Some(end) = buf
+///
+/// `searched` is how many bytes earlier calls looked at without finding the `\n`: this
+/// call starts after them, so a line that arrives a byte at a time is searched once.
+pub(crate) fn inline(
+    buf: &[u8],
+    searched: &mut usize,
+    limits: &Limits,
+) -> Step<(Vec<Vec<u8>>, usize)> {
+    let window = &buf[..buf.len().min(limits.max_line + 1)];
+    let start = (*searched).min(window.len());
+    let end = window[start..]
         .iter()
-        .take(limits.max_line + 1)
         .position(|&b| b == b'\n')
-    else {
+        .map(|at| start + at);
+    looked_at(end.map_or(window.len(), |end| end + 1) - start);
+    let Some(end) = end else {
         if buf.len() > limits.max_line {
             return Err(protocol("too big inline request"));
         }
+        *searched = window.len();
         return Ok(None);
     };
     let line = &buf[..end];
@@ -260,6 +314,9 @@ fn escape(after: &[u8]) -> (u8, usize) {
 pub(crate) struct Scan {
     at: usize,
     left: Option<usize>,
+    /// How much of the line being read (a header, or an inline command) was searched
+    /// for its end already.
+    pub(crate) searched: usize,
 }
 
 /// Whether the array request at the front of `buf` has all arrived, going on from
@@ -273,13 +330,14 @@ pub(crate) fn scan(buf: &[u8], progress: &mut Scan, limits: &Limits) -> Result<b
     let left = match progress.left {
         Some(left) => left,
         None => {
-            let Some(header) = line(buf, 1, limits)? else {
+            let Some(header) = line_resumed(buf, 1, &mut progress.searched, limits)? else {
                 return Ok(false);
             };
             let Ok(Some(count)) = length(header, limits.max_elements, "") else {
                 return Ok(true);
             };
             progress.at = 1 + header.len() + 2;
+            progress.searched = 0;
             count
         }
     };
@@ -295,7 +353,7 @@ pub(crate) fn scan(buf: &[u8], progress: &mut Scan, limits: &Limits) -> Result<b
                 char::from(kind).escape_default()
             )));
         }
-        let Some(header) = line(buf, at + 1, limits)? else {
+        let Some(header) = line_resumed(buf, at + 1, &mut progress.searched, limits)? else {
             return Ok(false);
         };
         let Some(len) = length(header, limits.max_bulk, "invalid bulk length")? else {
@@ -308,7 +366,141 @@ pub(crate) fn scan(buf: &[u8], progress: &mut Scan, limits: &Limits) -> Result<b
         *progress = Scan {
             at: end,
             left: Some(left),
+            searched: 0,
         };
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Bytes looked at by the searches of `run`.
+    fn looked_at_by(run: impl FnOnce()) -> usize {
+        let before = LOOKED_AT.with(std::cell::Cell::get);
+        run();
+        LOOKED_AT.with(std::cell::Cell::get) - before
+    }
+
+    /// Feeds `request` to `scan` one byte more at a time, as reads that bring a byte
+    /// each would, keeping its progress; returns the answer once the last byte is in.
+    fn scanned_a_byte_at_a_time(request: &[u8]) -> Result<bool, ParseError> {
+        let mut progress = Scan::default();
+        for end in 1..request.len() {
+            if scan(&request[..end], &mut progress, &DEFAULT_LIMITS)? {
+                return Ok(true);
+            }
+        }
+        scan(request, &mut progress, &DEFAULT_LIMITS)
+    }
+
+    /// Feeds `line` to `inline` the same way.
+    fn inline_a_byte_at_a_time(line: &[u8]) -> Step<(Vec<Vec<u8>>, usize)> {
+        let mut searched = 0;
+        for end in 1..line.len() {
+            if let Some(found) = inline(&line[..end], &mut searched, &DEFAULT_LIMITS)? {
+                return Ok(Some(found));
+            }
+        }
+        inline(line, &mut searched, &DEFAULT_LIMITS)
+    }
+
+    const LONG: usize = 60 * 1024;
+
+    #[test]
+    fn an_inline_command_that_arrives_a_byte_at_a_time_is_searched_once() {
+        let mut line = b"SET k ".to_vec();
+        line.extend(std::iter::repeat_n(b'v', LONG));
+        line.extend(b"\r\n");
+        let mut found = None;
+        let looked = looked_at_by(|| found = Some(inline_a_byte_at_a_time(&line)));
+        let (words, used) = found.unwrap().unwrap().expect("the line has ended");
+        assert_eq!((words.len(), used), (3, line.len()));
+        // Once in all (searching again from the start at every byte: 1.9 billion).
+        assert!(looked <= line.len(), "{looked} bytes looked at");
+    }
+
+    #[test]
+    fn a_header_line_that_arrives_a_byte_at_a_time_is_searched_once() {
+        // The array's header, then an element's: each is a line that comes in pieces.
+        let digits = "1".repeat(LONG);
+        // Both counts are over the limits: the array's header counts as arrived (the
+        // parser gives the error), the element's is refused at once.
+        let answers = [
+            (format!("*{digits}\r\n"), Ok(true)),
+            (
+                format!("*1\r\n${digits}\r\n"),
+                Err(protocol("invalid bulk length")),
+            ),
+        ];
+        for (request, expected) in answers {
+            let request = request.as_bytes();
+            let mut answer = None;
+            let looked = looked_at_by(|| answer = Some(scanned_a_byte_at_a_time(request)));
+            assert_eq!(answer, Some(expected));
+            assert!(looked <= 2 * request.len(), "{looked} bytes looked at");
+        }
+    }
+
+    /// A request of a few bulk strings, or a line of words, and where to split it.
+    fn request_and_cuts() -> impl Strategy<Value = (Vec<u8>, Vec<usize>)> {
+        let word = prop::collection::vec(prop::sample::select(b"ab\r\n ".to_vec()), 0..12);
+        let array = prop::collection::vec(word.clone(), 0..4).prop_map(|words| {
+            let mut bytes = format!("*{}\r\n", words.len()).into_bytes();
+            for word in words {
+                bytes.extend(format!("${}\r\n", word.len()).as_bytes());
+                bytes.extend(word);
+                bytes.extend(b"\r\n");
+            }
+            bytes
+        });
+        let inline = word.prop_map(|mut word| {
+            word.insert(0, b'x');
+            word
+        });
+        let garbled = prop::collection::vec(prop::sample::select(b"*$1-\r\nab".to_vec()), 1..24);
+        prop_oneof![array, inline, garbled].prop_flat_map(|bytes| {
+            let len = bytes.len();
+            (Just(bytes), prop::collection::vec(0..=len, 0..6))
+        })
+    }
+
+    /// The prefixes of `bytes` that reads ending at `cuts` (and at its end) would
+    /// have buffered, in order.
+    fn prefixes(bytes: &[u8], cuts: &[usize]) -> Vec<usize> {
+        let mut ends: Vec<usize> = cuts.iter().copied().chain([bytes.len()]).collect();
+        ends.sort_unstable();
+        ends.dedup();
+        ends
+    }
+
+    proptest! {
+        /// Going on from where the last call stopped answers as a fresh look at the
+        /// same bytes would, however the reads split them.
+        #[test]
+        fn a_resumed_scan_answers_as_a_fresh_one((bytes, cuts) in request_and_cuts()) {
+            let limits = DEFAULT_LIMITS;
+            let mut progress = Scan::default();
+            let mut searched = 0;
+            for end in prefixes(&bytes, &cuts) {
+                let buf = &bytes[..end];
+                if buf.first() == Some(&b'*') {
+                    let resumed = scan(buf, &mut progress, &limits);
+                    prop_assert_eq!(&resumed, &scan(buf, &mut Scan::default(), &limits));
+                    if resumed != Ok(false) {
+                        break;
+                    }
+                } else {
+                    let resumed = inline(buf, &mut searched, &limits);
+                    prop_assert_eq!(&resumed, &inline(buf, &mut 0, &limits));
+                    if resumed != Ok(None) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
 }
