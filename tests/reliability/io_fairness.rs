@@ -336,6 +336,45 @@ fn a_read_after_a_short_read_sees_an_end_of_file_that_came_with_the_data() {
     });
 }
 
+/// The same end of file, met by a wait of the caller's own after the short read (in
+/// that turn, or in a later one): the wait must report it, since no edge will come.
+#[test]
+fn a_readiness_wait_after_a_short_read_sees_an_end_of_file_that_came_with_the_data() {
+    for later_turn in [false, true] {
+        watchdog(Duration::from_secs(10), move || {
+            let mut event_loop = new_event_loop().expect("epoll");
+            let (mut client, server) = pair();
+            let reader = event_loop.spawn(async move {
+                let mut buf = [0; 64];
+                let n = TcpStream::read(&server, &mut buf)
+                    .await
+                    .expect("the last bytes");
+                let last = buf[..n].to_vec();
+                if later_turn {
+                    oneloop_core::yield_now().await;
+                }
+                oneloop_io::readable(&server)
+                    .await
+                    .expect("readable: the end of file");
+                let end = TcpStream::read(&server, &mut buf)
+                    .await
+                    .expect("the end of file");
+                (last, end)
+            });
+            event_loop.run_once().expect("a turn");
+            client.write_all(b"bye\n").expect("send");
+            client
+                .shutdown(Shutdown::Write)
+                .expect("close the sending half");
+            let (last, end) = event_loop
+                .run_until_complete(reader)
+                .expect("the loop ran")
+                .expect("the reader finished");
+            assert_eq!((last.as_slice(), end), (&b"bye\n"[..], 0));
+        });
+    }
+}
+
 // The server attacks: this binary, started again as a child process, runs a server.
 
 /// Set in a child started by a server attack: which server to run.

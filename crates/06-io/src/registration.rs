@@ -99,8 +99,8 @@ impl Waiter {
 /// A socket's fd stays registered with epoll between its waits (see `waits.rs`). epoll
 /// is edge-triggered here: it reports each arrival once, and a registration that stays
 /// armed is not looked at again. So a new wait may skip `epoll_ctl` only if an edge is
-/// sure to come for any data there: the socket was seen empty (`WouldBlock`, or a short
-/// read) and no event was taken for this direction since.
+/// sure to come for any data there: the socket was seen empty (`WouldBlock`) and no
+/// event was taken for this direction since.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Kept {
     /// The direction stays armed with nobody waiting (until an event finds nobody).

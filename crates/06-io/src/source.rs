@@ -59,8 +59,7 @@ impl<S: AsRawFd> Owned<S> {
         }
     }
 
-    /// The socket's syscall found it empty in `direction` (`WouldBlock`, or a short
-    /// read): tells the running loop's table, which then keeps the fd registered between waits. Only a table this socket releases when dropped is told.
+    /// The socket's syscall found it empty in `direction` (`WouldBlock`): tells the running loop's table, which then keeps the fd registered between waits. Only a table this socket releases when dropped is told.
     ///
     /// Hands back the running loop's table (`None` outside a loop with an I/O driver),
     /// so that the wait which usually follows need not look for it again.

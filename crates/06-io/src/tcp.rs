@@ -272,8 +272,10 @@ impl TcpStream {
         .await?;
         let emptied = n > 0 && n < buf.len();
         if emptied {
-            // A short read took the data: the next wait needs no `epoll_ctl`.
-            let _table = self.inner.note_drained(Direction::Read);
+            // A short read took the data, but an end of file or an error may have come
+            // with it, its edge taken with the data's: the fd stays registered, and the
+            // next wait re-arms it (one `epoll_ctl`) so that epoll reports what is there.
+            let _table = self.inner.note_kept(Direction::Read);
         }
         self.last_read_emptied.set(emptied);
         // With no await since `now`, the loop is still in that turn: no second look-up.
@@ -308,14 +310,31 @@ impl TcpStream {
         Ok(())
     }
 
-    /// One non-blocking read: `WouldBlock` if nothing is there.
+    /// One non-blocking read: `WouldBlock` if nothing is there. A `WouldBlock` proves
+    /// the socket empty, with no end of file queued: a wait that follows (`readable`)
+    /// then finds the fd registered and gives epoll nothing.
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        (&self.inner).read(buf)
+        let read = (&self.inner).read(buf);
+        if read
+            .as_ref()
+            .is_err_and(|error| error.kind() == io::ErrorKind::WouldBlock)
+        {
+            let _table = self.inner.note_drained(Direction::Read);
+        }
+        read
     }
 
-    /// One non-blocking write: `WouldBlock` if the send buffer is full.
+    /// One non-blocking write: `WouldBlock` if the send buffer is full (a wait that
+    /// follows, `writable`, then gives epoll nothing, as after `try_read`).
     pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        (&self.inner).write(buf)
+        let written = (&self.inner).write(buf);
+        if written
+            .as_ref()
+            .is_err_and(|error| error.kind() == io::ErrorKind::WouldBlock)
+        {
+            let _table = self.inner.note_drained(Direction::Write);
+        }
+        written
     }
 
     /// Shuts down one or both halves (`Shutdown::Write` is asyncio's `write_eof`: the

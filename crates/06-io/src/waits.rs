@@ -13,11 +13,11 @@
 //! data when it arrives, once, and a registration that stays armed is not looked at
 //! again. A wait that starts while data is already there would never be told, unless
 //! an edge is still to come. The socket tells the table when one is sure to come: its
-//! syscall said `WouldBlock`, or a read came back short, so any data after that
-//! arrives later and makes an edge. A short read proves that for data only: an end of
-//! file or an error that came with the data is still queued, and its edge was taken
-//! with the data's (so `TcpStream::read` re-arms the fd when it waits right after a
-//! short read). Each event taken for the direction cancels that
+//! syscall said `WouldBlock`, so any data after that arrives later and makes an edge.
+//! A short read is not enough: it proves the data gone, but an end of file or an
+//! error that came with the data is still queued, and its edge was taken with the
+//! data's. After one, the socket keeps the fd registered, and its next wait re-arms
+//! it. Each event taken for the direction cancels that
 //! (see `Kept`). A wait with that assurance parks its waker and calls nothing; any
 //! other wait re-arms the fd (one `EPOLL_CTL_MOD`), and epoll then looks at the
 //! socket and reports data already there.
@@ -188,15 +188,16 @@ impl Io {
 
     // ANCHOR: note_drained
     /// A socket of oneloop's found `fd` empty in `direction` (its syscall said
-    /// `WouldBlock`, or a read came back short): any data from now on makes an edge. Its entry keeps the fd
+    /// `WouldBlock`): any data from now on makes an edge. Its entry keeps the fd
     /// registered between waits, and its next wait needs no `epoll_ctl`. Called only by the socket that owns `fd` and releases its entry
     /// when dropped (see `source.rs`).
     ///
     /// An entry that the socket did not make (a raw fd's, maybe stale, or a
     /// callback's) is left as it is: only one made here is known to be the socket's.
     ///
-    /// With `drained` false the entry is still made the socket's and kept, but the
-    /// next wait re-arms the fd: the socket had no syscall to prove an edge will come.
+    /// With `drained` false (after a short read) the entry is still made the socket's
+    /// and kept, but the next wait re-arms the fd: the socket had no syscall to prove
+    /// that an edge will come.
     pub(crate) fn note_drained(&self, fd: RawFd, direction: Direction, drained: bool) {
         if self.is_closed() {
             return;

@@ -529,9 +529,12 @@ fn ex2_data_arriving_after_the_wait_is_registered_and_before_the_park_is_reporte
                     .await
                     .expect("readable");
                     let mut buf = [0; 16];
-                    // A short read: the socket is drained, and stays registered.
+                    // A short read, then a read that finds nothing: the socket is
+                    // drained (no end of file either), and stays registered.
                     let n = server.read(&mut buf).await.expect("read");
                     got.push(buf[..n].to_vec());
+                    let empty = server.try_read(&mut buf).map_err(|e| e.kind());
+                    assert_eq!(empty, Err(std::io::ErrorKind::WouldBlock));
                 }
                 (got, ctls)
             })
@@ -589,8 +592,9 @@ fn ex2_an_error_with_neither_readable_nor_writable_wakes_a_task_waiting_to_write
 #[test]
 fn ex2_a_new_waker_on_a_socket_that_stays_registered_gets_the_event() {
     watchdog_default(|| {
-        // Two rounds of wait-then-short-read leave the socket registered with epoll and
-        // known to be drained, so its next wait parks the waker and gives epoll nothing.
+        // Two rounds of wait, read, then `WouldBlock` leave the socket registered with
+        // epoll and known to be drained, so its next wait parks the waker and gives
+        // epoll nothing.
         // That wait is first polled under a waker that is not the task's; the event
         // must go to the task's own waker, polled next.
         let mut event_loop = new_event_loop().unwrap();
@@ -630,9 +634,9 @@ fn ex2_a_new_waker_on_a_socket_that_stays_registered_gets_the_event() {
     });
 }
 
-/// Two rounds of a wait, data sent while it waits, then a short read: the socket stays
-/// registered with epoll and is known to be drained, so its next wait parks the waker
-/// and gives epoll nothing.
+/// Two rounds of a wait, data sent while it waits, then a short read and a read that
+/// finds nothing (`WouldBlock`): the socket stays registered with epoll and is known to
+/// be drained, so its next wait parks the waker and gives epoll nothing.
 async fn keep_registered(server: &TcpStream, sender: &RefCell<std::net::TcpStream>) {
     let mut buf = [0; 16];
     for message in [&b"one"[..], b"two"] {
@@ -650,6 +654,8 @@ async fn keep_registered(server: &TcpStream, sender: &RefCell<std::net::TcpStrea
         .expect("readable");
         let n = server.read(&mut buf).await.expect("read");
         assert_eq!(&buf[..n], message);
+        let empty = server.try_read(&mut buf).map_err(|e| e.kind());
+        assert_eq!(empty, Err(std::io::ErrorKind::WouldBlock));
     }
 }
 
