@@ -42,7 +42,10 @@ impl PubSub {
     }
 
     // ANCHOR: publish
-    /// Sends `message` to every subscriber of `channel`; returns how many got it.
+    /// Sends `message` to every subscriber of `channel`; returns how many it was sent
+    /// to. As Redis counts, that includes a subscriber this very message pushes past
+    /// its bound (Redis schedules such a client to close, and counts it), not one that
+    /// an earlier message disconnected.
     pub fn publish(&self, channel: &[u8], message: &[u8]) -> usize {
         let frame = Frame::Array(Some(vec![
             Frame::bulk("message"),
@@ -58,10 +61,14 @@ impl PubSub {
                 .collect(),
             None => return 0,
         };
-        // A subscriber pushed past its bound is disconnected: it did not get it.
+        // A subscriber pushed past its bound by this push is disconnected, and counted.
         members
             .iter()
-            .filter(|outbox| outbox.push_bytes(&bytes))
+            .filter(|outbox| {
+                let open = outbox.closed().is_none();
+                outbox.push_bytes(&bytes);
+                open
+            })
             .count()
     }
     // ANCHOR_END: publish
