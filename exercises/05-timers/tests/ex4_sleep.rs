@@ -8,9 +8,10 @@ use std::rc::Rc;
 use std::task::Poll;
 use std::time::Duration;
 
-use crate::common::{logged_virtual_loop, ms, shared};
-use ex05_timers::{LoopTimers, TimedOut, sleep, time, timeout};
-use oneloop_core::{spawn, yield_now};
+use crate::common::{TurnLog, logged_virtual_loop, ms, shared};
+use ex05_timers::{LoopTimers, TimedOut, TimerDriver, sleep, time, timeout};
+use oneloop_core::hooks::{ReadyQueue, with_current};
+use oneloop_core::{Driver, EventLoop, ParkReport, spawn, yield_now};
 use oneloop_testkit::{CloneCountingWaker, CountingWaker, DropFlag, watchdog_default};
 
 #[test]
@@ -336,5 +337,65 @@ fn ex4_polling_a_sleep_again_under_the_same_waker_keeps_the_waker_it_holds() {
         assert_eq!(clones, 1, "one clone when the timer was made, none after");
         assert_eq!(outside.wakes(), 0);
         assert_eq!(outside.live_wakers(), 0, "main's waker replaced it");
+    });
+}
+
+/// An inner driver standing in for the I/O driver: its first park calls `hook`, user
+/// code, as epoll's poll calls the wakers of the descriptors that became ready.
+struct CallsAHookInPark {
+    hook: Option<Box<dyn FnOnce()>>,
+}
+
+impl Driver for CallsAHookInPark {
+    fn park(&mut self, timeout: Option<Duration>, _ready: &ReadyQueue) -> ParkReport {
+        if let Some(hook) = self.hook.take() {
+            hook();
+        }
+        ParkReport {
+            timeout,
+            ..ParkReport::default()
+        }
+    }
+
+    fn registrations(&self) -> usize {
+        usize::from(self.hook.is_some())
+    }
+
+    fn external_wakes(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn ex4_a_timer_armed_inside_the_inner_park_of_an_empty_heap_runs_in_that_turn() {
+    watchdog_default(|| {
+        // Virtual time, no timer in the heap: the inner driver's park calls a hook that
+        // arms a zero-delay timer, as a waker called inside epoll's poll may. The timer
+        // park must look at the heap again after the inner park and move that timer.
+        let turns = shared::<(&str, u64)>();
+        let seen = Rc::clone(&turns);
+        let hook = move || {
+            let turn = || with_current(|core| core.turn()).expect("inside the loop");
+            seen.borrow_mut().push(("armed", turn()));
+            ex05_timers::call_later(Duration::ZERO, move || {
+                seen.borrow_mut().push(("ran", turn()));
+            });
+        };
+        let inner = CallsAHookInPark {
+            hook: Some(Box::new(hook)),
+        };
+        let mut event_loop = EventLoop::with_driver(TimerDriver::virtual_time(inner));
+        let log = TurnLog::on(&event_loop);
+        let timers = event_loop.timers();
+        assert_eq!(timers.scheduled(), 0, "the heap is empty before the park");
+        event_loop.run_once().unwrap();
+        assert_eq!(
+            *turns.borrow(),
+            [("armed", 1), ("ran", 1)],
+            "the park that armed the timer moved it: its callback ran in that turn"
+        );
+        assert_eq!(log.turns()[0].park.timers_moved, 1);
+        assert_eq!(timers.live(), 0);
+        assert_eq!(timers.time(), Duration::ZERO);
     });
 }
