@@ -300,14 +300,23 @@ fn a_read_after_a_short_read_in_its_turn_waits_for_readiness_without_a_turn_of_i
     });
 }
 
+/// What a reader does between its short read of the peer's last bytes and the read
+/// that should say end of file.
+#[derive(Debug, Clone, Copy)]
+enum BeforeTheEnd {
+    /// Nothing: the next read, in the same turn.
+    Read,
+    /// A `readable` wait of its own, in the same turn.
+    Readable,
+    /// A `readable` wait of its own, after a turn.
+    ReadableLater,
+}
+
 /// A peer that sends its last bytes and closes before the loop's poll: one event says
-/// both, and the read that wakes takes the bytes in a short read. The end of file was
-/// already there, so no later edge comes for it: a read that then waited for one,
-/// with no `recv` first, would wait for ever. The next read in that turn says
-/// `Ok(0)`.
-#[test]
-fn a_read_after_a_short_read_sees_an_end_of_file_that_came_with_the_data() {
-    watchdog(Duration::from_secs(10), || {
+/// both, and the reader's read takes the bytes in a short read. Returns those bytes
+/// and what the read after `between` returned.
+fn last_bytes_then_the_end(between: BeforeTheEnd) -> (Vec<u8>, usize) {
+    watchdog(Duration::from_secs(10), move || {
         let mut event_loop = new_event_loop().expect("epoll");
         let (mut client, server) = pair();
         let reader = event_loop.spawn(async move {
@@ -317,6 +326,14 @@ fn a_read_after_a_short_read_sees_an_end_of_file_that_came_with_the_data() {
                 .await
                 .expect("the last bytes");
             let last = buf[..n].to_vec();
+            if let BeforeTheEnd::ReadableLater = between {
+                oneloop_core::yield_now().await;
+            }
+            if let BeforeTheEnd::Readable | BeforeTheEnd::ReadableLater = between {
+                oneloop_io::readable(&server)
+                    .await
+                    .expect("readable: the end of file");
+            }
             let end = TcpStream::read(&server, &mut buf)
                 .await
                 .expect("the end of file");
@@ -328,50 +345,29 @@ fn a_read_after_a_short_read_sees_an_end_of_file_that_came_with_the_data() {
         client
             .shutdown(Shutdown::Write)
             .expect("close the sending half");
-        let (last, end) = event_loop
+        event_loop
             .run_until_complete(reader)
             .expect("the loop ran")
-            .expect("the reader finished");
-        assert_eq!((last.as_slice(), end), (&b"bye\n"[..], 0));
-    });
+            .expect("the reader finished")
+    })
+}
+
+/// The end of file was already there with the last bytes, so no later edge comes for
+/// it: a read that then waited for one, with no `recv` first, would wait for ever. The
+/// next read in that turn says `Ok(0)`.
+#[test]
+fn a_read_after_a_short_read_sees_an_end_of_file_that_came_with_the_data() {
+    let (last, end) = last_bytes_then_the_end(BeforeTheEnd::Read);
+    assert_eq!((last.as_slice(), end), (&b"bye\n"[..], 0));
 }
 
 /// The same end of file, met by a wait of the caller's own after the short read (in
 /// that turn, or in a later one): the wait must report it, since no edge will come.
 #[test]
 fn a_readiness_wait_after_a_short_read_sees_an_end_of_file_that_came_with_the_data() {
-    for later_turn in [false, true] {
-        watchdog(Duration::from_secs(10), move || {
-            let mut event_loop = new_event_loop().expect("epoll");
-            let (mut client, server) = pair();
-            let reader = event_loop.spawn(async move {
-                let mut buf = [0; 64];
-                let n = TcpStream::read(&server, &mut buf)
-                    .await
-                    .expect("the last bytes");
-                let last = buf[..n].to_vec();
-                if later_turn {
-                    oneloop_core::yield_now().await;
-                }
-                oneloop_io::readable(&server)
-                    .await
-                    .expect("readable: the end of file");
-                let end = TcpStream::read(&server, &mut buf)
-                    .await
-                    .expect("the end of file");
-                (last, end)
-            });
-            event_loop.run_once().expect("a turn");
-            client.write_all(b"bye\n").expect("send");
-            client
-                .shutdown(Shutdown::Write)
-                .expect("close the sending half");
-            let (last, end) = event_loop
-                .run_until_complete(reader)
-                .expect("the loop ran")
-                .expect("the reader finished");
-            assert_eq!((last.as_slice(), end), (&b"bye\n"[..], 0));
-        });
+    for between in [BeforeTheEnd::Readable, BeforeTheEnd::ReadableLater] {
+        let (last, end) = last_bytes_then_the_end(between);
+        assert_eq!((last.as_slice(), end), (&b"bye\n"[..], 0), "{between:?}");
     }
 }
 

@@ -314,27 +314,29 @@ impl TcpStream {
     /// the socket empty, with no end of file queued: a wait that follows (`readable`)
     /// then finds the fd registered and gives epoll nothing.
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        let read = (&self.inner).read(buf);
-        if read
-            .as_ref()
-            .is_err_and(|error| error.kind() == io::ErrorKind::WouldBlock)
-        {
-            let _table = self.inner.note_drained(Direction::Read);
-        }
-        read
+        self.noting_would_block(Direction::Read, (&self.inner).read(buf))
     }
 
     /// One non-blocking write: `WouldBlock` if the send buffer is full (a wait that
     /// follows, `writable`, then gives epoll nothing, as after `try_read`).
     pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        let written = (&self.inner).write(buf);
-        if written
+        self.noting_would_block(Direction::Write, (&self.inner).write(buf))
+    }
+
+    /// Hands `outcome` back, first telling the table if it was `WouldBlock`: the
+    /// socket is drained in `direction`.
+    fn noting_would_block(
+        &self,
+        direction: Direction,
+        outcome: io::Result<usize>,
+    ) -> io::Result<usize> {
+        if outcome
             .as_ref()
             .is_err_and(|error| error.kind() == io::ErrorKind::WouldBlock)
         {
-            let _table = self.inner.note_drained(Direction::Write);
+            let _table = self.inner.note_drained(direction);
         }
-        written
+        outcome
     }
 
     /// Shuts down one or both halves (`Shutdown::Write` is asyncio's `write_eof`: the
