@@ -17,7 +17,10 @@
 //!   the eventfd. The last handle's drop now wakes a loop that sleeps on handles
 //!   alone, and the loop looks at the count again after it announced that sleep. A
 //!   loop whose last `to_thread` job had answered could sleep for ever the same way,
-//!   on the pool's count of running jobs: jobs now count through their handles.
+//!   on the pool's count of running jobs: jobs now count through their handles. A
+//!   layer above that counted its registrations again after the drop made the loop
+//!   forget what its stall check had seen, and sleep for ever: the loop now keeps the
+//!   most handles counted since its last park.
 //! - A waker called inside the poll (it is user code) that armed a timer due at once,
 //!   on a loop with no timer before, saw its callback a turn late: the timer driver
 //!   looked at the empty heap before the poll only, and skipped the due pass after it.
@@ -162,6 +165,49 @@ fn a_handle_dropped_unused_while_the_loop_sleeps_on_it_wakes_the_loop_to_report_
         a_handle_dropped_in_the_hook_of(|hook| {
             let io = IoDriver::new().expect("epoll is available");
             OffloadDriver::new(BeforePark::new(TimerDriver::new(io), hook))
+        })
+    });
+    assert_eq!(outcome, Err(LoopError::Stalled));
+}
+
+/// A layer over `inner` that counts its registrations again at every park, as a layer
+/// that looks before it parks would: after the loop's stall check, before the offload
+/// driver's idle park.
+struct CountsBeforePark<D>(D);
+
+impl<D: Driver> Driver for CountsBeforePark<D> {
+    fn install(&mut self, core: &Rc<Core>) {
+        self.0.install(core);
+    }
+
+    fn park(&mut self, timeout: Option<Duration>, ready: &ReadyQueue) -> ParkReport {
+        let _ = self.0.registrations();
+        self.0.park(timeout, ready)
+    }
+
+    fn registrations(&self) -> usize {
+        self.0.registrations()
+    }
+
+    fn external_wakes(&self) -> bool {
+        self.0.external_wakes()
+    }
+
+    fn describe(&self, out: &mut Vec<LayerSnapshot>) {
+        self.0.describe(out);
+    }
+}
+
+#[test]
+fn a_handle_dropped_before_a_layer_counts_again_still_ends_the_wait_with_a_stall() {
+    // The drop comes after the stall check, and a layer above counts once more after
+    // it: that count of zero must not pass for the one the stall check made.
+    let outcome = watchdog_default(|| {
+        a_handle_dropped_in_the_hook_of(|hook| {
+            BeforePark::new(
+                CountsBeforePark(new_driver().expect("epoll is available")),
+                hook,
+            )
         })
     });
     assert_eq!(outcome, Err(LoopError::Stalled));

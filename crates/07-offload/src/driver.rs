@@ -86,9 +86,7 @@ impl<D: Driver> Driver for OffloadDriver<D> {
             timeout = Some(Duration::ZERO);
         }
         let report = inner.park(timeout, ready);
-        if watch {
-            offload.end_idle_park();
-        }
+        offload.end_park(watch);
         if offload.pending() > 0
             && let Some(core) = with_current(Rc::clone)
         {

@@ -11,13 +11,25 @@
 //!
 //! | who | announces | then looks at |
 //! |---|---|---|
-//! | the loop, before an idle park that only handles keep waiting | `idle = true` | the handle count: lower than the count its stall check used? then it parks with a zero timeout |
+//! | the loop, before an idle park that only handles keep waiting | `idle = true` | the handle count: none left, though its stall check saw one? then it parks with a zero timeout |
 //! | the thread whose drop takes the count to zero | `handles -= 1` | `idle`: set, with nothing in the inbox? then it wakes the loop |
 //!
-//! All four accesses are `SeqCst`, so one order holds them all: whichever side comes
-//! second sees the first. Either the loop sees the lower count and does not sleep, or
+//! Each side announces, then passes a `SeqCst` fence, then looks. Two such fences
+//! fall in one order, so whichever side comes second sees the first's announcement.
+//! (The four accesses are `SeqCst` as well, which is enough in Rust's memory model;
+//! the fences are the form that loom checks: it treats `SeqCst` loads and stores as
+//! acquire and release, under which both looks could miss, and it checks fences as
+//! they are.) Either the loop sees no handle left and does not sleep, or
 //! the dropper sees `idle` and writes the eventfd. Either way the next turn's stall
 //! check runs with the count at zero and reports `Stalled`.
+//!
+//! What the stall check saw is remembered as the most handles any count saw since the
+//! last park, not as the last count: a layer above may count its registrations again
+//! between the stall check and this park, after the drop, and a last count of zero
+//! would then say "nothing was dropped" and let the loop sleep for ever. The most
+//! since the last park is at least what the stall check saw. At worst it is higher (a
+//! callback counted a handle that was gone by the stall check), and the loop takes one
+//! spare turn.
 //!
 //! The dropper stays quiet when the inbox holds an item: that item's own wake ends the
 //! park, and the loop clears `idle` before it takes the inbox, so its next check sees
@@ -26,7 +38,13 @@
 //!
 //! [`LoopHandle`]: crate::LoopHandle
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+// Under `--cfg loom` the count and the flag are loom's, so that the model in
+// `tests/loom.rs` explores every order of a drop against the loop's idle park.
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicBool, AtomicUsize, fence};
+use std::sync::atomic::Ordering;
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicBool, AtomicUsize, fence};
 
 use crate::inbox::Remote;
 
@@ -50,7 +68,12 @@ impl IdleWatch {
     /// handles alone.
     pub(crate) fn handle_dropped(&self, remote: &Remote) {
         let was = self.handles.fetch_sub(1, Ordering::SeqCst);
-        if was == 1 && self.idle.load(Ordering::SeqCst) && remote.pending() == 0 {
+        if was != 1 {
+            return;
+        }
+        // Between the announcement (the count) and the look (the flag): see the top.
+        fence(Ordering::SeqCst);
+        if self.idle.load(Ordering::SeqCst) && remote.pending() == 0 {
             remote.unparker.unpark();
         }
     }
@@ -62,11 +85,19 @@ impl IdleWatch {
     }
 
     /// Before an idle park that only the handles keep waiting: announces it, then
-    /// says whether the park may sleep (no handle was dropped since the stall check
-    /// counted `counted` of them).
-    pub(crate) fn begin_idle_park(&self, counted: usize) -> bool {
+    /// says whether the park may sleep. It may while a handle is left (the last one's
+    /// drop will see the announcement), or when the counts since the last park,
+    /// `most_counted` at most, saw none (the loop waits on something else).
+    pub(crate) fn begin_idle_park(&self, most_counted: usize) -> bool {
+        self.announce_idle();
+        self.handles() > 0 || most_counted == 0
+    }
+
+    /// The loop's announcement that it sleeps on the handles alone, fenced from the
+    /// look that follows it.
+    pub(crate) fn announce_idle(&self) {
         self.idle.store(true, Ordering::SeqCst);
-        self.handles() >= counted
+        fence(Ordering::SeqCst);
     }
 
     /// After that park, before the inbox is taken.

@@ -16,12 +16,14 @@ use std::sync::Arc;
 use oneloop_core::hooks::Unparker;
 
 use crate::LoopHandle;
+use crate::idle_watch::IdleWatch;
 use crate::inbox::{Injected, Remote};
 
-/// A loop's inbox, without the loop.
+/// A loop's inbox, without the loop, and the count of its live handles.
 #[derive(Debug, Clone)]
 pub struct Inbox {
     remote: Arc<Remote>,
+    watch: Arc<IdleWatch>,
 }
 
 impl Inbox {
@@ -29,13 +31,36 @@ impl Inbox {
     pub fn new(unparker: Unparker) -> Self {
         Self {
             remote: Arc::new(Remote::new(unparker)),
+            watch: Arc::default(),
         }
     }
 
     /// What another thread holds: its `call_soon_threadsafe` is the real one (push
-    /// under the lock, then wake).
+    /// under the lock, then wake), and so is its drop (the last one wakes a loop that
+    /// announced it sleeps on the handles alone).
     pub fn handle(&self) -> LoopHandle {
-        LoopHandle::new(Arc::clone(&self.remote), Arc::default())
+        LoopHandle::new(Arc::clone(&self.remote), Arc::clone(&self.watch))
+    }
+
+    /// The stall check's count of live handles.
+    pub fn handles(&self) -> usize {
+        self.watch.handles()
+    }
+
+    /// The driver's step before an idle park: announce, then look; `false` means park
+    /// with a zero timeout. `most_counted` is what the counts since the last park saw.
+    pub fn begin_idle_park(&self, most_counted: usize) -> bool {
+        self.watch.begin_idle_park(most_counted)
+    }
+
+    /// The announcement alone, for the model of the wrong order (look, then announce).
+    pub fn announce_idle(&self) {
+        self.watch.announce_idle();
+    }
+
+    /// After the idle park.
+    pub fn end_idle_park(&self) {
+        self.watch.end_idle_park();
     }
 
     /// The driver's check before it parks: items waiting (it then parks with a zero

@@ -51,8 +51,9 @@ pub struct Offload {
     closed: Cell<bool>,
     /// The live handles' count, and the idle park that watches it (`idle_watch.rs`).
     watch: Arc<IdleWatch>,
-    /// The handles the driver's last count of registrations saw.
-    handles_counted: Cell<usize>,
+    /// The most handles any count of the driver's registrations saw since its last
+    /// park (so at least what the stall check saw).
+    most_handles_counted: Cell<usize>,
 }
 // ANCHOR_END: offload
 
@@ -65,7 +66,7 @@ impl Offload {
             last_shutdown: RefCell::new(None),
             closed: Cell::new(false),
             watch: Arc::default(),
-            handles_counted: Cell::new(0),
+            most_handles_counted: Cell::new(0),
         }
     }
 
@@ -120,22 +121,28 @@ impl Offload {
         self.watch.handles()
     }
 
-    /// [`handles_held`](Self::handles_held), remembered for the park that follows.
+    /// [`handles_held`](Self::handles_held), remembered for the park that follows
+    /// when it is the most since the last park.
     pub(crate) fn count_handles(&self) -> usize {
         let held = self.handles_held();
-        self.handles_counted.set(held);
+        self.most_handles_counted
+            .set(held.max(self.most_handles_counted.get()));
         held
     }
 
-    /// Before an idle park that only handles keep waiting: whether it may sleep (no
-    /// handle dropped since [`count_handles`](Self::count_handles)).
+    /// Before an idle park that only handles keep waiting: whether it may sleep (a
+    /// handle is left, or none was counted since the last park).
     pub(crate) fn begin_idle_park(&self) -> bool {
-        self.watch.begin_idle_park(self.handles_counted.get())
+        self.watch.begin_idle_park(self.most_handles_counted.get())
     }
 
-    /// After that park, before the inbox is taken.
-    pub(crate) fn end_idle_park(&self) {
-        self.watch.end_idle_park();
+    /// After any park, before the inbox is taken: the counts start again, and an idle
+    /// park (`idle`) ends its announcement.
+    pub(crate) fn end_park(&self, idle: bool) {
+        self.most_handles_counted.set(0);
+        if idle {
+            self.watch.end_idle_park();
+        }
     }
 
     /// Items waiting in the inbox.

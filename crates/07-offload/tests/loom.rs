@@ -1,4 +1,5 @@
-//! loom's model of the inbox protocol: push under the lock, then wake.
+//! loom's model of the inbox protocol: push under the lock, then wake; and of the idle
+//! park on live handles: announce, then look.
 //!
 //! Built and run only under `--cfg loom` (CI's loom phase, with its own target dir):
 //!
@@ -81,6 +82,17 @@ fn run_loop(inbox: &Inbox, token: &Token, ran: &AtomicUsize, expected: usize) {
     }
 }
 
+/// Every order of the model's threads with at most three preemptions (a thread made to
+/// stop where it could have gone on), for the models with two pushers. Each pusher's
+/// handle drop is seen by loom too (the count of live handles), and with both pushers
+/// the full search takes minutes; loom's own guide says most bugs show with a bound
+/// of two or three.
+fn model_with_three_preemptions(model: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(model);
+}
+
 /// A callback that counts its run.
 fn counting(ran: &Arc<AtomicUsize>) -> impl FnOnce() + Send + 'static {
     let ran = Arc::clone(ran);
@@ -120,7 +132,7 @@ fn a_push_then_wake_is_never_lost() {
 #[test]
 fn two_threads_pushing_then_waking_are_both_seen() {
     // Two wakes may fold into one token: the drain must still find both pushes.
-    loom::model(|| {
+    model_with_three_preemptions(|| {
         let (inbox, token) = inbox();
         let ran = Arc::new(AtomicUsize::new(0));
         let pushers = spawn_pushers(&inbox, &ran, 2);
@@ -135,7 +147,7 @@ fn two_threads_pushing_then_waking_are_both_seen() {
 fn a_drain_that_reads_the_count_without_the_lock_misses_no_push() {
     // The real drain reads the count first and skips the lock on zero. A read that
     // races a push and sees zero must be followed by a park that returns at once.
-    loom::model(|| {
+    model_with_three_preemptions(|| {
         let (inbox, token) = inbox();
         let ran = Arc::new(AtomicUsize::new(0));
         let pushers = spawn_pushers(&inbox, &ran, 2);
@@ -170,6 +182,44 @@ fn a_wake_before_the_push_is_lost_and_loom_sees_it() {
         });
         run_loop(&inbox, &token, &ran, 1);
         assert_eq!(pusher.join().unwrap(), Ok(()));
+    });
+}
+
+#[test]
+fn the_last_handle_dropped_unused_as_the_loop_parks_on_it_is_seen() {
+    // The loop's stall check counted one handle; the thread that holds it drops it
+    // unused while the loop announces its idle park and looks again. Either the look
+    // sees no handle (a zero timeout) or the drop sees the announcement (a wake).
+    loom::model(|| {
+        let (inbox, token) = inbox();
+        let handle = inbox.handle();
+        let counted = inbox.handles();
+        let dropper = thread::spawn(move || drop(handle));
+        let may_sleep = inbox.begin_idle_park(counted);
+        token.park(!may_sleep);
+        inbox.end_idle_park();
+        assert_eq!(inbox.handles(), 0, "the next stall check sees the drop");
+        dropper.join().unwrap();
+    });
+}
+
+#[test]
+#[should_panic(expected = "deadlock")]
+fn a_look_before_the_announcement_loses_the_drop_and_loom_sees_it() {
+    // The wrong order: the loop looks at the count, then announces. The drop can land
+    // between the two: it finds no announcement and wakes nobody, and the loop, which
+    // saw a handle, sleeps for ever.
+    loom::model(|| {
+        let (inbox, token) = inbox();
+        let handle = inbox.handle();
+        let dropper = thread::spawn(move || drop(handle));
+        let may_sleep = inbox.handles() > 0;
+        inbox.announce_idle();
+        // Dropped before the park: loom's deadlock panic unwinds this thread, and its
+        // locks may not be dropped by that unwinding (their drop panics again).
+        drop(inbox);
+        token.park(!may_sleep);
+        dropper.join().unwrap();
     });
 }
 
