@@ -6,6 +6,14 @@
 //! (`watch.rs`) and does the same, in two steps: [`Io::poll`] takes the ready watches
 //! out of the map while the poller is borrowed, and the loop runs their callbacks after
 //! the borrow ends, then hands each back with [`Io::after_fire`].
+//!
+//! A failed `epoll_ctl` while a batch is out of the map (a one-shot request's
+//! deregistration, a handle's re-arm on a descriptor its callback closed) does not end
+//! the batch: each of its watches is out of the map until it fires and is handed back,
+//! so one left unfired would be lost. The watch that failed is dropped, the batch goes
+//! on, and the first such error is kept: it keeps the loop alive to the next poll,
+//! which returns it. (libuv's epoll backend, in `uv__io_poll`, calls `abort()` when
+//! it cannot change a watcher's events.)
 
 use std::collections::HashMap;
 use std::fmt;
@@ -39,6 +47,8 @@ pub(crate) struct Io {
     slots: HashMap<Token, Slot>,
     next_token: usize,
     waker: Arc<Waker>,
+    /// The first `epoll_ctl` failure of a batch, for the next poll to return.
+    failed: Option<io::Error>,
 }
 // ANCHOR_END: io
 
@@ -47,6 +57,13 @@ impl fmt::Debug for Io {
         f.debug_struct("Io")
             .field("watches", &self.slots.len())
             .finish_non_exhaustive()
+    }
+}
+
+/// Keeps `outcome`'s error in `failed`, if it is the batch's first, for the next poll.
+fn keep_first_failure(failed: &mut Option<io::Error>, outcome: io::Result<()>) {
+    if let Err(error) = outcome {
+        failed.get_or_insert(error);
     }
 }
 
@@ -78,6 +95,7 @@ impl Io {
             slots: HashMap::new(),
             next_token: 0,
             waker,
+            failed: None,
         })
     }
 
@@ -86,9 +104,10 @@ impl Io {
         Arc::clone(&self.waker)
     }
 
-    /// How many watches are registered (each keeps the loop alive).
+    /// How many watches are registered (each keeps the loop alive), and one more for a
+    /// failure kept for the next poll (so that the loop comes to that poll).
     pub(crate) fn len(&self) -> usize {
-        self.slots.len()
+        self.slots.len() + usize::from(self.failed.is_some())
     }
 
     pub(crate) fn add(
@@ -106,7 +125,12 @@ impl Io {
     // ANCHOR: io_poll
     /// Waits up to `timeout` for events, then takes every ready watch out of the map.
     /// The callbacks run later, with no borrow of the poller held.
+    ///
+    /// A failure kept from the last batch is returned first, with no wait.
     pub(crate) fn poll(&mut self, timeout: Option<Duration>) -> io::Result<Vec<Ready>> {
+        if let Some(error) = self.failed.take() {
+            return Err(error);
+        }
         loop {
             match self.poll.poll(&mut self.events, timeout) {
                 Ok(()) => break,
@@ -129,8 +153,10 @@ impl Io {
                     interest,
                 }) = self.slots.insert(token, Slot::Firing { close: None })
             {
+                // The request fires even if this fails: it is out of the map now.
                 if watched.one_shot() {
-                    watched.deregister(self.poll.registry())?;
+                    let outcome = watched.deregister(self.poll.registry());
+                    keep_first_failure(&mut self.failed, outcome);
                 }
                 ready.push(Ready::Fire(token, watched, interest));
             }
@@ -142,6 +168,10 @@ impl Io {
     /// After a callback ran: a used-up request is deregistered and handed back to be
     /// dropped; a handle is re-armed, unless its callback asked to close it (then it is
     /// handed back too, with its close callback for the close phase).
+    ///
+    /// This does not fail (the `Result` is the loop's contract with the poll phase): a
+    /// handle that cannot be re-armed is handed back to be dropped, as if closed, and
+    /// the error waits for the next poll, so the rest of the batch still fires.
     pub(crate) fn after_fire(
         &mut self,
         token: Token,
@@ -155,11 +185,17 @@ impl Io {
         };
         let registry = self.poll.registry();
         if keep && close.is_none() {
-            watched.reregister(registry, token, interest)?;
-            self.slots.insert(token, Slot::Armed { watched, interest });
-            return Ok(Closed::default());
+            match watched.reregister(registry, token, interest) {
+                Ok(()) => {
+                    self.slots.insert(token, Slot::Armed { watched, interest });
+                    return Ok(Closed::default());
+                }
+                Err(error) => keep_first_failure(&mut self.failed, Err(error)),
+            }
+        } else {
+            let outcome = watched.deregister(registry);
+            keep_first_failure(&mut self.failed, outcome);
         }
-        watched.deregister(registry)?;
         Ok(Closed {
             on_close: close,
             watched: Some(watched),
