@@ -13,7 +13,8 @@ pub struct Limits {
     pub max_elements: usize,
     /// How deep arrays may nest (a command is one level; replies nest more).
     pub max_depth: usize,
-    /// The longest header line, `\r\n` excluded (Redis's inline limit is 64 KiB).
+    /// The longest header line, `\r\n` excluded; for an inline command, the most bytes
+    /// that may arrive with no `\n` among them (Redis's inline limit is 64 KiB).
     pub max_line: usize,
 }
 
@@ -195,6 +196,10 @@ pub(crate) fn decimal(bytes: &[u8]) -> Option<i64> {
 /// byte; or a 'single-quoted' part, where only `\'` is special. A quote left open,
 /// or closed with no space after it, is an error.
 ///
+/// The limit is Redis's: an error when more than `max_line` bytes have arrived with
+/// no `\n` among them. A longer line whose `\n` is already in the buffer is read, as
+/// Redis reads it (so how long a line passes depends on how its bytes arrive).
+///
 /// `searched` is how many bytes earlier calls looked at without finding the `\n`: this
 /// call starts after them, so a line that arrives a byte at a time is searched once.
 pub(crate) fn inline(
@@ -202,18 +207,17 @@ pub(crate) fn inline(
     searched: &mut usize,
     limits: &Limits,
 ) -> Step<(Vec<Vec<u8>>, usize)> {
-    let window = &buf[..buf.len().min(limits.max_line + 1)];
-    let start = (*searched).min(window.len());
-    let end = window[start..]
+    let start = (*searched).min(buf.len());
+    let end = buf[start..]
         .iter()
         .position(|&b| b == b'\n')
         .map(|at| start + at);
-    looked_at(end.map_or(window.len(), |end| end + 1) - start);
+    looked_at(end.map_or(buf.len(), |end| end + 1) - start);
     let Some(end) = end else {
         if buf.len() > limits.max_line {
             return Err(protocol("too big inline request"));
         }
-        *searched = window.len();
+        *searched = buf.len();
         return Ok(None);
     };
     let line = &buf[..end];
@@ -421,6 +425,29 @@ mod tests {
         assert_eq!((words.len(), used), (3, line.len()));
         // Once in all (searching again from the start at every byte: 1.9 billion).
         assert!(looked <= line.len(), "{looked} bytes looked at");
+    }
+
+    #[test]
+    fn an_inline_line_is_refused_only_when_the_limit_has_arrived_with_no_line_end() {
+        // As Redis 7 answers: past 64 KiB with no `\n` buffered, an error (the `\r`
+        // counts); a longer line whose `\n` is buffered too, read.
+        let max = DEFAULT_LIMITS.max_line;
+        let a_line = |len: usize| [&b"ECHO "[..], &vec![b'A'; len - 5], b"\r\n"].concat();
+        let too_big = Err(protocol("too big inline request"));
+        for (buffered, expected) in [
+            (vec![b'A'; max], Ok(None)),
+            (vec![b'A'; max + 1], too_big.clone()),
+            ([&vec![b'A'; max][..], b"\r"].concat(), too_big),
+        ] {
+            assert_eq!(inline(&buffered, &mut 0, &DEFAULT_LIMITS), expected);
+        }
+        for len in [max - 1, max, max + 1, 80_000] {
+            let line = a_line(len);
+            let (words, used) = inline(&line, &mut 0, &DEFAULT_LIMITS)
+                .expect("read")
+                .expect("the line has ended");
+            assert_eq!((words[1].len(), used), (len - 5, line.len()));
+        }
     }
 
     #[test]
