@@ -3393,3 +3393,47 @@ fn the_wait_for_difference_rewrites_a_3_11_trace_into_the_3_12_turns() {
         assert_eq!(truth::verdict(&wait_for, &busy, &kept), Ok(()));
     });
 }
+
+/// Chapter 6's account of asyncio's accept loop at `EMFILE`, read off CPython's own
+/// source with `ast`: inside `for _ in range(backlog)`, the out-of-resources handler
+/// reports, stops watching, schedules the retry, and neither returns nor breaks, so
+/// the loop goes on to accept again in the same event.
+#[test]
+fn cpython_accept_stays_in_its_loop_after_an_out_of_resources_error() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import ast, inspect, textwrap, asyncio.selector_events as s
+source = textwrap.dedent(inspect.getsource(s.BaseSelectorEventLoop._accept_connection))
+function = ast.parse(source).body[0]
+loop = next(node for node in ast.walk(function) if isinstance(node, ast.For))
+print('loop', ast.unparse(loop.iter))
+handlers = [h for t in ast.walk(loop) if isinstance(t, ast.Try) for h in t.handlers
+            if h.type is not None and ast.unparse(h.type) == 'OSError']
+print('handlers', len(handlers))
+calls = [ast.unparse(n.func) for n in ast.walk(handlers[0]) if isinstance(n, ast.Call)]
+for name in ('call_exception_handler', '_remove_reader', 'call_later'):
+    print(name, sum(call.endswith(name) for call in calls))
+print('exits', sum(isinstance(n, (ast.Return, ast.Break)) for n in ast.walk(handlers[0])))
+";
+    let output = std::process::Command::new("python3")
+        .args(["-B", "-E", "-s", "-c", script])
+        .output()
+        .expect("python3 runs");
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        printed.lines().collect::<Vec<_>>(),
+        [
+            "loop range(backlog)",
+            "handlers 1",
+            "call_exception_handler 1",
+            "_remove_reader 1",
+            "call_later 1",
+            "exits 0",
+        ]
+    );
+}
