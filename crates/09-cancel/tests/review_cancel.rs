@@ -1,0 +1,222 @@
+//! Review scenarios compared with CPython 3.11.
+
+use std::future::Future;
+use std::time::Duration;
+
+use oneloop_cancel::{Error, current, sleep, spawn, spawn_named, task_group, timeout};
+use oneloop_testkit::watchdog_default;
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -> Result<T, Error> {
+    let mut event_loop = oneloop_timers::virtual_time_loop();
+    event_loop
+        .run_until_complete(async move { spawn_named("main", main).join().await })
+        .expect("the loop runs")
+}
+
+#[test]
+fn review_child_failing_during_exit_gives_group_and_leaves_one_request_as_311() {
+    watchdog_default(|| {
+        let out = run(async {
+            let me = current().expect("a task");
+            let r = task_group(|tg| async move {
+                tg.spawn("f", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("boom".into()))
+                })?;
+                Ok(())
+            })
+            .await;
+            let after = me.cancelling();
+            let t = timeout(Duration::from_millis(500), async {
+                sleep(secs(1)).await?;
+                Ok(())
+            })
+            .await;
+            Ok((r, after, t, me.cancelling()))
+        });
+        assert_eq!(
+            out,
+            Ok((
+                Err(Error::Group(vec![Error::Failed("boom".into())])),
+                1,
+                Err(Error::TimedOut),
+                1
+            ))
+        );
+    });
+}
+
+#[test]
+fn review_outer_cancel_with_a_child_that_swallows_stays_cancelled() {
+    watchdog_default(|| {
+        let out = run(async {
+            let t = spawn(async {
+                task_group(|tg| async move {
+                    tg.spawn("swallow", async {
+                        let _ = sleep(secs(10)).await;
+                        Ok(1)
+                    })?;
+                    sleep(secs(5)).await?;
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(1)).await?;
+            t.cancel(Some("x"));
+            let r = t.join().await;
+            Ok((r, t.cancelling()))
+        });
+        assert_eq!(out, Ok((Err(Error::Cancelled(Some("x".into()))), 1)));
+    });
+}
+
+#[test]
+fn review_timeout_around_a_group_times_out() {
+    watchdog_default(|| {
+        let out = run(async {
+            let me = current().expect("a task");
+            let r = timeout(
+                secs(1),
+                task_group(|tg| async move {
+                    tg.spawn("long", async {
+                        sleep(secs(10)).await?;
+                        Ok(())
+                    })?;
+                    Ok(())
+                }),
+            )
+            .await;
+            Ok((r, me.cancelling()))
+        });
+        assert_eq!(out, Ok((Err(Error::TimedOut), 0)));
+    });
+}
+
+#[test]
+fn review_nested_timeouts_with_one_deadline_inner_cancelled_outer_timed_out() {
+    watchdog_default(|| {
+        let out = run(async {
+            let me = current().expect("a task");
+            let when = oneloop_timers::time() + secs(1);
+            let inner_seen = std::rc::Rc::new(std::cell::RefCell::new(None));
+            let seen = std::rc::Rc::clone(&inner_seen);
+            let r = oneloop_cancel::timeout_at(when, async move {
+                let r = oneloop_cancel::timeout_at(when, async {
+                    sleep(secs(10)).await?;
+                    Ok(())
+                })
+                .await;
+                *seen.borrow_mut() = Some(r.clone());
+                r
+            })
+            .await;
+            let inner = inner_seen.borrow().clone();
+            Ok((inner, r, me.cancelling()))
+        });
+        assert_eq!(
+            out,
+            Ok((Some(Err(Error::Cancelled(None))), Err(Error::TimedOut), 0))
+        );
+    });
+}
+
+#[test]
+fn review_timeout_over_a_shielded_task_times_out_and_the_task_runs_on() {
+    watchdog_default(|| {
+        let out = run(async {
+            let me = current().expect("a task");
+            let w = spawn(async {
+                sleep(secs(2)).await?;
+                Ok(5)
+            });
+            let r = timeout(secs(1), oneloop_cancel::shield(&w)).await;
+            let done = w.is_done();
+            let c = me.cancelling();
+            let v = w.join().await;
+            Ok((r, done, c, v))
+        });
+        assert_eq!(out, Ok((Err(Error::TimedOut), false, 0, Ok(5))));
+    });
+}
+
+#[test]
+fn review_outer_cancel_during_a_timeouts_cleanup_stays_a_cancel() {
+    watchdog_default(|| {
+        let out = run(async {
+            let it = spawn(async {
+                let r = timeout(secs(1), async {
+                    match sleep(secs(10)).await {
+                        Err(e) => {
+                            sleep(secs(1)).await?;
+                            Err(e)
+                        }
+                        Ok(()) => Ok(()),
+                    }
+                })
+                .await;
+                Ok((r, current().expect("a task").cancelling()))
+            });
+            sleep(Duration::from_millis(1500)).await?;
+            it.cancel(None);
+            it.join().await
+        });
+        assert_eq!(out, Ok((Err(Error::Cancelled(None)), 1)));
+    });
+}
+
+/// A wait that is not a cancellation point (stage 5's bare sleep).
+async fn plain_sleep(d: Duration) {
+    oneloop_timers::sleep(d).await;
+}
+
+#[test]
+fn review_a_timeouts_own_request_does_not_leak_out_of_its_scope() {
+    watchdog_default(|| {
+        let out = run(async {
+            let me = current().expect("a task");
+            let scope = timeout(secs(1), async {
+                plain_sleep(secs(2)).await;
+                Ok("body done")
+            })
+            .await;
+            let left = me.cancelling();
+            // The scope is over and took its request back: nothing should cancel this.
+            let after = sleep(secs(1)).await;
+            Ok((scope, left, after))
+        });
+        assert_eq!(out, Ok((Ok("body done"), 0, Ok(()))));
+    });
+}
+
+#[test]
+fn review_a_groups_own_request_does_not_leak_out_of_the_group() {
+    watchdog_default(|| {
+        let out = run(async {
+            let me = current().expect("a task");
+            let r = task_group(|tg| async move {
+                tg.spawn("f", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("boom".into()))
+                })?;
+                plain_sleep(secs(2)).await;
+                Ok(())
+            })
+            .await;
+            let left = me.cancelling();
+            let after = sleep(secs(1)).await;
+            Ok((r, left, after))
+        });
+        assert_eq!(
+            out,
+            Ok((
+                Err(Error::Group(vec![Error::Failed("boom".into())])),
+                0,
+                Ok(())
+            ))
+        );
+    });
+}

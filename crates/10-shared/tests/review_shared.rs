@@ -1,0 +1,160 @@
+//! Review scenarios compared with CPython 3.11.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
+use std::time::Duration;
+
+use oneloop_cancel::{Error, sleep, spawn_named};
+use oneloop_shared::{Condition, Lock, Queue, Semaphore};
+use oneloop_testkit::watchdog_default;
+
+fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -> Result<T, Error> {
+    let mut event_loop = oneloop_timers::virtual_time_loop();
+    event_loop
+        .run_until_complete(async move { spawn_named("main", main).join().await })
+        .expect("the loop runs to the end")
+}
+
+type Log = Rc<RefCell<Vec<String>>>;
+
+async fn tick() -> Result<(), Error> {
+    sleep(Duration::ZERO).await
+}
+
+#[test]
+fn review_lock_waiter_cancelled_after_being_woken_passes_the_lock_on() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let lock = Rc::new(Lock::new());
+            lock.acquire().await?;
+            let mk = |n: &'static str| {
+                let (lock, l) = (Rc::clone(&lock), Rc::clone(&l));
+                spawn_named(n, async move {
+                    match lock.acquire().await {
+                        Ok(()) => {
+                            l.borrow_mut().push(format!("{n} got"));
+                            lock.release()?;
+                        }
+                        Err(_) => l.borrow_mut().push(format!("{n} cancelled")),
+                    }
+                    Ok(())
+                })
+            };
+            let (t1, t2) = (mk("w1"), mk("w2"));
+            tick().await?;
+            lock.release()?;
+            t1.cancel(None);
+            t1.join().await?;
+            t2.join().await?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(*log.borrow(), ["w1 cancelled", "w2 got"]);
+    });
+}
+
+#[test]
+fn review_semaphore_unit_handed_to_a_waiter_then_cancelled_goes_on() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        let value = run(async move {
+            let sem = Rc::new(Semaphore::new(0));
+            let mk = |n: &'static str| {
+                let (sem, l) = (Rc::clone(&sem), Rc::clone(&l));
+                spawn_named(n, async move {
+                    match sem.acquire().await {
+                        Ok(()) => l.borrow_mut().push(format!("{n} got")),
+                        Err(_) => l.borrow_mut().push(format!("{n} cancelled")),
+                    }
+                    Ok(())
+                })
+            };
+            let (t1, t2) = (mk("w1"), mk("w2"));
+            tick().await?;
+            sem.release();
+            t1.cancel(None);
+            t1.join().await?;
+            t2.join().await?;
+            Ok(sem.value())
+        })
+        .unwrap();
+        assert_eq!(
+            (log.borrow().clone(), value),
+            (vec!["w1 cancelled".to_owned(), "w2 got".to_owned()], 0)
+        );
+    });
+}
+
+#[test]
+fn review_queue_item_handed_to_a_getter_then_cancelled_goes_on() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        run(async move {
+            let q = Rc::new(Queue::<u32>::new(0));
+            let mk = |n: &'static str| {
+                let (q, l) = (Rc::clone(&q), Rc::clone(&l));
+                spawn_named(n, async move {
+                    match q.get().await {
+                        Ok(v) => l.borrow_mut().push(format!("{n} got {v}")),
+                        Err(_) => l.borrow_mut().push(format!("{n} cancelled")),
+                    }
+                    Ok(())
+                })
+            };
+            let (t1, t2) = (mk("g1"), mk("g2"));
+            tick().await?;
+            q.put_nowait(7).unwrap();
+            t1.cancel(None);
+            t1.join().await?;
+            t2.join().await?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(*log.borrow(), ["g1 cancelled", "g2 got 7"]);
+    });
+}
+
+#[test]
+fn review_condition_notify_then_cancel_matches_311() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        let still = run(async move {
+            let c = Rc::new(Condition::new());
+            let mk = |n: &'static str| {
+                let (c, l) = (Rc::clone(&c), Rc::clone(&l));
+                spawn_named(n, async move {
+                    c.acquire().await?;
+                    match c.wait().await {
+                        Ok(()) => l.borrow_mut().push(format!("{n} notified")),
+                        Err(_) => l.borrow_mut().push(format!("{n} cancelled")),
+                    }
+                    c.release()?;
+                    Ok(())
+                })
+            };
+            let (t1, t2) = (mk("c1"), mk("c2"));
+            tick().await?;
+            c.acquire().await?;
+            c.notify(1)?;
+            c.release()?;
+            t1.cancel(None);
+            sleep(Duration::from_millis(100)).await?;
+            let still = !t2.is_done();
+            t2.cancel(None);
+            let _ = t1.join().await;
+            let _ = t2.join().await;
+            Ok(still)
+        })
+        .unwrap();
+        assert_eq!(
+            (log.borrow()[0].clone(), still),
+            ("c1 cancelled".to_owned(), true)
+        );
+    });
+}
