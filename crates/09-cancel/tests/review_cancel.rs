@@ -220,3 +220,32 @@ fn review_a_groups_own_request_does_not_leak_out_of_the_group() {
         );
     });
 }
+
+#[test]
+fn review_a_join_dropped_by_select_does_not_divert_a_later_cancel_to_the_child() {
+    watchdog_default(|| {
+        let out = run(async {
+            let child = spawn(async {
+                sleep(secs(100)).await?;
+                Ok("child done")
+            });
+            let parent = spawn(async move {
+                // Wait for the child at most one second; the join loses and is dropped.
+                let first = oneloop_cancel::select(child.join(), sleep(secs(1))).await;
+                let lost = matches!(first, oneloop_cancel::Selected::Second(Ok(()), _));
+                // Now sleep: a cancel of this task must be delivered here.
+                let slept = sleep(secs(10)).await;
+                let at = oneloop_timers::time();
+                let child_cancelling = child.cancelling();
+                Ok((lost, slept, at, child_cancelling))
+            });
+            sleep(secs(2)).await?;
+            parent.cancel(Some("stop"));
+            parent.join().await
+        });
+        assert_eq!(
+            out,
+            Ok((true, Err(Error::Cancelled(Some("stop".into()))), secs(2), 0))
+        );
+    });
+}

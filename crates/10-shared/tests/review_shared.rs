@@ -158,3 +158,32 @@ fn review_condition_notify_then_cancel_matches_311() {
         );
     });
 }
+
+#[test]
+fn review_a_task_group_child_sees_the_task_locals_of_its_spawner() {
+    use oneloop_shared::TaskLocal;
+    watchdog_default(|| {
+        let seen = run(async {
+            oneloop_shared::spawn(async {
+                let request: Rc<TaskLocal<String>> = Rc::new(TaskLocal::new("request"));
+                request.set("req-1".to_owned());
+                let r = Rc::clone(&request);
+                let from_group = oneloop_cancel::task_group(|tg| async move {
+                    let child = tg.spawn("child", async move { Ok(r.get()) })?;
+                    Ok(child)
+                })
+                .await?;
+                let r = Rc::clone(&request);
+                let from_gather = oneloop_cancel::gather(vec![async move { Ok(r.get()) }], false)
+                    .await?
+                    .pop()
+                    .expect("one child")?;
+                Ok((from_group.try_result().expect("done")?, from_gather))
+            })
+            .join()
+            .await
+        })
+        .unwrap();
+        assert_eq!(seen, (Some("req-1".to_owned()), Some("req-1".to_owned())));
+    });
+}
