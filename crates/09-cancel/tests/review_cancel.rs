@@ -249,3 +249,37 @@ fn review_a_join_dropped_by_select_does_not_divert_a_later_cancel_to_the_child()
         );
     });
 }
+
+#[test]
+fn review_an_outer_cancel_during_a_groups_exit_is_not_diverted_by_a_dropped_join() {
+    watchdog_default(|| {
+        let out = run(async {
+            let owner = spawn(async {
+                let r = task_group(|tg| async move {
+                    let c1 = tg.spawn("c1", async {
+                        sleep(secs(100)).await?;
+                        Ok(())
+                    })?;
+                    tg.spawn("c2", async {
+                        sleep(secs(100)).await?;
+                        Ok(())
+                    })?;
+                    // Wait for c1 at most a second, then leave the body in that step.
+                    let _ = oneloop_cancel::select(c1.join(), sleep(secs(1))).await;
+                    Ok(())
+                })
+                .await;
+                Ok((r, oneloop_timers::time()))
+            });
+            sleep(secs(2)).await?;
+            owner.cancel(Some("stop"));
+            owner.join().await
+        });
+        // asyncio: the owner's wait in `__aexit__` takes the cancel, both children are
+        // cancelled, and the group raises it at once.
+        assert_eq!(
+            out,
+            Ok((Err(Error::Cancelled(Some("stop".into()))), secs(2)))
+        );
+    });
+}
