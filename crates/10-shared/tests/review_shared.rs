@@ -187,3 +187,40 @@ fn review_a_task_group_child_sees_the_task_locals_of_its_spawner() {
         assert_eq!(seen, (Some("req-1".to_owned()), Some("req-1".to_owned())));
     });
 }
+
+#[test]
+fn review_what_a_group_child_sets_stays_in_that_child() {
+    use oneloop_shared::TaskLocal;
+    watchdog_default(|| {
+        let seen = run(async {
+            oneloop_shared::spawn(async {
+                let request: Rc<TaskLocal<String>> = Rc::new(TaskLocal::new("request"));
+                let (a, b) = (Rc::clone(&request), Rc::clone(&request));
+                let (first, second) = oneloop_cancel::task_group(|tg| async move {
+                    let first = tg.spawn("first", async move {
+                        a.set("req-A".to_owned());
+                        tick().await?;
+                        Ok(a.get())
+                    })?;
+                    let second = tg.spawn("second", async move {
+                        tick().await?;
+                        Ok(b.get())
+                    })?;
+                    Ok((first, second))
+                })
+                .await?;
+                let mine = request.get();
+                Ok((
+                    first.try_result().expect("done")?,
+                    second.try_result().expect("done")?,
+                    mine,
+                ))
+            })
+            .join()
+            .await
+        })
+        .unwrap();
+        // asyncio: each child runs in a copy of the parent's context.
+        assert_eq!(seen, (Some("req-A".to_owned()), None, None));
+    });
+}
