@@ -283,3 +283,25 @@ fn review_an_outer_cancel_during_a_groups_exit_is_not_diverted_by_a_dropped_join
         );
     });
 }
+
+#[test]
+fn review_aborting_a_task_inside_a_timeout_releases_the_timeouts_timer() {
+    watchdog_default(|| {
+        let out = run(async {
+            let t = spawn(async {
+                timeout(secs(100), async {
+                    sleep(secs(200)).await?;
+                    Ok(())
+                })
+                .await
+            });
+            sleep(secs(1)).await?;
+            t.abort();
+            let _ = t.join().await;
+            // The aborted task's sleep timer and its scope's deadline timer are gone:
+            // only timers of this task remain.
+            Ok(oneloop_timers::Timers::current().expect("timers").live())
+        });
+        assert_eq!(out, Ok(0));
+    });
+}
