@@ -305,3 +305,32 @@ fn review_aborting_a_task_inside_a_timeout_releases_the_timeouts_timer() {
         assert_eq!(out, Ok(0));
     });
 }
+
+#[test]
+fn review_a_timeout_scope_dropped_by_select_does_not_cancel_its_task_later() {
+    watchdog_default(|| {
+        let out = run(async {
+            let me = current().expect("a task");
+            let kept = std::rc::Rc::new(std::cell::RefCell::new(None));
+            let holder = std::rc::Rc::clone(&kept);
+            let deadline = oneloop_timers::time() + secs(1);
+            let raced = oneloop_cancel::select(
+                oneloop_cancel::timeout_scope(Some(deadline), move |scope| {
+                    // A handle kept to move the deadline from elsewhere.
+                    *holder.borrow_mut() = Some(scope);
+                    async {
+                        sleep(secs(10)).await?;
+                        Ok(())
+                    }
+                }),
+                sleep(Duration::from_millis(500)),
+            )
+            .await;
+            let other_won = matches!(raced, oneloop_cancel::Selected::Second(Ok(()), _));
+            // The scope is gone; its deadline must not cancel this task now.
+            let after = sleep(secs(2)).await;
+            Ok((other_won, after, me.cancelling()))
+        });
+        assert_eq!(out, Ok((true, Ok(()), 0)));
+    });
+}
