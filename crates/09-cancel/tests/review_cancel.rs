@@ -334,3 +334,26 @@ fn review_a_timeout_scope_dropped_by_select_does_not_cancel_its_task_later() {
         assert_eq!(out, Ok((true, Ok(()), 0)));
     });
 }
+
+#[test]
+fn review_a_timeout_fires_after_a_join_was_dropped_by_select_in_its_body() {
+    watchdog_default(|| {
+        let out = run(async {
+            let child = spawn(async {
+                sleep(secs(100)).await?;
+                Ok(())
+            });
+            let r = timeout(secs(1), async {
+                let _ =
+                    oneloop_cancel::select(child.join(), sleep(Duration::from_millis(500))).await;
+                sleep(secs(10)).await?;
+                Ok(())
+            })
+            .await;
+            Ok((r, oneloop_timers::time(), child.cancelling()))
+        });
+        // asyncio.timeout(1) around `await asyncio.wait({child}, timeout=0.5); await
+        // asyncio.sleep(10)` raises TimeoutError at 1 s and leaves the child alone.
+        assert_eq!(out, Ok((Err(Error::TimedOut), secs(1), 0)));
+    });
+}
