@@ -224,3 +224,86 @@ fn review_what_a_group_child_sets_stays_in_that_child() {
         assert_eq!(seen, (Some("req-A".to_owned()), None, None));
     });
 }
+
+#[test]
+fn review_putter_chosen_by_a_get_then_cancelled_passes_the_slot_on() {
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        let left = run(async move {
+            let q = Rc::new(Queue::<u32>::new(1));
+            q.put_nowait(0).unwrap();
+            let mk = |n: &'static str, v: u32| {
+                let (q, l) = (Rc::clone(&q), Rc::clone(&l));
+                spawn_named(n, async move {
+                    match q.put(v).await {
+                        Ok(()) => l.borrow_mut().push(format!("{n} put")),
+                        Err(_) => l.borrow_mut().push(format!("{n} cancelled")),
+                    }
+                    Ok(())
+                })
+            };
+            let (t1, t2) = (mk("p1", 1), mk("p2", 2));
+            tick().await?;
+            q.get_nowait().unwrap();
+            t1.cancel(None);
+            t1.join().await?;
+            t2.join().await?;
+            Ok(q.get_nowait().ok())
+        })
+        .unwrap();
+        assert_eq!(
+            (log.borrow().clone(), left),
+            (
+                vec!["p1 cancelled".to_owned(), "p2 put".to_owned()],
+                Some(2)
+            )
+        );
+    });
+}
+
+#[test]
+fn review_barrier_party_released_then_cancelled_leaves_the_next_round_whole() {
+    use oneloop_shared::Barrier;
+    watchdog_default(|| {
+        let log = Log::default();
+        let l = Rc::clone(&log);
+        let waiting = run(async move {
+            let b = Rc::new(Barrier::new(2));
+            let mk = |n: &'static str| {
+                let (b, l) = (Rc::clone(&b), Rc::clone(&l));
+                spawn_named(n, async move {
+                    match b.wait().await {
+                        Ok(i) => l.borrow_mut().push(format!("{n} {i}")),
+                        Err(e) => l.borrow_mut().push(format!("{n} {e}")),
+                    }
+                    Ok(())
+                })
+            };
+            let a = mk("a");
+            tick().await?;
+            let c = mk("c");
+            tick().await?;
+            a.cancel(None);
+            a.join().await?;
+            c.join().await?;
+            let (d, e) = (mk("d"), mk("e"));
+            d.join().await?;
+            e.join().await?;
+            Ok(b.n_waiting())
+        })
+        .unwrap();
+        assert_eq!(
+            (log.borrow().clone(), waiting),
+            (
+                vec![
+                    "c 1".to_owned(),
+                    "a cancelled".to_owned(),
+                    "e 1".to_owned(),
+                    "d 0".to_owned()
+                ],
+                0
+            )
+        );
+    });
+}
