@@ -357,3 +357,30 @@ fn review_a_timeout_fires_after_a_join_was_dropped_by_select_in_its_body() {
         assert_eq!(out, Ok((Err(Error::TimedOut), secs(1), 0)));
     });
 }
+
+#[test]
+fn review_aborting_a_gathers_owner_stops_the_children_it_spawned() {
+    watchdog_default(|| {
+        let out = run(async {
+            let done = std::rc::Rc::new(std::cell::Cell::new(0));
+            let d = std::rc::Rc::clone(&done);
+            let t = spawn(async move {
+                let mk = |d: std::rc::Rc<std::cell::Cell<u32>>| async move {
+                    sleep(secs(5)).await?;
+                    d.set(d.get() + 1);
+                    Ok(())
+                };
+                oneloop_cancel::gather(vec![mk(d.clone()), mk(d.clone())], false).await?;
+                Ok(())
+            });
+            sleep(secs(1)).await?;
+            t.abort();
+            let _ = t.join().await;
+            sleep(secs(10)).await?;
+            Ok(done.get())
+        });
+        // As a group's dropped owner cancels its children (groups.md), the tasks a
+        // dropped gather spawned should not finish their work.
+        assert_eq!(out, Ok(0));
+    });
+}
