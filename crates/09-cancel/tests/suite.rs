@@ -16,6 +16,8 @@ mod group_turns;
 mod point_cost;
 #[path = "points.rs"]
 mod points;
+#[path = "review_cancel.rs"]
+mod review_cancel;
 #[path = "safety.rs"]
 mod safety;
 #[path = "shutdown.rs"]

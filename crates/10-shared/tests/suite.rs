@@ -10,6 +10,8 @@
 mod introspect;
 #[path = "introspect_attack.rs"]
 mod introspect_attack;
+#[path = "review_shared.rs"]
+mod review_shared;
 #[path = "shared.rs"]
 mod shared;
 #[path = "tree.rs"]
