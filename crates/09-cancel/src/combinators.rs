@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
-use crate::ctl::{WakeOn, current_ctl};
+use crate::ctl::{Ctl, WakeOn, current_ctl};
 use crate::error::WAIT_NOTHING;
 use crate::{Error, LoserFate, Selected, Task, spawn};
 
@@ -141,14 +141,40 @@ where
     T: 'static,
     F: Future<Output = Result<T, Error>> + 'static,
 {
-    let tasks: Vec<Task<T>> = futures.into_iter().map(spawn).collect();
+    let mut children = Children {
+        tasks: futures.into_iter().map(spawn).collect(),
+        returned: false,
+    };
     let results = Gather {
-        tasks: &tasks,
+        tasks: &children.tasks,
         return_exceptions,
         requests_at_start: None,
+        awaiting: None,
     }
-    .await?;
-    Ok(results)
+    .await;
+    children.returned = true;
+    results
+}
+
+/// The tasks a gather spawned. A gather dropped before it returned (its task aborted,
+/// or a select's loser) cancels those still running: nobody can await them any more,
+/// as a group's dropped owner cancels its children. Once the gather returns they run
+/// on, as asyncio's do after the first failure.
+struct Children<T> {
+    tasks: Vec<Task<T>>,
+    /// Set once the gather returned: its tasks are left to run.
+    returned: bool,
+}
+
+impl<T> Drop for Children<T> {
+    fn drop(&mut self) {
+        if self.returned {
+            return;
+        }
+        for task in self.tasks.iter().filter(|task| !task.is_done()) {
+            task.cancel(None);
+        }
+    }
 }
 // ANCHOR_END: gather
 
@@ -158,6 +184,27 @@ struct Gather<'a, T> {
     /// The awaiting task's `cancelling()` when the gather began: a count above it at
     /// the end means a cancel was passed on to the children while they ran.
     requests_at_start: Option<u32>,
+    /// The task that awaits the gather, while the children are among the tasks it
+    /// awaits.
+    awaiting: Option<Rc<Ctl>>,
+}
+
+impl<T> Gather<'_, T> {
+    /// The gather is over: the awaiting task no longer passes a cancel on to the
+    /// children.
+    fn stop_waiting(&mut self) {
+        if let Some(awaiting) = self.awaiting.take() {
+            for task in self.tasks {
+                awaiting.stop_waiting_on(&task.ctl);
+            }
+        }
+    }
+}
+
+impl<T> Drop for Gather<'_, T> {
+    fn drop(&mut self) {
+        self.stop_waiting();
+    }
 }
 
 impl<T> Future for Gather<'_, T> {
@@ -224,9 +271,10 @@ impl<T> Future for Gather<'_, T> {
                 task.add_joiner_on(cx.waker(), WakeOn::Error);
             }
             if let Some(awaiting) = &awaiting {
-                awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));
+                awaiting.wait_on(&task.ctl);
             }
         }
+        this.awaiting = awaiting;
         Poll::Pending
     }
 }

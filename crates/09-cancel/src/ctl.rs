@@ -272,6 +272,29 @@ pub(crate) fn current_ctl() -> Option<Rc<Ctl>> {
 }
 
 impl Ctl {
+    /// Puts `awaited` among the tasks this one awaits, once: a join or a gather that
+    /// waits on it now.
+    pub(crate) fn wait_on(&self, awaited: &Rc<Ctl>) {
+        let mut waiting_on = self.waiting_on.borrow_mut();
+        if !waiting_on.iter().any(|ctl| Rc::ptr_eq(ctl, awaited)) {
+            waiting_on.push(Rc::clone(awaited));
+        }
+    }
+
+    /// Takes `awaited` out again: the join or gather that waited on it ended, or was
+    /// dropped (a select's loser), and a later cancel of this task must not go to it.
+    pub(crate) fn stop_waiting_on(&self, awaited: &Ctl) {
+        let mut waiting_on = self.waiting_on.borrow_mut();
+        if let Some(at) = waiting_on
+            .iter()
+            .position(|ctl| std::ptr::eq(&**ctl, awaited))
+        {
+            waiting_on.remove(at);
+        }
+    }
+}
+
+impl Ctl {
     pub(crate) fn new(name: String) -> Rc<Self> {
         Rc::new(Self {
             name,
@@ -390,9 +413,18 @@ impl Ctl {
         }
     }
 
+    /// Takes one request back; the last one taken back also drops a request not yet
+    /// delivered, as asyncio does since 3.13. In 3.11 that request stays, but every
+    /// await there is a cancellation point, so a scope's own request is delivered
+    /// inside the scope. Here a body may await what is none (a stage 5 sleep, I/O),
+    /// and a timeout or group that took its request back would otherwise leave it to
+    /// cancel the task's next, unrelated cancellation point.
     pub(crate) fn uncancel(&self) -> u32 {
         let left = self.requests.get().saturating_sub(1);
         self.requests.set(left);
+        if left == 0 {
+            self.must_cancel.set(false);
+        }
         left
     }
 
@@ -472,6 +504,7 @@ impl TaskRef {
     }
 
     /// Takes one request back and returns how many are left (asyncio's `uncancel()`).
+    /// The last one taken back also drops a request not yet delivered (as 3.13 does).
     pub fn uncancel(&self) -> u32 {
         self.ctl.uncancel()
     }

@@ -6,7 +6,8 @@
 //!
 //! - **Abort**, Rust's way ([`Task::abort`]): the task's next step drops its future
 //!   instead of polling it. Every destructor inside runs then, synchronously; timers
-//!   and I/O registrations are released by those destructors. No code of the task runs
+//!   (a timeout scope's deadline among them) and I/O registrations are released by
+//!   those destructors. No code of the task runs
 //!   again, so cleanup that needs the loop cannot happen.
 //! - **Cancel**, asyncio's way ([`Task::cancel`]): a request, counted
 //!   ([`Task::cancelling`], [`Task::uncancel`]), passed on to the tasks the task awaits,
@@ -62,6 +63,7 @@ mod run;
 mod select;
 mod select_poll;
 mod shutdown;
+mod step_scope;
 mod task;
 mod timeout;
 mod timeout_exit;
@@ -82,6 +84,7 @@ pub use select_poll::poll_select;
 pub use shutdown::{
     SHUTDOWN_FAILED, SHUTDOWN_UNFINISHED, Shutdown, cancel_leftovers, run_cancelling,
 };
+pub use step_scope::{MakeStepScope, StepScope, scope_every_task};
 pub use task::{AbortHandle, Join, Task, TaskFuture, spawn, spawn_named, task_future};
 pub use timeout::{TimeoutScope, timeout, timeout_at, timeout_scope, wait_for};
 pub use timeout_exit::timeout_exit;

@@ -18,6 +18,7 @@ use crate::ctl::{Ctl, CurrentGuard, Joiner, LoopTasks, WakeOn, current_ctl, home
 use crate::eager::{eager_by_default, spawn_eager_named};
 use crate::error::{LOOP_CLOSED, RESULT_TAKEN};
 use crate::shutdown::register;
+use crate::step_scope::{StepScope, in_scope, scope_for_new_task};
 use crate::{Error, TaskRef};
 
 /// Where a task's result is.
@@ -38,6 +39,8 @@ pub struct TaskFuture<T, F> {
     wakers: Option<(Waker, Waker)>,
     /// The task's loop's table of tasks, kept from the first step that found it.
     home: Option<Rc<LoopTasks>>,
+    /// What a later layer wraps each step in (stage 10: the task's context).
+    scope: Option<Rc<dyn StepScope>>,
 }
 // ANCHOR_END: driven
 
@@ -179,10 +182,12 @@ impl<T, F: Future<Output = Result<T, Error>>> Future for TaskFuture<T, F> {
         if this.home.is_none() {
             this.home = home(&this.ctl);
         }
-        let (ctl, home) = (&this.ctl, this.home.as_deref());
+        let (ctl, home, scope) = (&this.ctl, this.home.as_deref(), this.scope.as_deref());
         let poll = panic::catch_unwind(AssertUnwindSafe(|| {
             let _current = CurrentGuard::enter(ctl, home);
-            future.as_mut().poll(&mut Context::from_waker(step))
+            in_scope(scope, || {
+                future.as_mut().poll(&mut Context::from_waker(step))
+            })
         }));
         this.ctl.stepping.set(false);
         let poll = match poll {
@@ -260,6 +265,7 @@ where
         outcome: Rc::clone(&outcome),
         wakers: None,
         home: None,
+        scope: scope_for_new_task(),
     };
     (driven, Task { ctl, outcome })
 }
@@ -455,7 +461,10 @@ impl<T> Task<T> {
     /// Awaits the task: a cancellation point of the awaiting task, and a cancel of the
     /// awaiting task goes on to this one (asyncio cancels `_fut_waiter`).
     pub fn join(&self) -> Join<'_, T> {
-        Join { task: self }
+        Join {
+            task: self,
+            awaiting: None,
+        }
     }
 }
 
@@ -496,6 +505,26 @@ impl<T> Watched<T> {
 #[derive(Debug)]
 pub struct Join<'a, T> {
     task: &'a Task<T>,
+    /// The task that awaits this join, while the task it joins is among the tasks it
+    /// awaits (so that its cancel goes on to that task).
+    awaiting: Option<Rc<Ctl>>,
+}
+
+impl<T> Join<'_, T> {
+    /// The join is over: the awaiting task no longer passes a cancel on to the task.
+    fn stop_waiting(&mut self) {
+        if let Some(awaiting) = self.awaiting.take() {
+            awaiting.stop_waiting_on(&self.task.ctl);
+        }
+    }
+}
+
+impl<T> Drop for Join<'_, T> {
+    fn drop(&mut self) {
+        // A join dropped unfinished (a select's loser) stops passing cancels on, so
+        // that the awaiting task's next cancellation point gets its own cancel.
+        self.stop_waiting();
+    }
 }
 
 impl<T> Future for Join<'_, T> {
@@ -503,17 +532,21 @@ impl<T> Future for Join<'_, T> {
 
     // ANCHOR: join
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let task = self.task;
+        let this = self.get_mut();
+        let task = this.task;
         let awaiting = current_ctl();
         if let Some(message) = awaiting.as_ref().and_then(|task| task.take_request()) {
+            this.stop_waiting();
             return Poll::Ready(Err(Error::Cancelled(message)));
         }
         if let Some(result) = task.try_result() {
+            this.stop_waiting();
             return Poll::Ready(result);
         }
         task.add_joiner(cx.waker());
         if let Some(awaiting) = awaiting {
-            awaiting.waiting_on.borrow_mut().push(Rc::clone(&task.ctl));
+            awaiting.wait_on(&task.ctl);
+            this.awaiting = Some(awaiting);
         }
         Poll::Pending
     }

@@ -129,14 +129,26 @@ where
     scope
         .reschedule(when)
         .expect("a new scope has neither expired nor ended");
+    let ends = EndsScope(&scope.inner);
     let result = body(scope.clone()).await;
-    scope.inner.exited.set(true);
-    if let Some(armed) = scope.inner.armed.borrow_mut().take() {
-        armed.cancel();
-    }
+    drop(ends);
     timeout_exit(&task, cancelling, scope.expired(), result)
 }
 // ANCHOR_END: timeout_scope
+
+/// Ends a scope when its body is over, or when the scope is dropped first (a select's
+/// loser, an aborted task): its timer is cancelled, so that it neither cancels the task
+/// later nor stays on the heap, and its deadline can no longer move.
+struct EndsScope<'a>(&'a Inner);
+
+impl Drop for EndsScope<'_> {
+    fn drop(&mut self) {
+        self.0.exited.set(true);
+        if let Some(armed) = self.0.armed.borrow_mut().take() {
+            armed.cancel();
+        }
+    }
+}
 
 /// `future` with a deadline at `when` (asyncio's `timeout_at`).
 pub async fn timeout_at<T>(

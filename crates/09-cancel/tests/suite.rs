@@ -4,6 +4,8 @@
 //! `#[path]` keeps a file's own `mod` lines resolving as when it was a binary of its
 //! own.
 
+#[path = "against_311.rs"]
+mod against_311;
 #[path = "cancel.rs"]
 mod cancel;
 #[path = "eager.rs"]
@@ -16,8 +18,6 @@ mod group_turns;
 mod point_cost;
 #[path = "points.rs"]
 mod points;
-#[path = "review_cancel.rs"]
-mod review_cancel;
 #[path = "safety.rs"]
 mod safety;
 #[path = "shutdown.rs"]

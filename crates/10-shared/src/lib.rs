@@ -12,7 +12,8 @@
 //! - whoever makes progress possible wakes the oldest waiter; the wake queues the
 //!   task's step on the ready queue, so it runs in the next turn;
 //! - every wait is a cancellation point; a waiter cancelled while queued leaves the
-//!   queue and passes on a wake it was handed, so the next waiter is not stranded;
+//!   queue and passes on a wake it was handed, so the next waiter is not stranded
+//!   (except a condition's notify, which 3.11 loses too);
 //! - a waiter skipped because it looked cancelled, whose task then took the cancel at
 //!   another await, asks again when it is polled, so it is not stranded either.
 //!
@@ -82,7 +83,10 @@ pub use error::{
     LOCK_NOT_ACQUIRED, QueueError, TASK_DONE_TOO_OFTEN,
 };
 pub use event::Event;
-pub use local::{Context, Scoped, TaskLocal, Token, call_soon, call_soon_in, to_thread};
+pub use local::{
+    Context, Scoped, TaskLocal, Token, call_soon, call_soon_in, carry_context_into_every_task,
+    to_thread,
+};
 pub use local_scope::{spawn, spawn_named};
 pub use lock::{Acquire, Lock};
 pub use lost_update::{LostUpdate, lost_update};

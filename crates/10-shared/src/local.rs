@@ -7,8 +7,11 @@
 //! current: what the task sets is seen by everything it awaits and by its later steps,
 //! never by its parent; what the parent sets after the spawn is never seen by the child.
 //!
-//! Code that runs outside such a task (the loop's own callbacks, tasks spawned with
-//! stage 9's `spawn`) sees the thread's base context.
+//! Stage 9's own spawns (its `spawn`, a group's and a gather's children) copy the
+//! context too, through stage 9's general step-scope hook, once this stage is in use on
+//! the thread: from the first [`TaskLocal::new`], [`TaskLocal::set`] or [`spawn`]
+//! there, or from [`carry_context_into_every_task`]. A stage 9 task spawned before
+//! runs in the thread's base context, as the loop's own callbacks do.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -20,6 +23,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use oneloop_cancel::StepScope;
 use oneloop_core::CallbackHandle;
 use oneloop_core::hooks::with_current;
 use oneloop_offload::Offloaded;
@@ -106,6 +110,28 @@ impl Context {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Every task spawned on this thread from now on, by this stage or by stage 9 (its
+/// `spawn`, a group's children, a gather's), runs in a copy of the context current at
+/// its spawn, as asyncio's `create_task` copies it. This stage calls it itself on first
+/// use; call it before spawning anything to cover every task.
+pub fn carry_context_into_every_task() {
+    oneloop_cancel::scope_every_task(copy_at_spawn);
+}
+
+/// The scope of a stage 9 task spawned now: a copy of the current context.
+fn copy_at_spawn() -> Rc<dyn StepScope> {
+    Rc::new(ContextScope(Context::copy_current()))
+}
+
+/// A task's own context, current during each of its steps.
+struct ContextScope(Context);
+
+impl StepScope for ContextScope {
+    fn step(&self, step: &mut dyn FnMut()) {
+        self.0.run(step);
+    }
+}
+
 /// A task-local variable (asyncio's `contextvars.ContextVar`): one value per context.
 pub struct TaskLocal<T> {
     id: u64,
@@ -132,6 +158,7 @@ pub struct Token<T> {
 impl<T: Clone + Send + Sync + 'static> TaskLocal<T> {
     /// A task-local with no default: [`get`](Self::get) is `None` until it is set.
     pub fn new(name: &'static str) -> Self {
+        carry_context_into_every_task();
         Self {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name,
@@ -163,6 +190,7 @@ impl<T: Clone + Send + Sync + 'static> TaskLocal<T> {
 
     /// Sets its value in the current context; the token puts the old one back.
     pub fn set(&self, value: T) -> Token<T> {
+        carry_context_into_every_task();
         let previous = self.current_value();
         Context::current()
             .vars
@@ -219,6 +247,7 @@ impl<F> fmt::Debug for Scoped<F> {
 impl<F> Scoped<F> {
     /// `future`, to be polled with `context` current.
     pub fn new(context: Context, future: F) -> Self {
+        carry_context_into_every_task();
         Self {
             context,
             future: Box::pin(future),

@@ -6,12 +6,12 @@
 //!
 //! `tests/tree_figure.rs` is a binary of its own: see Cargo.toml.
 
+#[path = "against_311.rs"]
+mod against_311;
 #[path = "introspect.rs"]
 mod introspect;
 #[path = "introspect_attack.rs"]
 mod introspect_attack;
-#[path = "review_shared.rs"]
-mod review_shared;
 #[path = "shared.rs"]
 mod shared;
 #[path = "tree.rs"]

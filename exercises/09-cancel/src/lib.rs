@@ -48,6 +48,8 @@ mod run;
 mod select;
 #[path = "../../../crates/09-cancel/src/shutdown.rs"]
 mod shutdown;
+#[path = "../../../crates/09-cancel/src/step_scope.rs"]
+mod step_scope;
 #[path = "../../../crates/09-cancel/src/task.rs"]
 mod task;
 #[path = "../../../crates/09-cancel/src/timeout.rs"]
@@ -93,6 +95,7 @@ pub use select_poll::poll_select;
 pub use shutdown::{
     SHUTDOWN_FAILED, SHUTDOWN_UNFINISHED, Shutdown, cancel_leftovers, run_cancelling,
 };
+pub use step_scope::{MakeStepScope, StepScope, scope_every_task};
 pub use task::{AbortHandle, Join, Task, TaskFuture, spawn, spawn_named, task_future};
 pub use timeout::{TimeoutScope, timeout, timeout_at, timeout_scope, wait_for};
 pub use timeout_exit::timeout_exit;

@@ -93,7 +93,10 @@ pub use error::{
     LOCK_NOT_ACQUIRED, QueueError, TASK_DONE_TOO_OFTEN,
 };
 pub use event::Event;
-pub use local::{Context, Scoped, TaskLocal, Token, call_soon, call_soon_in, to_thread};
+pub use local::{
+    Context, Scoped, TaskLocal, Token, call_soon, call_soon_in, carry_context_into_every_task,
+    to_thread,
+};
 pub use local_scope::{spawn, spawn_named};
 pub use lock::{Acquire, Lock};
 pub use lost_update::{LostUpdate, lost_update};

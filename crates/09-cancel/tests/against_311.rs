@@ -1,4 +1,7 @@
-//! Review scenarios compared with CPython 3.11.
+//! Edge cases of cancellation checked against what CPython 3.11 does with the same
+//! program (asyncio's `wait`, `timeout`, `TaskGroup`, the primitives), and against
+//! oneloop's own contract where asyncio has no counterpart: a future dropped unfinished
+//! (a select's loser, an aborted task) must leave nothing behind that acts later.
 
 use std::future::Future;
 use std::time::Duration;
@@ -18,7 +21,7 @@ fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -> Re
 }
 
 #[test]
-fn review_child_failing_during_exit_gives_group_and_leaves_one_request_as_311() {
+fn child_failing_during_exit_gives_group_and_leaves_one_request_as_311() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
@@ -51,7 +54,7 @@ fn review_child_failing_during_exit_gives_group_and_leaves_one_request_as_311() 
 }
 
 #[test]
-fn review_outer_cancel_with_a_child_that_swallows_stays_cancelled() {
+fn outer_cancel_with_a_child_that_swallows_stays_cancelled() {
     watchdog_default(|| {
         let out = run(async {
             let t = spawn(async {
@@ -75,7 +78,7 @@ fn review_outer_cancel_with_a_child_that_swallows_stays_cancelled() {
 }
 
 #[test]
-fn review_timeout_around_a_group_times_out() {
+fn timeout_around_a_group_times_out() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
@@ -97,7 +100,7 @@ fn review_timeout_around_a_group_times_out() {
 }
 
 #[test]
-fn review_nested_timeouts_with_one_deadline_inner_cancelled_outer_timed_out() {
+fn nested_timeouts_with_one_deadline_inner_cancelled_outer_timed_out() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
@@ -125,7 +128,7 @@ fn review_nested_timeouts_with_one_deadline_inner_cancelled_outer_timed_out() {
 }
 
 #[test]
-fn review_timeout_over_a_shielded_task_times_out_and_the_task_runs_on() {
+fn timeout_over_a_shielded_task_times_out_and_the_task_runs_on() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
@@ -144,7 +147,7 @@ fn review_timeout_over_a_shielded_task_times_out_and_the_task_runs_on() {
 }
 
 #[test]
-fn review_outer_cancel_during_a_timeouts_cleanup_stays_a_cancel() {
+fn outer_cancel_during_a_timeouts_cleanup_stays_a_cancel() {
     watchdog_default(|| {
         let out = run(async {
             let it = spawn(async {
@@ -174,7 +177,7 @@ async fn plain_sleep(d: Duration) {
 }
 
 #[test]
-fn review_a_timeouts_own_request_does_not_leak_out_of_its_scope() {
+fn a_timeouts_own_request_does_not_leak_out_of_its_scope() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
@@ -193,7 +196,7 @@ fn review_a_timeouts_own_request_does_not_leak_out_of_its_scope() {
 }
 
 #[test]
-fn review_a_groups_own_request_does_not_leak_out_of_the_group() {
+fn a_groups_own_request_does_not_leak_out_of_the_group() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
@@ -222,7 +225,7 @@ fn review_a_groups_own_request_does_not_leak_out_of_the_group() {
 }
 
 #[test]
-fn review_a_join_dropped_by_select_does_not_divert_a_later_cancel_to_the_child() {
+fn a_join_dropped_by_select_does_not_divert_a_later_cancel_to_the_child() {
     watchdog_default(|| {
         let out = run(async {
             let child = spawn(async {
@@ -251,7 +254,7 @@ fn review_a_join_dropped_by_select_does_not_divert_a_later_cancel_to_the_child()
 }
 
 #[test]
-fn review_an_outer_cancel_during_a_groups_exit_is_not_diverted_by_a_dropped_join() {
+fn an_outer_cancel_during_a_groups_exit_is_not_diverted_by_a_dropped_join() {
     watchdog_default(|| {
         let out = run(async {
             let owner = spawn(async {
@@ -285,7 +288,7 @@ fn review_an_outer_cancel_during_a_groups_exit_is_not_diverted_by_a_dropped_join
 }
 
 #[test]
-fn review_aborting_a_task_inside_a_timeout_releases_the_timeouts_timer() {
+fn aborting_a_task_inside_a_timeout_releases_the_timeouts_timer() {
     watchdog_default(|| {
         let out = run(async {
             let t = spawn(async {
@@ -307,7 +310,7 @@ fn review_aborting_a_task_inside_a_timeout_releases_the_timeouts_timer() {
 }
 
 #[test]
-fn review_a_timeout_scope_dropped_by_select_does_not_cancel_its_task_later() {
+fn a_timeout_scope_dropped_by_select_does_not_cancel_its_task_later() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
@@ -336,7 +339,7 @@ fn review_a_timeout_scope_dropped_by_select_does_not_cancel_its_task_later() {
 }
 
 #[test]
-fn review_a_timeout_fires_after_a_join_was_dropped_by_select_in_its_body() {
+fn a_timeout_fires_after_a_join_was_dropped_by_select_in_its_body() {
     watchdog_default(|| {
         let out = run(async {
             let child = spawn(async {
@@ -359,7 +362,7 @@ fn review_a_timeout_fires_after_a_join_was_dropped_by_select_in_its_body() {
 }
 
 #[test]
-fn review_aborting_a_gathers_owner_stops_the_children_it_spawned() {
+fn aborting_a_gathers_owner_stops_the_children_it_spawned() {
     watchdog_default(|| {
         let out = run(async {
             let done = std::rc::Rc::new(std::cell::Cell::new(0));

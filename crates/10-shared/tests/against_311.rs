@@ -1,4 +1,7 @@
-//! Review scenarios compared with CPython 3.11.
+//! Edge cases of cancellation checked against what CPython 3.11 does with the same
+//! program (asyncio's `wait`, `timeout`, `TaskGroup`, the primitives), and against
+//! oneloop's own contract where asyncio has no counterpart: a future dropped unfinished
+//! (a select's loser, an aborted task) must leave nothing behind that acts later.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -23,7 +26,7 @@ async fn tick() -> Result<(), Error> {
 }
 
 #[test]
-fn review_lock_waiter_cancelled_after_being_woken_passes_the_lock_on() {
+fn lock_waiter_cancelled_after_being_woken_passes_the_lock_on() {
     watchdog_default(|| {
         let log = Log::default();
         let l = Rc::clone(&log);
@@ -57,7 +60,7 @@ fn review_lock_waiter_cancelled_after_being_woken_passes_the_lock_on() {
 }
 
 #[test]
-fn review_semaphore_unit_handed_to_a_waiter_then_cancelled_goes_on() {
+fn semaphore_unit_handed_to_a_waiter_then_cancelled_goes_on() {
     watchdog_default(|| {
         let log = Log::default();
         let l = Rc::clone(&log);
@@ -90,7 +93,7 @@ fn review_semaphore_unit_handed_to_a_waiter_then_cancelled_goes_on() {
 }
 
 #[test]
-fn review_queue_item_handed_to_a_getter_then_cancelled_goes_on() {
+fn queue_item_handed_to_a_getter_then_cancelled_goes_on() {
     watchdog_default(|| {
         let log = Log::default();
         let l = Rc::clone(&log);
@@ -120,7 +123,7 @@ fn review_queue_item_handed_to_a_getter_then_cancelled_goes_on() {
 }
 
 #[test]
-fn review_condition_notify_then_cancel_matches_311() {
+fn condition_notify_then_cancel_matches_311() {
     watchdog_default(|| {
         let log = Log::default();
         let l = Rc::clone(&log);
@@ -160,7 +163,7 @@ fn review_condition_notify_then_cancel_matches_311() {
 }
 
 #[test]
-fn review_a_task_group_child_sees_the_task_locals_of_its_spawner() {
+fn a_task_group_child_sees_the_task_locals_of_its_spawner() {
     use oneloop_shared::TaskLocal;
     watchdog_default(|| {
         let seen = run(async {
@@ -189,7 +192,7 @@ fn review_a_task_group_child_sees_the_task_locals_of_its_spawner() {
 }
 
 #[test]
-fn review_what_a_group_child_sets_stays_in_that_child() {
+fn what_a_group_child_sets_stays_in_that_child() {
     use oneloop_shared::TaskLocal;
     watchdog_default(|| {
         let seen = run(async {
@@ -226,7 +229,7 @@ fn review_what_a_group_child_sets_stays_in_that_child() {
 }
 
 #[test]
-fn review_putter_chosen_by_a_get_then_cancelled_passes_the_slot_on() {
+fn putter_chosen_by_a_get_then_cancelled_passes_the_slot_on() {
     watchdog_default(|| {
         let log = Log::default();
         let l = Rc::clone(&log);
@@ -263,7 +266,7 @@ fn review_putter_chosen_by_a_get_then_cancelled_passes_the_slot_on() {
 }
 
 #[test]
-fn review_barrier_party_released_then_cancelled_leaves_the_next_round_whole() {
+fn barrier_party_released_then_cancelled_leaves_the_next_round_whole() {
     use oneloop_shared::Barrier;
     watchdog_default(|| {
         let log = Log::default();
