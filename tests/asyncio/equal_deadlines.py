@@ -2,7 +2,7 @@
 
 ``TimerHandle`` compares by ``when`` alone and ``heapq`` is not a stable sort, so
 timers with equal deadlines do not come out in scheduling order: for five, CPython
-runs them 0 2 1 3 4. (oneloop adds a sequence number to the key and runs them 0 1 2
+runs them 0 2 4 1 3. (oneloop adds a sequence number to the key and runs them 0 1 2
 3 4; the Rust side declares that difference.) The deadline is ``loop.time()`` itself,
 so no real time has to pass: the timers are due at the next turn's step 5.
 """
