@@ -184,6 +184,9 @@ impl IoDriver {
             .iter()
             .filter(|event| event.token() == WAKE_TOKEN)
             .count();
+        // Which fds reported a closed read side, before their wakes run the tasks that
+        // read them (see `Io::note_closed_events`).
+        self.io.note_closed_events(&self.events);
         let io_events = process_events(&self.io, &self.events, ready) - wakes;
         ParkReport {
             timeout,

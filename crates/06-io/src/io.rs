@@ -255,6 +255,9 @@ pub struct Io {
     ctls: Cell<EpollCtls>,
     /// How many times [`Io::current`] found this table in the loop's extensions.
     searches: Cell<u64>,
+    /// The driver tells this table which events reported a read side closed
+    /// ([`note_closed_events`](Io::note_closed_events)), so a short read may be trusted.
+    closed_reported: Cell<bool>,
 }
 // ANCHOR_END: io
 
@@ -296,6 +299,41 @@ impl Io {
             attached: Cell::new(false),
             ctls: Cell::new(EpollCtls::default()),
             searches: Cell::new(0),
+            closed_reported: Cell::new(false),
+        }
+    }
+
+    /// Before the events of a park are processed: notes each fd whose event reported
+    /// its read side closed, or an error. A short read on any other socket then proves
+    /// it empty with nothing queued behind the data, and its next wait needs no
+    /// `epoll_ctl`; see `TcpStream::read`. A driver that never calls this leaves every
+    /// short read untrusted, which costs that `epoll_ctl` and loses nothing.
+    pub(crate) fn note_closed_events(&self, events: &mio::Events) {
+        self.closed_reported.set(true);
+        let mut table = self.table.borrow_mut();
+        for event in events {
+            if (event.is_read_closed() || event.is_error())
+                && let Some(Some(registration)) = table.slots.get_mut(event.token().0)
+            {
+                registration.read_closed_seen = true;
+            }
+        }
+    }
+
+    /// Whether a short read on the entry of `fd` proves the socket empty: the driver
+    /// reports closed events, and none came for this fd.
+    pub(crate) fn short_read_proves_empty(&self, fd: RawFd) -> bool {
+        if !self.closed_reported.get() {
+            return false;
+        }
+        let table = self.table.borrow();
+        match table.by_fd.get(fd) {
+            Some(index) => table
+                .slots
+                .get(index)
+                .and_then(Option::as_ref)
+                .is_some_and(|registration| !registration.read_closed_seen),
+            None => true,
         }
     }
 

@@ -127,6 +127,9 @@ pub(crate) struct Registration {
     pub(crate) owned: bool,
     pub(crate) read_kept: Kept,
     pub(crate) write_kept: Kept,
+    /// An event reported the read side closed (or an error): an end of file may be
+    /// queued behind the data with no edge to come, so a short read proves nothing.
+    pub(crate) read_closed_seen: bool,
 }
 
 impl Registration {
@@ -142,6 +145,7 @@ impl Registration {
             owned: false,
             read_kept: Kept::default(),
             write_kept: Kept::default(),
+            read_closed_seen: false,
         }
     }
 

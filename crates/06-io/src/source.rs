@@ -71,14 +71,18 @@ impl<S: AsRawFd> Owned<S> {
         self.note(direction, true)
     }
 
-    /// Like [`note_drained`](Self::note_drained), for a wait with no syscall to prove
-    /// that an edge will come (after a short read, an end of file or an error may be
-    /// queued already): the entry is the socket's and keeps the fd registered, but the
-    /// wait re-arms it (one `epoll_ctl`), so epoll reports what is there already.
-    pub(crate) fn note_kept(&self, direction: Direction) -> Option<Rc<Io>> {
-        self.note(direction, false)
+    /// Like [`note_drained`](Self::note_drained), after a read that came back shorter
+    /// than its buffer. It took all the data, but an end of file or an error may have
+    /// come with it, its edge taken with the data's. If the table knows no such event
+    /// came for this fd, the short read counts as `WouldBlock` would; otherwise the
+    /// entry keeps the fd registered and the next wait re-arms it (one `epoll_ctl`), so
+    /// that epoll reports what is there already.
+    pub(crate) fn note_short_read(&self) -> Option<Rc<Io>> {
+        self.note(Direction::Read, false)
     }
 
+    /// `drained`: a `WouldBlock` proved the socket empty; else a short read, proof
+    /// only if the table saw no closed event for the fd.
     fn note(&self, direction: Direction, drained: bool) -> Option<Rc<Io>> {
         let now = with_current(|core| core.id())?;
         let home = (self.home.get() == Some(now))
@@ -103,7 +107,9 @@ impl<S: AsRawFd> Owned<S> {
                 io
             }
         };
-        io.note_drained(self.inner.as_raw_fd(), direction, drained);
+        let fd = self.inner.as_raw_fd();
+        let drained = drained || io.short_read_proves_empty(fd);
+        io.note_drained(fd, direction, drained);
         Some(io)
     }
 }

@@ -243,9 +243,10 @@ impl TcpStream {
     /// asyncio's transports read the same way: one `recv` per readiness event, one
     /// event per turn. If that other read came back short, it took all the data: the
     /// read waits for readiness at once instead, with no `recv` that would most
-    /// likely say `WouldBlock`. That wait re-arms the fd (one `epoll_ctl`): an end of
-    /// file or an error that came with the data is queued already, with no edge to
-    /// come, and epoll reports it then.
+    /// likely say `WouldBlock`. That wait needs no `epoll_ctl`, unless an event for the
+    /// socket reported its read side closed (or an error): an end of file that came
+    /// with the data is then queued already, with no edge to come, and the wait
+    /// re-arms the fd (one `epoll_ctl`) so that epoll reports it.
     ///
     /// Cancel-safe: dropping the future before it completes loses no data, since bytes
     /// leave the kernel only in the syscall that returns them.
@@ -256,9 +257,9 @@ impl TcpStream {
             waited = true;
             if self.last_read_emptied.get() {
                 // A short read took the data: wait for readiness, no `recv` first. The
-                // fd is re-armed, so an end of file already queued is reported too.
+                // fd is re-armed if an end of file may be queued already.
                 let fd = self.inner.as_raw_fd();
-                match self.inner.note_kept(Direction::Read) {
+                match self.inner.note_short_read() {
                     Some(io) => Readiness::in_table(io, fd, Direction::Read).await?,
                     None => Readiness::new(fd, Direction::Read).await?,
                 }
@@ -272,10 +273,10 @@ impl TcpStream {
         .await?;
         let emptied = n > 0 && n < buf.len();
         if emptied {
-            // A short read took the data, but an end of file or an error may have come
-            // with it, its edge taken with the data's: the fd stays registered, and the
-            // next wait re-arms it (one `epoll_ctl`) so that epoll reports what is there.
-            let _table = self.inner.note_kept(Direction::Read);
+            // A short read took the data. Unless an event said the read side closed (an
+            // end of file may have come with the data, its edge taken with the data's),
+            // the next wait needs no `epoll_ctl`.
+            let _table = self.inner.note_short_read();
         }
         self.last_read_emptied.set(emptied);
         // With no await since `now`, the loop is still in that turn: no second look-up.
