@@ -19,13 +19,15 @@
 //!
 //! A field is *structurally pinned* when a pinned struct means a pinned field. For
 //! `CountPolls`, `inner` is, and `polls` is not. Projecting `inner` is sound only if
-//! the struct keeps four rules for as long as it is pinned:
+//! the struct keeps five rules for as long as it is pinned:
 //!
 //! 1. no method moves `inner` out of a pinned `CountPolls`, or hands out `&mut F` from
 //!    one (which would let safe code move it);
 //! 2. no `Drop` impl moves it (a `Drop` gets `&mut self` even for a pinned value);
 //! 3. `CountPolls<F>` is `Unpin` only when `F` is (the auto trait already says so);
-//! 4. the struct is not `#[repr(packed)]` (a packed field may be moved to be read).
+//! 4. the struct is not `#[repr(packed)]` (a packed field may be moved to be read);
+//! 5. once pinned, its memory is not reused or freed before `inner`'s destructor has
+//!    run (std's Drop guarantee; nothing here frees it any other way).
 //!
 //! The compiler checks none of them: that is why the projection is `unsafe`, and why a
 //! macro that writes it for you, and keeps the rules, is worth a dependency.
@@ -220,10 +222,11 @@ impl<F> CountPolls<F> {
 
     /// The projection to the pinned field: `Pin<&mut Self>` to `Pin<&mut F>`.
     fn inner(self: Pin<&mut Self>) -> Pin<&mut F> {
-        // SAFETY: `inner` is structurally pinned, and `CountPolls` keeps the four rules
+        // SAFETY: `inner` is structurally pinned, and `CountPolls` keeps the five rules
         // of the module docs: no method moves `inner` out of a pinned value or gives out
         // `&mut F` from one, there is no `Drop` impl, the auto trait makes it `Unpin`
-        // only when `F` is, and it is not `repr(packed)`.
+        // only when `F` is, it is not `repr(packed)`, and its memory is freed only by
+        // dropping it, `inner`'s destructor first.
         unsafe { self.map_unchecked_mut(|this| &mut this.inner) }
     }
 
