@@ -14,7 +14,8 @@
 //! The parser allocates only for bytes already in the buffer: a header that announces
 //! a gigabyte allocates nothing until the gigabyte has arrived, and [`Limits`] refuses
 //! it long before. A frame that is still incomplete is parsed again from its start on
-//! the next call; that costs a re-scan of the headers, never a copy of a bulk string.
+//! the next call. A lone bulk string is not copied until it is whole, but in an array
+//! the elements that have already arrived are copied again on every call.
 #![allow(unused_variables, unused_imports)]
 
 use crate::Frame;
