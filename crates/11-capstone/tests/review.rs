@@ -1,0 +1,86 @@
+//! Review: requests for which the server's bytes differ from Redis 7.0.15's. Each
+//! test sends the bytes that were sent to both and expects what Redis answered.
+
+mod common;
+
+use std::io::Write;
+
+use common::{ServerProcess, command, read_to_end};
+use oneloop_testkit::watchdog_default;
+
+/// Sends `bytes` in one write, half-closes, and reads every reply until the server
+/// closes.
+fn replies_to(server: &ServerProcess, bytes: &[u8]) -> Vec<u8> {
+    let mut stream = server.connect();
+    // A server that closes early fails the write: what it sent is still read.
+    let _ = stream.write_all(bytes);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    read_to_end(&mut stream)
+}
+
+/// A request whose every argument is within `--max-bulk` (1 MiB by default) and
+/// whose count is within the element limit is answered, however large the arguments
+/// are together: Redis 7 answers `EXISTS` on five keys of 1,000,001 bytes with `:0`.
+/// The server refuses it with `-ERR query buffer over limit` and closes, because the
+/// unparsed request passed `Config::max_query` (4 MiB + 128 KiB).
+#[test]
+fn review_a_request_within_every_limit_is_not_refused_for_its_total_size() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let keys: Vec<Vec<u8>> = (b'1'..=b'5')
+            .map(|last| {
+                let mut key = vec![b'x'; 1_000_000];
+                key.push(last);
+                key
+            })
+            .collect();
+        let mut parts: Vec<&[u8]> = vec![b"EXISTS"];
+        parts.extend(keys.iter().map(Vec::as_slice));
+        let mut request = command(&parts);
+        request.extend_from_slice(&command(&[b"PING"]));
+        assert_eq!(
+            String::from_utf8_lossy(&replies_to(&server, &request)),
+            ":0\r\n+PONG\r\n"
+        );
+    });
+}
+
+/// Redis shows an unknown command's name and arguments as the client wrote them,
+/// byte for byte: `*2\r\n$2\r\n\xff\xfe\r\n$1\r\n\xff\r\n` gets
+/// `-ERR unknown command '\xff\xfe', with args beginning with: '\xff' \r\n`. The
+/// server replaces each byte that is not UTF-8 with U+FFFD (`\xef\xbf\xbd`).
+#[test]
+fn review_an_unknown_command_is_named_with_its_own_bytes() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let got = replies_to(&server, b"*2\r\n$2\r\n\xff\xfe\r\n$1\r\n\xff\r\n");
+        assert_eq!(
+            got,
+            b"-ERR unknown command '\xff\xfe', with args beginning with: '\xff' \r\n".to_vec(),
+            "{}",
+            String::from_utf8_lossy(&got)
+        );
+    });
+}
+
+/// A count line that passes 64 KiB with no `\r\n` gets Redis's own words: `too big
+/// mbulk count string` for an array's, `too big bulk count string` for a bulk
+/// string's. The server says `header line too long` for both.
+#[test]
+fn review_a_count_line_too_long_gets_redis_words() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let digits = vec![b'1'; 70_000];
+        let array = [&b"*"[..], &digits].concat();
+        let bulk = [&b"*1\r\n$"[..], &digits].concat();
+        for (bytes, error) in [
+            (array, "-ERR Protocol error: too big mbulk count string\r\n"),
+            (bulk, "-ERR Protocol error: too big bulk count string\r\n"),
+        ] {
+            assert_eq!(
+                String::from_utf8_lossy(&replies_to(&server, &bytes)),
+                error
+            );
+        }
+    });
+}
