@@ -84,3 +84,20 @@ fn review_a_count_line_too_long_gets_redis_words() {
         }
     });
 }
+
+/// Redis names an unknown subcommand by its first 128 bytes: `COMMAND` with a
+/// 300-byte subcommand gets `-ERR unknown subcommand '` + 128 bytes +
+/// `'. Try COMMAND HELP.\r\n`. The server names all 300 bytes.
+#[test]
+fn review_an_unknown_subcommand_is_named_by_its_first_128_bytes() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let long = vec![b'z'; 300];
+        let got = replies_to(&server, &command(&[b"COMMAND", &long]));
+        let expected = format!(
+            "-ERR unknown subcommand '{}'. Try COMMAND HELP.\r\n",
+            "z".repeat(128)
+        );
+        assert_eq!(String::from_utf8_lossy(&got), expected);
+    });
+}
