@@ -101,3 +101,20 @@ fn review_an_unknown_subcommand_is_named_by_its_first_128_bytes() {
         assert_eq!(String::from_utf8_lossy(&got), expected);
     });
 }
+
+/// In an inline command Redis separates words only by space, tab, `\r` and `\n`
+/// (sdssplitargs; a vertical tab or form feed is skipped only before a word): a
+/// `\x0b` or `\x0c` inside a word is part of it. `SET k a\x0bb\r\nGET k\r\n` gets
+/// `+OK\r\n$3\r\na\x0bb\r\n`; the server splits the word in two and answers
+/// `-ERR syntax error\r\n$-1\r\n`.
+#[test]
+fn review_a_vertical_tab_or_form_feed_inside_an_inline_word_is_part_of_it() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let got = replies_to(&server, b"SET k a\x0bb\r\nGET k\r\nECHO\x0ca\r\n");
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            "+OK\r\n$3\r\na\x0bb\r\n-ERR unknown command 'ECHO\x0ca', with args beginning with: \r\n"
+        );
+    });
+}
