@@ -118,3 +118,27 @@ fn review_a_vertical_tab_or_form_feed_inside_an_inline_word_is_part_of_it() {
         );
     });
 }
+
+/// Redis refuses a count line once more than 64 KiB (65,536 bytes) have arrived from
+/// its type byte on with no `\r\n`: `*` and 65,536 digits (65,537 bytes) get
+/// `-ERR Protocol error: too big mbulk count string\r\n`, and `*1\r\n$` and 65,536
+/// digits get `too big bulk count string`. The server waits for more until 65,539
+/// (it counts from after the type byte and allows the `\r\n` on top), so a client
+/// that sends these bytes and half-closes gets nothing.
+#[test]
+fn review_a_count_line_is_refused_at_the_byte_redis_refuses_it() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let digits = vec![b'1'; 65_536];
+        for (head, error) in [
+            (&b"*"[..], "-ERR Protocol error: too big mbulk count string\r\n"),
+            (b"*1\r\n$", "-ERR Protocol error: too big bulk count string\r\n"),
+        ] {
+            let bytes = [head, &digits].concat();
+            assert_eq!(
+                String::from_utf8_lossy(&replies_to(&server, &bytes)),
+                error
+            );
+        }
+    });
+}
