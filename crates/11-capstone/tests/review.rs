@@ -142,3 +142,39 @@ fn review_a_count_line_is_refused_at_the_byte_redis_refuses_it() {
         }
     });
 }
+
+/// One command whose own reply is longer than the output bound, to a client that
+/// reads: Redis 7 answers it all (its limit for ordinary clients is none, and even a
+/// pub/sub client's 32 MiB hard limit is checked as the reply is written out). Here
+/// `SUBSCRIBE` with 2,000 channels (a reply of about 80 KB) under `--max-output
+/// 65536` gets no byte at all: the reply overflows the outbox inside the command and
+/// the client is disconnected as slow. With the default 8 MiB bound the same happens
+/// to `SUBSCRIBE` with 250,000 channels (a 3.25 MB request; Redis answers 10.1 MB).
+#[test]
+fn review_a_reply_longer_than_the_output_bound_reaches_a_client_that_reads() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&["--max-output", "65536"]);
+        let channels: Vec<Vec<u8>> = (0..2000)
+            .map(|i| format!("c{i:06}").into_bytes())
+            .collect();
+        let mut parts: Vec<&[u8]> = vec![b"SUBSCRIBE"];
+        parts.extend(channels.iter().map(Vec::as_slice));
+        let mut request = command(&parts);
+        request.extend_from_slice(&command(&[b"QUIT"]));
+        let mut expected = Vec::new();
+        for (i, channel) in channels.iter().enumerate() {
+            expected.extend_from_slice(
+                format!(
+                    "*3\r\n$9\r\nsubscribe\r\n$7\r\n{}\r\n:{}\r\n",
+                    String::from_utf8_lossy(channel),
+                    i + 1
+                )
+                .as_bytes(),
+            );
+        }
+        expected.extend_from_slice(b"+OK\r\n");
+        let got = replies_to(&server, &request);
+        assert_eq!(got.len(), expected.len(), "{} bytes arrived", got.len());
+        assert_eq!(got, expected);
+    });
+}
