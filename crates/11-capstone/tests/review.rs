@@ -178,3 +178,20 @@ fn review_a_reply_longer_than_the_output_bound_reaches_a_client_that_reads() {
         assert_eq!(got, expected);
     });
 }
+
+/// The same for the other errors that quote an argument: `EXPIRE k 10 \xff` gets
+/// `-ERR Unsupported option \xff\r\n` and `COMMAND \xff` gets
+/// `-ERR unknown subcommand '\xff'. Try COMMAND HELP.\r\n` from Redis; the server
+/// sends `\xef\xbf\xbd` in place of `\xff`.
+#[test]
+fn review_an_option_or_subcommand_is_quoted_with_its_own_bytes() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut request = command(&[b"SET", b"k", b"v"]);
+        request.extend_from_slice(&command(&[b"EXPIRE", b"k", b"10", b"\xff"]));
+        request.extend_from_slice(&command(&[b"COMMAND", b"\xff"]));
+        let got = replies_to(&server, &request);
+        let expected: &[u8] = b"+OK\r\n-ERR Unsupported option \xff\r\n-ERR unknown subcommand '\xff'. Try COMMAND HELP.\r\n";
+        assert_eq!(got, expected, "{}", String::from_utf8_lossy(&got));
+    });
+}
