@@ -1,0 +1,197 @@
+//! Review: requests for which the server's bytes differ from Redis 7.0.15's. Each
+//! test sends the bytes that were sent to both and expects what Redis answered.
+
+mod common;
+
+use std::io::Write;
+
+use common::{ServerProcess, command, read_to_end};
+use oneloop_testkit::watchdog_default;
+
+/// Sends `bytes` in one write, half-closes, and reads every reply until the server
+/// closes.
+fn replies_to(server: &ServerProcess, bytes: &[u8]) -> Vec<u8> {
+    let mut stream = server.connect();
+    // A server that closes early fails the write: what it sent is still read.
+    let _ = stream.write_all(bytes);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    read_to_end(&mut stream)
+}
+
+/// A request whose every argument is within `--max-bulk` (1 MiB by default) and
+/// whose count is within the element limit is answered, however large the arguments
+/// are together: Redis 7 answers `EXISTS` on five keys of 1,000,001 bytes with `:0`.
+/// The server refuses it with `-ERR query buffer over limit` and closes, because the
+/// unparsed request passed `Config::max_query` (4 MiB + 128 KiB).
+#[test]
+fn review_a_request_within_every_limit_is_not_refused_for_its_total_size() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let keys: Vec<Vec<u8>> = (b'1'..=b'5')
+            .map(|last| {
+                let mut key = vec![b'x'; 1_000_000];
+                key.push(last);
+                key
+            })
+            .collect();
+        let mut parts: Vec<&[u8]> = vec![b"EXISTS"];
+        parts.extend(keys.iter().map(Vec::as_slice));
+        let mut request = command(&parts);
+        request.extend_from_slice(&command(&[b"PING"]));
+        assert_eq!(
+            String::from_utf8_lossy(&replies_to(&server, &request)),
+            ":0\r\n+PONG\r\n"
+        );
+    });
+}
+
+/// Redis shows an unknown command's name and arguments as the client wrote them,
+/// byte for byte: `*2\r\n$2\r\n\xff\xfe\r\n$1\r\n\xff\r\n` gets
+/// `-ERR unknown command '\xff\xfe', with args beginning with: '\xff' \r\n`. The
+/// server replaces each byte that is not UTF-8 with U+FFFD (`\xef\xbf\xbd`).
+#[test]
+fn review_an_unknown_command_is_named_with_its_own_bytes() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let got = replies_to(&server, b"*2\r\n$2\r\n\xff\xfe\r\n$1\r\n\xff\r\n");
+        assert_eq!(
+            got,
+            b"-ERR unknown command '\xff\xfe', with args beginning with: '\xff' \r\n".to_vec(),
+            "{}",
+            String::from_utf8_lossy(&got)
+        );
+    });
+}
+
+/// A count line that passes 64 KiB with no `\r\n` gets Redis's own words: `too big
+/// mbulk count string` for an array's, `too big bulk count string` for a bulk
+/// string's. The server says `header line too long` for both.
+#[test]
+fn review_a_count_line_too_long_gets_redis_words() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let digits = vec![b'1'; 70_000];
+        let array = [&b"*"[..], &digits].concat();
+        let bulk = [&b"*1\r\n$"[..], &digits].concat();
+        for (bytes, error) in [
+            (array, "-ERR Protocol error: too big mbulk count string\r\n"),
+            (bulk, "-ERR Protocol error: too big bulk count string\r\n"),
+        ] {
+            assert_eq!(
+                String::from_utf8_lossy(&replies_to(&server, &bytes)),
+                error
+            );
+        }
+    });
+}
+
+/// Redis names an unknown subcommand by its first 128 bytes: `COMMAND` with a
+/// 300-byte subcommand gets `-ERR unknown subcommand '` + 128 bytes +
+/// `'. Try COMMAND HELP.\r\n`. The server names all 300 bytes.
+#[test]
+fn review_an_unknown_subcommand_is_named_by_its_first_128_bytes() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let long = vec![b'z'; 300];
+        let got = replies_to(&server, &command(&[b"COMMAND", &long]));
+        let expected = format!(
+            "-ERR unknown subcommand '{}'. Try COMMAND HELP.\r\n",
+            "z".repeat(128)
+        );
+        assert_eq!(String::from_utf8_lossy(&got), expected);
+    });
+}
+
+/// In an inline command Redis separates words only by space, tab, `\r` and `\n`
+/// (sdssplitargs; a vertical tab or form feed is skipped only before a word): a
+/// `\x0b` or `\x0c` inside a word is part of it. `SET k a\x0bb\r\nGET k\r\n` gets
+/// `+OK\r\n$3\r\na\x0bb\r\n`; the server splits the word in two and answers
+/// `-ERR syntax error\r\n$-1\r\n`.
+#[test]
+fn review_a_vertical_tab_or_form_feed_inside_an_inline_word_is_part_of_it() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let got = replies_to(&server, b"SET k a\x0bb\r\nGET k\r\nECHO\x0ca\r\n");
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            "+OK\r\n$3\r\na\x0bb\r\n-ERR unknown command 'ECHO\x0ca', with args beginning with: \r\n"
+        );
+    });
+}
+
+/// Redis refuses a count line once more than 64 KiB (65,536 bytes) have arrived from
+/// its type byte on with no `\r\n`: `*` and 65,536 digits (65,537 bytes) get
+/// `-ERR Protocol error: too big mbulk count string\r\n`, and `*1\r\n$` and 65,536
+/// digits get `too big bulk count string`. The server waits for more until 65,539
+/// (it counts from after the type byte and allows the `\r\n` on top), so a client
+/// that sends these bytes and half-closes gets nothing.
+#[test]
+fn review_a_count_line_is_refused_at_the_byte_redis_refuses_it() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let digits = vec![b'1'; 65_536];
+        for (head, error) in [
+            (&b"*"[..], "-ERR Protocol error: too big mbulk count string\r\n"),
+            (b"*1\r\n$", "-ERR Protocol error: too big bulk count string\r\n"),
+        ] {
+            let bytes = [head, &digits].concat();
+            assert_eq!(
+                String::from_utf8_lossy(&replies_to(&server, &bytes)),
+                error
+            );
+        }
+    });
+}
+
+/// One command whose own reply is longer than the output bound, to a client that
+/// reads: Redis 7 answers it all (its limit for ordinary clients is none, and even a
+/// pub/sub client's 32 MiB hard limit is checked as the reply is written out). Here
+/// `SUBSCRIBE` with 2,000 channels (a reply of about 80 KB) under `--max-output
+/// 65536` gets no byte at all: the reply overflows the outbox inside the command and
+/// the client is disconnected as slow. With the default 8 MiB bound the same happens
+/// to `SUBSCRIBE` with 250,000 channels (a 3.25 MB request; Redis answers 10.1 MB).
+#[test]
+fn review_a_reply_longer_than_the_output_bound_reaches_a_client_that_reads() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&["--max-output", "65536"]);
+        let channels: Vec<Vec<u8>> = (0..2000)
+            .map(|i| format!("c{i:06}").into_bytes())
+            .collect();
+        let mut parts: Vec<&[u8]> = vec![b"SUBSCRIBE"];
+        parts.extend(channels.iter().map(Vec::as_slice));
+        let mut request = command(&parts);
+        request.extend_from_slice(&command(&[b"QUIT"]));
+        let mut expected = Vec::new();
+        for (i, channel) in channels.iter().enumerate() {
+            expected.extend_from_slice(
+                format!(
+                    "*3\r\n$9\r\nsubscribe\r\n$7\r\n{}\r\n:{}\r\n",
+                    String::from_utf8_lossy(channel),
+                    i + 1
+                )
+                .as_bytes(),
+            );
+        }
+        expected.extend_from_slice(b"+OK\r\n");
+        let got = replies_to(&server, &request);
+        assert_eq!(got.len(), expected.len(), "{} bytes arrived", got.len());
+        assert_eq!(got, expected);
+    });
+}
+
+/// The same for the other errors that quote an argument: `EXPIRE k 10 \xff` gets
+/// `-ERR Unsupported option \xff\r\n` and `COMMAND \xff` gets
+/// `-ERR unknown subcommand '\xff'. Try COMMAND HELP.\r\n` from Redis; the server
+/// sends `\xef\xbf\xbd` in place of `\xff`.
+#[test]
+fn review_an_option_or_subcommand_is_quoted_with_its_own_bytes() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut request = command(&[b"SET", b"k", b"v"]);
+        request.extend_from_slice(&command(&[b"EXPIRE", b"k", b"10", b"\xff"]));
+        request.extend_from_slice(&command(&[b"COMMAND", b"\xff"]));
+        let got = replies_to(&server, &request);
+        let expected: &[u8] = b"+OK\r\n-ERR Unsupported option \xff\r\n-ERR unknown subcommand '\xff'. Try COMMAND HELP.\r\n";
+        assert_eq!(got, expected, "{}", String::from_utf8_lossy(&got));
+    });
+}
