@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! capstone-redis [--bind ADDR] [--port PORT] [--max-clients N] [--max-bulk BYTES]
-//!                [--max-output BYTES] [--idle-timeout SECONDS] [--shutdown-deadline MS]
+//!                [--max-output BYTES] [--max-query BYTES] [--idle-timeout SECONDS]
+//!                [--shutdown-deadline MS]
 //!                [--idle-timeout-ms MS] [--accept-retry-delay MS]
 //! ```
 //!
@@ -48,6 +49,7 @@ fn parse_args() -> Result<Args, String> {
             "--max-clients" => args.config.max_clients = number(value()?)? as usize,
             "--max-bulk" => args.config.limits.max_bulk = number(value()?)? as usize,
             "--max-output" => args.config.max_output = number(value()?)? as usize,
+            "--max-query" => args.config.max_query = number(value()?)? as usize,
             "--idle-timeout" => {
                 let seconds = number(value()?)?;
                 args.config.idle_timeout = (seconds > 0).then(|| Duration::from_secs(seconds));

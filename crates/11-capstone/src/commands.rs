@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::frame::encode_bulk;
+use crate::frame::{encode_bulk, error_line};
 use crate::limits::decimal;
 use crate::store::{self, Condition, Ttl};
 use crate::{Frame, Outbox, Server};
@@ -131,6 +131,13 @@ fn upper_name<'b>(name: &[u8], buffer: &'b mut [u8; LONGEST_NAME]) -> Option<&'b
 enum Reply {
     Frame(Frame),
     Fixed(&'static [u8]),
+    /// An error whose message quotes the client's bytes as they came.
+    Error(Vec<u8>),
+}
+
+/// The message `parts` make together, as bytes.
+fn error_of(parts: &[&[u8]]) -> Reply {
+    Reply::Error(parts.concat())
 }
 
 impl From<Frame> for Reply {
@@ -195,7 +202,7 @@ fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
     // subscribed mode allows.
     let Some((name, arity)) = upper_name(name, &mut buffer).and_then(|n| Some((n, arity(n)?)))
     else {
-        client.outbox.push(&unknown(name, rest));
+        push(client, unknown(name, rest));
         return After::Continue;
     };
     let words = rest.len() as i32 + 1;
@@ -229,12 +236,8 @@ fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
         }
         ("INCR", [key]) => incr(server, key, 1).into(),
         ("DECR", [key]) => incr(server, key, -1).into(),
-        ("EXPIRE", [key, ttl, options @ ..]) => {
-            expire(server, "expire", key, ttl, 1000, options).into()
-        }
-        ("PEXPIRE", [key, ttl, options @ ..]) => {
-            expire(server, "pexpire", key, ttl, 1, options).into()
-        }
+        ("EXPIRE", [key, ttl, options @ ..]) => expire(server, "expire", key, ttl, 1000, options),
+        ("PEXPIRE", [key, ttl, options @ ..]) => expire(server, "pexpire", key, ttl, 1, options),
         ("TTL", [key]) => ttl(server, key, |left| (left.as_millis() as i64 + 500) / 1000).into(),
         ("PTTL", [key]) => ttl(server, key, |left| left.as_millis() as i64).into(),
         ("PUBLISH", [channel, message]) => {
@@ -256,20 +259,26 @@ fn run(server: &Server, client: &mut Client, args: &mut [Vec<u8>]) -> After {
         }
         // Redis takes QUIT with any arguments, and ignores them.
         ("QUIT", _) => {
-            client.outbox.push_bytes(OK);
+            client.outbox.push_reply(OK);
             return After::Close;
         }
-        ("COMMAND", all) => command(all).into(),
+        ("COMMAND", all) => command(all),
         // Within the arity, but past what the command takes (`PING a b`).
         (known, _) => wrong_arity(known).into(),
     };
-    match reply {
-        Reply::Frame(frame) => client.outbox.push(&frame),
-        Reply::Fixed(bytes) => client.outbox.push_bytes(bytes),
-    };
+    push(client, reply);
     After::Continue
 }
 // ANCHOR_END: execute
+
+/// Queues `reply` for `client`.
+fn push(client: &Client, reply: Reply) {
+    match reply {
+        Reply::Frame(frame) => client.outbox.push(&frame),
+        Reply::Fixed(bytes) => client.outbox.push_reply(bytes),
+        Reply::Error(message) => client.outbox.push_with(|out| error_line(out, &message)),
+    };
+}
 
 fn not_subscribed(name: &str) -> Frame {
     Frame::error(format!(
@@ -288,7 +297,7 @@ const SHOWN: usize = 128;
 
 /// The error for an unknown command: its name as the client wrote it, and its
 /// arguments, each quoted, until they fill [`SHOWN`] bytes.
-fn unknown(name: &[u8], rest: &[Vec<u8>]) -> Frame {
+fn unknown(name: &[u8], rest: &[Vec<u8>]) -> Reply {
     let mut shown = Vec::new();
     for arg in rest {
         if shown.len() >= SHOWN {
@@ -299,11 +308,12 @@ fn unknown(name: &[u8], rest: &[Vec<u8>]) -> Frame {
         shown.extend_from_slice(&arg[..arg.len().min(room)]);
         shown.extend_from_slice(b"' ");
     }
-    Frame::error(format!(
-        "ERR unknown command '{}', with args beginning with: {}",
-        String::from_utf8_lossy(&name[..name.len().min(SHOWN)]),
-        String::from_utf8_lossy(&shown)
-    ))
+    error_of(&[
+        b"ERR unknown command '",
+        &name[..name.len().min(SHOWN)],
+        b"', with args beginning with: ",
+        &shown,
+    ])
 }
 
 fn count(keys: &[Vec<u8>], mut hit: impl FnMut(&[u8]) -> bool) -> Frame {
@@ -382,7 +392,7 @@ fn expire(
     amount: &[u8],
     scale: i64,
     options: &[Vec<u8>],
-) -> Frame {
+) -> Reply {
     let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
     for option in options {
         match String::from_utf8_lossy(option)
@@ -393,30 +403,26 @@ fn expire(
             "XX" => xx = true,
             "GT" => gt = true,
             "LT" => lt = true,
-            _ => {
-                return Frame::error(format!(
-                    "ERR Unsupported option {}",
-                    String::from_utf8_lossy(option)
-                ));
-            }
+            _ => return error_of(&[b"ERR Unsupported option ", option]),
         }
     }
     if nx && (xx || gt || lt) {
-        return Frame::error("ERR NX and XX, GT or LT options at the same time are not compatible");
+        return Frame::error("ERR NX and XX, GT or LT options at the same time are not compatible")
+            .into();
     }
     if gt && lt {
-        return Frame::error("ERR GT and LT options at the same time are not compatible");
+        return Frame::error("ERR GT and LT options at the same time are not compatible").into();
     }
     let Some(amount) = decimal(amount) else {
-        return Frame::error(NOT_AN_INTEGER);
+        return Frame::error(NOT_AN_INTEGER).into();
     };
     let Some(ms) = time_to_live_ms(amount, scale) else {
-        return Frame::error(format!("ERR invalid expire time in '{name}' command"));
+        return Frame::error(format!("ERR invalid expire time in '{name}' command")).into();
     };
     if !options.is_empty() {
         // The deadline the key has now, as a time left (`None`: it has none).
         let left = match store::ttl(&server.db, key) {
-            Ttl::Missing => return Frame::Integer(0),
+            Ttl::Missing => return Frame::Integer(0).into(),
             Ttl::Forever => None,
             Ttl::Left(left) => Some(left.as_nanos()),
         };
@@ -426,12 +432,12 @@ fn expire(
             || (gt && left.is_none_or(|left| new <= left as i128))
             || (lt && left.is_some_and(|left| new >= left as i128));
         if refused {
-            return Frame::Integer(0);
+            return Frame::Integer(0).into();
         }
     }
     // A deadline already past deletes the key, as in Redis.
     let ttl = Duration::from_millis(ms.max(0) as u64);
-    Frame::Integer(i64::from(store::expire(&server.db, key, ttl)))
+    Frame::Integer(i64::from(store::expire(&server.db, key, ttl))).into()
 }
 
 fn ttl(server: &Server, key: &[u8], unit: fn(Duration) -> i64) -> Frame {
@@ -472,18 +478,19 @@ fn unsubscribe(server: &Server, client: &mut Client, channels: &[Vec<u8>]) {
 }
 
 /// `COMMAND`, `COMMAND COUNT`, `COMMAND DOCS`: enough for `redis-cli` to start.
-fn command(rest: &[Vec<u8>]) -> Frame {
+fn command(rest: &[Vec<u8>]) -> Reply {
     let Some(sub) = rest.first() else {
-        return Frame::Array(Some(Vec::new()));
+        return Frame::Array(Some(Vec::new())).into();
     };
     match String::from_utf8_lossy(sub).to_ascii_uppercase().as_str() {
-        "COUNT" if rest.len() == 1 => Frame::Integer(COMMANDS.len() as i64),
-        "COUNT" => wrong_arity("command|count"),
+        "COUNT" if rest.len() == 1 => Frame::Integer(COMMANDS.len() as i64).into(),
+        "COUNT" => wrong_arity("command|count").into(),
         // No documentation to give: an empty reply, which redis-cli takes as "no hints".
-        "DOCS" | "INFO" | "LIST" => Frame::Array(Some(Vec::new())),
-        _ => Frame::error(format!(
-            "ERR unknown subcommand '{}'. Try COMMAND HELP.",
-            String::from_utf8_lossy(sub)
-        )),
+        "DOCS" | "INFO" | "LIST" => Frame::Array(Some(Vec::new())).into(),
+        _ => error_of(&[
+            b"ERR unknown subcommand '",
+            &sub[..sub.len().min(SHOWN)],
+            b"'. Try COMMAND HELP.",
+        ]),
     }
 }

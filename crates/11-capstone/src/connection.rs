@@ -160,7 +160,7 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
         client.outbox.end_batch();
         buffer.drain(..start);
         // ANCHOR_END: pipeline
-        if buffer.len() > config.max_query() {
+        if buffer.len() > config.max_query {
             client
                 .outbox
                 .push(&Frame::error("ERR query buffer over limit"));

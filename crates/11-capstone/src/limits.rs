@@ -13,8 +13,9 @@ pub struct Limits {
     pub max_elements: usize,
     /// How deep arrays may nest (a command is one level; replies nest more).
     pub max_depth: usize,
-    /// The longest header line, `\r\n` excluded; for an inline command, the most bytes
-    /// that may arrive with no `\n` among them (Redis's inline limit is 64 KiB).
+    /// The most bytes of a header line, its type byte included, that may arrive with no
+    /// `\r\n`; for an inline command, the most bytes that may arrive with no `\n` among
+    /// them (Redis's `PROTO_INLINE_MAX_SIZE`, 64 KiB, for both).
     pub max_line: usize,
 }
 
@@ -54,11 +55,14 @@ pub(crate) fn protocol(what: impl fmt::Display) -> ParseError {
 pub(crate) type Step<T> = Result<Option<T>, ParseError>;
 
 // ANCHOR: line
-/// The header line starting at `from`, without its `\r\n`; `None` if the `\r\n` has
-/// not arrived yet.
+/// The header line starting at `from` (just after its type byte), without its
+/// `\r\n`; `None` if the `\r\n` has not arrived yet.
 ///
-/// It looks at no more than the longest line allowed and its `\r\n`: past that, the
-/// line is too long whatever follows.
+/// The limit is Redis's: once `max_line` bytes, the type byte among them, have arrived
+/// with no line end, the line is refused, in Redis's words for a count (`too big mbulk
+/// count string` after `*`, `too big bulk count string` after `$`). A line whose end
+/// has arrived is returned whatever its length: a count that long is no number, and
+/// the reader of the count refuses it.
 pub(crate) fn line<'b>(buf: &'b [u8], from: usize, limits: &Limits) -> Step<&'b [u8]> {
     line_resumed(buf, from, &mut 0, limits)
 }
@@ -75,25 +79,33 @@ pub(crate) fn line_resumed<'b>(
     limits: &Limits,
 ) -> Step<&'b [u8]> {
     let rest = buf.get(from..).unwrap_or_default();
-    let window = &rest[..rest.len().min(limits.max_line.saturating_add(2))];
-    let start = (*searched).min(window.len());
+    let start = (*searched).min(rest.len());
     // Each `\r` found is the line's end if a `\n` follows it.
-    let end = find_crlf(&window[start..]).map(|at| start + at);
-    looked_at(end.map_or(window.len(), |end| end + 2) - start);
+    let end = find_crlf(&rest[start..]).map(|at| start + at);
+    looked_at(end.map_or(rest.len(), |end| end + 2) - start);
     match end {
-        Some(end) if end > limits.max_line => Err(protocol("header line too long")),
         Some(end) => {
             // Found again at once if the caller asks again (its bytes still to come).
             *searched = end;
             Ok(Some(&rest[..end]))
         }
-        // No end yet: fine while the line could still fit.
-        None if rest.len() > limits.max_line + 1 => Err(protocol("header line too long")),
+        // No end yet, and the type byte and these fill the limit.
+        None if rest.len() >= limits.max_line => Err(too_long(buf, from)),
         None => {
             // A `\r` at the end may be followed by its `\n`: look at it again.
-            *searched = window.len() - usize::from(window.last() == Some(&b'\r'));
+            *searched = rest.len() - usize::from(rest.last() == Some(&b'\r'));
             Ok(None)
         }
+    }
+}
+
+/// The error for a header line with no end past the limit, named by its type byte
+/// (the byte before `from`) as Redis names the two a request can hold.
+fn too_long(buf: &[u8], from: usize) -> ParseError {
+    match from.checked_sub(1).and_then(|at| buf.get(at)) {
+        Some(b'*') => protocol("too big mbulk count string"),
+        Some(b'$') => protocol("too big bulk count string"),
+        _ => protocol("header line too long"),
     }
 }
 
@@ -190,7 +202,9 @@ pub(crate) fn decimal(bytes: &[u8]) -> Option<i64> {
 /// or `None` while the line has not ended. A line with no words is skipped: it
 /// parses to no words at all.
 ///
-/// Words are split as Redis splits them. Spaces, tabs and `\r` separate words. A
+/// Words are split as Redis splits them. Spaces, tabs and `\r` end a word; vertical
+/// tabs and form feeds also separate words, but after a word's first byte they are
+/// part of it. A
 /// word may hold a "double-quoted" part, where `\n`, `\r`, `\t`, `\b`, `\a` and
 /// `\xHH` stand for their bytes and a `\` before any other byte stands for that
 /// byte; or a 'single-quoted' part, where only `\'` is special. A quote left open,
@@ -235,8 +249,13 @@ enum Quote {
 }
 
 /// The words of an inline line; `None` for an unbalanced quote.
+///
+/// As in Redis, any white space separates words (vertical tab and form feed too), but
+/// only a space, a tab, `\r` or `\n` ends a word: a vertical tab or a form feed after
+/// its first byte is part of it.
 fn split_words(line: &[u8]) -> Option<Vec<Vec<u8>>> {
     let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c');
+    let ends_word = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
     let mut words = Vec::new();
     let mut at = 0;
     loop {
@@ -258,7 +277,7 @@ fn split_words(line: &[u8]) -> Option<Vec<Vec<u8>>> {
             };
             at += 1;
             match (quote, byte) {
-                (Quote::None, b) if is_space(b) => break,
+                (Quote::None, b) if ends_word(b) => break,
                 (Quote::None, b'"') => quote = Quote::Double,
                 (Quote::None, b'\'') => quote = Quote::Single,
                 (Quote::Double | Quote::Single, b) if closes(quote, b) => {

@@ -92,8 +92,11 @@ impl Outbox {
     }
 
     // ANCHOR: push
-    /// Queues `frame` for the writer. Returns `false`, and disconnects the client,
-    /// when the frame would take the buffer past its bound; `false` too once the
+    /// Queues `frame`, a reply of the client's own, for the writer. A reply is queued
+    /// past the bound too: a client that reads gets every reply, however big, as Redis
+    /// sets no output limit on an ordinary client. A client that does not read is
+    /// paused before its next request instead (see `connection.rs`), so the most it
+    /// queues past the bound is the replies of one read. Returns `false` once the
     /// output is closed.
     pub fn push(&self, frame: &Frame) -> bool {
         self.push_with(|bytes| frame.encode(bytes))
@@ -106,7 +109,7 @@ impl Outbox {
         let mut bytes = self.scratch.take();
         bytes.clear();
         encode(&mut bytes);
-        let queued = self.push_bytes(&bytes);
+        let queued = self.push_reply(&bytes);
         // A big reply's room is not kept: a quiet client holds a small buffer.
         if bytes.capacity() <= SCRATCH_KEPT {
             self.scratch.replace(bytes);
@@ -114,6 +117,18 @@ impl Outbox {
         queued
     }
     // ANCHOR_END: push
+
+    /// Queues bytes of a reply already encoded, as [`push`](Self::push) does: past the
+    /// bound too. A message for a subscriber goes through
+    /// [`push_bytes`](Self::push_bytes), which keeps the bound.
+    pub fn push_reply(&self, bytes: &[u8]) -> bool {
+        if self.closed.get().is_some() {
+            return false;
+        }
+        self.buffered.borrow_mut().extend_from_slice(bytes);
+        self.wake_writer();
+        true
+    }
 
     /// Ends the output: the writer writes what is buffered, then stops.
     pub fn close(&self) {

@@ -25,8 +25,13 @@ pub struct Config {
     pub limits: Limits,
     /// How many clients may be connected at once (Redis's `maxclients`).
     pub max_clients: usize,
-    /// How many bytes of replies and messages may wait for one client.
+    /// How many bytes may wait for one client when a published message comes: a
+    /// message past it disconnects the subscriber. A client's own replies are not
+    /// refused by it; past half of it, its reader pauses before the next request.
     pub max_output: usize,
+    /// The most unparsed bytes one client may have buffered, a request still arriving
+    /// included (Redis's `client-query-buffer-limit`, 1 GiB there).
+    pub max_query: usize,
     /// How long a client may send nothing, or leave its waiting replies unread,
     /// before it is disconnected (`None`: for ever). Subscribers are exempt, as in
     /// Redis.
@@ -45,18 +50,11 @@ impl Default for Config {
             limits: Limits::default(),
             max_clients: 10_000,
             max_output: 8 * 1024 * 1024,
+            max_query: 64 * 1024 * 1024,
             idle_timeout: Some(Duration::from_secs(300)),
             shutdown_deadline: Duration::from_secs(5),
             accept_retry_delay: ACCEPT_RETRY_DELAY,
         }
-    }
-}
-
-impl Config {
-    /// The most unparsed bytes a client may have buffered: room for a request whose
-    /// arguments are four bulk strings of the largest size.
-    pub fn max_query(&self) -> usize {
-        4 * self.limits.max_bulk + 2 * self.limits.max_line
     }
 }
 

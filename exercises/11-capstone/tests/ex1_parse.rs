@@ -135,14 +135,21 @@ fn ex1_a_gigabyte_header_is_refused_before_any_byte_of_it_arrives() {
 
 #[test]
 fn ex1_a_header_line_with_no_end_is_refused_past_the_line_limit() {
-    let mut bytes = b"$".to_vec();
-    bytes.extend(std::iter::repeat_n(b'1', SMALL.max_line));
-    assert_eq!(parse(&bytes, &SMALL), Ok(None));
-    bytes.extend_from_slice(b"11");
-    assert_eq!(
-        parse(&bytes, &SMALL).unwrap_err().to_string(),
-        "Protocol error: header line too long"
-    );
+    // As Redis counts: the type byte and the digits, `max_line` of them in all with no
+    // `\r\n`, are refused, in Redis's words for the kind of count.
+    for (kind, words) in [
+        (b'$', "too big bulk count string"),
+        (b'*', "too big mbulk count string"),
+    ] {
+        let mut bytes = vec![kind];
+        bytes.extend(std::iter::repeat_n(b'1', SMALL.max_line - 1));
+        assert_eq!(parse(&bytes, &SMALL), Ok(None));
+        bytes.push(b'1');
+        assert_eq!(
+            parse(&bytes, &SMALL).unwrap_err().to_string(),
+            format!("Protocol error: {words}")
+        );
+    }
 }
 
 #[test]
