@@ -310,6 +310,9 @@ impl Io {
     /// short read untrusted, which costs that `epoll_ctl` and loses nothing.
     pub(crate) fn note_closed_events(&self, events: &mio::Events) {
         self.closed_reported.set(true);
+        if events.is_empty() {
+            return;
+        }
         let mut table = self.table.borrow_mut();
         for event in events {
             if (event.is_read_closed() || event.is_error())
