@@ -113,7 +113,7 @@ pub mod hooks {
     pub use crate::handle::{Callback, CancelFlag, Handle, SelfCancelling};
     pub use crate::off_thread::{OffThreadHooks, RemoteWake};
     pub use crate::ready::ReadyQueue;
-    pub use crate::registry::{LoopId, with_current};
+    pub use crate::registry::{LoopId, registry_searches, with_current};
     pub use oneloop_task::hooks::HANDLER_PANICKED;
     pub use oneloop_task::hooks::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
 }

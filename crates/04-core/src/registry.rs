@@ -48,6 +48,15 @@ thread_local! {
     /// The loop running a turn on this thread right now, if any (a loop that is only
     /// closing is current, but not running).
     static RUNNING: Cell<Option<LoopId>> = const { Cell::new(None) };
+    /// How many times a waker searched this thread's registry for its loop.
+    static SEARCHES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many times a waker on this thread searched the thread's registry for its loop
+/// (a wake whose loop is not the one running a turn here). A wake from the loop's own
+/// turn finds the loop current and searches nothing.
+pub fn registry_searches() -> u64 {
+    SEARCHES.with(Cell::get)
 }
 
 pub(crate) fn register(core: &Rc<Core>) {
@@ -78,6 +87,7 @@ fn wake_if_current(id: LoopId, task: TaskId) -> bool {
 }
 
 fn find(id: LoopId) -> Option<Rc<Core>> {
+    let _ = SEARCHES.try_with(|searches| searches.set(searches.get() + 1));
     LOOPS
         .try_with(|loops| {
             loops

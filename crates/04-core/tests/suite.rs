@@ -26,3 +26,5 @@ mod panic_payload;
 mod sample_counts;
 #[path = "task_cost.rs"]
 mod task_cost;
+#[path = "wake_search.rs"]
+mod wake_search;

@@ -192,6 +192,19 @@ mod tests {
     }
 
     #[test]
+    fn the_body_runs_on_a_thread_of_its_own() {
+        let test_thread = thread::current().id();
+        let body_thread = watchdog(Duration::from_secs(1), || thread::current().id());
+        assert_ne!(body_thread, test_thread);
+    }
+
+    #[test]
+    #[should_panic(expected = "a watchdog limit above 10s")]
+    fn a_limit_above_ten_seconds_is_refused() {
+        watchdog(DEFAULT_LIMIT + Duration::from_millis(1), || ());
+    }
+
+    #[test]
     #[should_panic(expected = "stage 0, exercise 0")]
     fn a_panic_keeps_its_message() {
         watchdog(Duration::from_secs(1), || todo!("stage 0, exercise 0"));
