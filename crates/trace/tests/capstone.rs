@@ -31,6 +31,8 @@ fn a_pipelined_request_is_read_run_and_answered_in_one_step_of_the_connection() 
         .iter()
         .position(|turn| turn.handles.iter().any(|span| span.label == connection))
         .expect("the connection runs");
+    // The book's walk through the stepper names the turns: this is turn 3.
+    assert_eq!(turns[first].number, 3, "the connection's first turn");
     // Beside it runs only the task `serve` spawned for the accept: the handler put
     // the stream into the server's group, so that task has nothing to do and ends.
     let handed_off = recording.held[1].1.ready[1].clone();
