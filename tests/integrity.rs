@@ -173,7 +173,15 @@ fn check_include(include: &Include) -> Option<String> {
             "{place}: `{path}` has `ANCHOR: {anchor}` but no `ANCHOR_END: {anchor}` after it"
         ));
     };
-    let code = lines[start + 1..start + 1 + len]
+    // mdBook stops at the first end: a second one means the listing was meant to
+    // hold more than it shows.
+    let end = start + 1 + len;
+    if lines[end + 1..].iter().any(|l| is_marker(l, "ANCHOR_END:")) {
+        return Some(format!(
+            "{place}: `{path}` has a second `ANCHOR_END: {anchor}`; mdBook stops at the first"
+        ));
+    }
+    let code = lines[start + 1..end]
         .iter()
         .any(|l| !l.trim().is_empty() && !l.contains("ANCHOR:") && !l.contains("ANCHOR_END:"));
     (!code).then(|| format!("{place}: anchor `{anchor}` in `{path}` encloses no code"))
@@ -202,18 +210,22 @@ fn include_checks_catch_what_mdbook_lets_through() {
     fs::write(
         dir.join("code.rs"),
         "fn a() {}\n// ANCHOR: full\nfn b() {}\n// ANCHOR_END: full\n\
-         /* ANCHOR: empty */\n\n/* ANCHOR_END: empty */\n// ANCHOR: open\n",
+         /* ANCHOR: empty */\n\n/* ANCHOR_END: empty */\n\
+         // ANCHOR: twice\nfn c() {}\n// ANCHOR_END: twice\nfn d() {}\n// ANCHOR_END: twice\n\
+         // ANCHOR: open\n",
     )
     .unwrap();
     let page = dir.join("page.md");
-    let text = "{{#include code.rs:full}}\n{{#include code.rs:empty}}\n{{#include code.rs:open}}\n\
+    let text = "{{#include code.rs:full}}\n{{#include code.rs:empty}}\n{{#include code.rs:twice}}\n\
+                {{#include code.rs:open}}\n\
                 {{#rustdoc_include code.rs:none}}\n{{#include gone.rs}}\n{{#include code.rs}}\n\
                 \\{{#include gone.rs}}\n{{#include code.rs:1:1}}\n{{#include code.rs:6:6}}\n";
     let found: Vec<Option<String>> = includes_in(&page, text).iter().map(check_include).collect();
-    assert_eq!(found.len(), 8, "the escaped include is skipped");
+    assert_eq!(found.len(), 9, "the escaped include is skipped");
     let problems: Vec<String> = found.into_iter().flatten().collect();
     let expect = [
         "anchor `empty` in `code.rs` encloses no code",
+        "has a second `ANCHOR_END: twice`",
         "has `ANCHOR: open` but no `ANCHOR_END: open`",
         "`code.rs` has no `ANCHOR: none`",
         "included file `gone.rs` does not exist",

@@ -108,7 +108,6 @@ async fn join_writer(writer: &mut JoinHandle<()>) {
     // Its panic, if any, was reported by the loop.
     let _ = writer.await;
 }
-// ANCHOR_END: connection
 
 /// The reader's loop: parse and run what is buffered, then read more.
 async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream) -> Ending {

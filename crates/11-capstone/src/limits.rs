@@ -66,7 +66,6 @@ pub(crate) type Step<T> = Result<Option<T>, ParseError>;
 pub(crate) fn line<'b>(buf: &'b [u8], from: usize, limits: &Limits) -> Step<&'b [u8]> {
     line_resumed(buf, from, &mut 0, limits)
 }
-// ANCHOR_END: line
 
 /// [`line`], for a line that arrives in pieces: `searched` is how many of its bytes
 /// earlier calls looked at without finding its end, and this call starts after them
@@ -108,6 +107,7 @@ fn too_long(buf: &[u8], from: usize) -> ParseError {
         _ => protocol("header line too long"),
     }
 }
+// ANCHOR_END: line
 
 /// Where the first `\r\n` in `bytes` starts.
 fn find_crlf(bytes: &[u8]) -> Option<usize> {
@@ -135,8 +135,6 @@ fn looked_at(bytes: usize) {
     #[cfg(not(test))]
     let _ = bytes;
 }
-
-// ANCHOR_END: line
 
 /// A simple string or error line as text.
 pub(crate) fn text(line: &[u8]) -> Result<String, ParseError> {
