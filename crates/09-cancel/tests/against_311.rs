@@ -20,19 +20,28 @@ fn run<T: 'static>(main: impl Future<Output = Result<T, Error>> + 'static) -> Re
         .expect("the loop runs")
 }
 
+/// A task group whose one child fails after a second (`Failed("boom")`), and whose body
+/// awaits `then` after spawning it.
+async fn group_whose_child_fails_after_a_second(
+    then: impl Future<Output = ()> + 'static,
+) -> Result<(), Error> {
+    task_group(|tg| async move {
+        tg.spawn("f", async {
+            sleep(secs(1)).await?;
+            Err::<(), _>(Error::Failed("boom".into()))
+        })?;
+        then.await;
+        Ok(())
+    })
+    .await
+}
+
 #[test]
 fn child_failing_during_exit_gives_group_and_leaves_one_request_as_311() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
-            let r = task_group(|tg| async move {
-                tg.spawn("f", async {
-                    sleep(secs(1)).await?;
-                    Err::<(), _>(Error::Failed("boom".into()))
-                })?;
-                Ok(())
-            })
-            .await;
+            let r = group_whose_child_fails_after_a_second(async {}).await;
             let after = me.cancelling();
             let t = timeout(Duration::from_millis(500), async {
                 sleep(secs(1)).await?;
@@ -200,15 +209,7 @@ fn a_groups_own_request_does_not_leak_out_of_the_group() {
     watchdog_default(|| {
         let out = run(async {
             let me = current().expect("a task");
-            let r = task_group(|tg| async move {
-                tg.spawn("f", async {
-                    sleep(secs(1)).await?;
-                    Err::<(), _>(Error::Failed("boom".into()))
-                })?;
-                plain_sleep(secs(2)).await;
-                Ok(())
-            })
-            .await;
+            let r = group_whose_child_fails_after_a_second(plain_sleep(secs(2))).await;
             let left = me.cancelling();
             let after = sleep(secs(1)).await;
             Ok((r, left, after))
