@@ -3415,18 +3415,9 @@ for name in ('call_exception_handler', '_remove_reader', 'call_later'):
     print(name, sum(call.endswith(name) for call in calls))
 print('exits', sum(isinstance(n, (ast.Return, ast.Break)) for n in ast.walk(handlers[0])))
 ";
-    let output = std::process::Command::new("python3")
-        .args(["-B", "-E", "-s", "-c", script])
-        .output()
-        .expect("python3 runs");
-    let printed = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
     assert_eq!(
-        printed.lines().collect::<Vec<_>>(),
+        printed,
         [
             "loop range(backlog)",
             "handlers 1",

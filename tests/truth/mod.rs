@@ -614,6 +614,19 @@ pub fn run_script(name: &str) -> Result<Vec<String>, String> {
     PYTHON.run(&["-B", "-E", "-s"], &script, &[], PYTHON_LIMIT)
 }
 
+/// Runs `code` with `python3 -c`, as [`run_script`] runs a script (no bytecode, no
+/// `PYTHON*` variables, no user site packages, the same time limit), and returns the
+/// lines it printed: for a check of CPython's own source rather than a scenario.
+pub fn run_code(code: &str) -> Result<Vec<String>, String> {
+    PYTHON.run_in(
+        &scripts_dir(),
+        &["-B", "-E", "-s", "-c", code],
+        "python3 -c",
+        &[],
+        PYTHON_LIMIT,
+    )
+}
+
 /// Whether `scenario` runs in a fresh CPython of its own rather than in a child forked
 /// by [`forked_traces`]: a scenario whose CPython trace follows objects' addresses (the
 /// order of a group's set of tasks). A forked child's heap is laid out otherwise than a

@@ -23,9 +23,8 @@ impl Outbox {
             self.overflow();
             return false;
         }
-        self.buffered.borrow_mut().extend_from_slice(bytes);
-        self.wake_writer();
-        true
+        // Within the bound: queued as a reply is.
+        self.push_reply(bytes)
     }
 
     /// Disconnects the client: what is buffered is dropped, the socket is shut down
