@@ -8,8 +8,11 @@
 //! [`parse`]) or an inline command, a line of words. What is left is the start of the
 //! next request; it waits for more bytes.
 
+use std::future::{Future, pending, poll_fn};
 use std::net::Shutdown;
+use std::pin::pin;
 use std::rc::Rc;
+use std::task::Poll;
 
 use oneloop::cancel::{self, cancellable};
 use oneloop::{ExceptionReport, JoinHandle, Label, TcpStream, spawn, timeout, with_current};
@@ -17,7 +20,7 @@ use oneloop::{ExceptionReport, JoinHandle, Label, TcpStream, spawn, timeout, wit
 use crate::commands::{After, Client, execute};
 use crate::limits::{Scan, inline, scan};
 use crate::outbox::Closed;
-use crate::{Config, Frame, Limits, Outbox, ParseError, Server, parse};
+use crate::{Frame, Limits, Outbox, ParseError, Server, parse};
 
 /// How much one read takes from the socket, at most.
 const READ_CHUNK: usize = 16 * 1024;
@@ -126,10 +129,16 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             let mark = config.max_output / 2;
             if client.outbox.pending() >= mark {
                 client.outbox.end_batch();
-                if !paused(config, client, mark).await {
+                // The bytes read while paused go after the rest, unparsed.
+                let waiting = Waiting {
+                    buffer: &mut buffer,
+                    parsed: start,
+                    chunk: &mut chunk,
+                };
+                if let Err(ending) = paused(server, client, stream, waiting, mark).await {
                     // What waits is not sent: the writer's next write fails, and it ends.
                     let _ = stream.shutdown(Shutdown::Both);
-                    return Ending::Idle;
+                    return ending;
                 }
                 client.outbox.begin_batch();
             }
@@ -201,28 +210,111 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
     }
 }
 
-/// Waits until fewer than `mark` bytes of output are pending. `false` when they stayed
-/// at `mark` or above for the whole idle timeout: a client that leaves its replies
-/// unread is idle too, as Redis's `timeout` counts it. (So is one that reads too slowly
-/// to take half its bound within the timeout: the writer's chunk counts as pending
-/// until all of it is written.) Subscribers are exempt here as well.
-async fn paused(config: &Config, client: &Client, mark: usize) -> bool {
-    match config.idle_timeout {
-        Some(limit) if client.channels.is_empty() => {
-            if timeout(limit, client.outbox.below(mark)).await.is_ok() {
-                return true;
+/// Waits until fewer than `mark` bytes of output are pending, reading the client's
+/// next requests into its buffer meanwhile. They are not run until the output drains.
+///
+/// Reading on matters. A client may send its whole pipeline before it reads a reply
+/// (a client library's `sendall`, a pipeline flushed at once). If the server stopped
+/// reading, that client would block in its send, never reach its reads, and the two
+/// would wait on each other. So only the parsing pauses: the requests wait in the
+/// buffer, their unparsed bytes bounded by `max_query` as always.
+///
+/// `Err` ends the connection: [`Ending::Idle`] when nothing was read and the output
+/// stayed at `mark` or above for the whole idle timeout (a client that leaves its
+/// replies unread is idle, as Redis's `timeout` counts it; the writer's chunk counts
+/// as pending until all of it is written), [`Ending::Malformed`] when the requests
+/// waiting passed `max_query`. Subscribers have no idle timeout here either. After end
+/// of file nothing more is read: the requests waiting still run once the output drains.
+async fn paused(
+    server: &Server,
+    client: &Client,
+    stream: &TcpStream,
+    waiting: Waiting<'_>,
+    mark: usize,
+) -> Result<(), Ending> {
+    let Waiting {
+        buffer,
+        parsed,
+        chunk,
+    } = waiting;
+    let config = &server.config;
+    let mut sending = true;
+    loop {
+        let next = drained_or_read(client, stream, sending.then_some(&mut *chunk), mark);
+        let event = match config.idle_timeout {
+            Some(limit) if client.channels.is_empty() => match timeout(limit, next).await {
+                Ok(event) => event,
+                Err(_) => {
+                    report(
+                        client.id,
+                        "client disconnected: its replies went unread past the idle timeout",
+                    );
+                    return Err(Ending::Idle);
+                }
+            },
+            _ => next.await,
+        };
+        match event {
+            WhilePaused::Drained => return Ok(()),
+            // The client closed its sending half, or the shutdown closed our reading
+            // half: the requests already read still run, their replies still go.
+            WhilePaused::Read(Ok(0)) => sending = false,
+            WhilePaused::Read(Ok(n)) => {
+                buffer.extend_from_slice(&chunk[..n]);
+                if buffer.len() - parsed > config.max_query {
+                    report(
+                        client.id,
+                        "client disconnected: its requests waiting passed the query limit \
+                         while its replies went unread",
+                    );
+                    return Err(Ending::Malformed);
+                }
             }
-            report(
-                client.id,
-                "client disconnected: its replies went unread past the idle timeout",
-            );
-            false
-        }
-        _ => {
-            client.outbox.below(mark).await;
-            true
+            WhilePaused::Read(Err(_)) => return Err(Ending::Error),
         }
     }
+}
+
+/// The reader's buffer as a pause finds it: `buffer[..parsed]` was run already (the
+/// batch drains it when it ends, so a pause moves no byte), the rest waits.
+struct Waiting<'a> {
+    buffer: &'a mut Vec<u8>,
+    parsed: usize,
+    chunk: &'a mut [u8],
+}
+
+/// What ended one wait of a paused reader.
+enum WhilePaused {
+    /// Fewer than the mark's bytes of output are pending, or the output closed.
+    Drained,
+    /// A read of the client's requests returned.
+    Read(std::io::Result<usize>),
+}
+
+/// Waits until the output drains below `mark` or, if `chunk` is given, a read into it
+/// returns, whichever comes first. The drain is polled first: a client that reads is
+/// served before it is read from. A read that lost is dropped unfinished, which loses
+/// no byte (it read nothing).
+async fn drained_or_read(
+    client: &Client,
+    stream: &TcpStream,
+    chunk: Option<&mut [u8]>,
+    mark: usize,
+) -> WhilePaused {
+    let mut drained = pin!(client.outbox.below(mark));
+    let mut read = pin!(async {
+        match chunk {
+            Some(chunk) => stream.read(chunk).await,
+            None => pending().await,
+        }
+    });
+    poll_fn(|cx| {
+        if drained.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(WhilePaused::Drained);
+        }
+        read.as_mut().poll(cx).map(WhilePaused::Read)
+    })
+    .await
 }
 
 /// The request at the front of `buf`, as [`parse`] answers, or `None` in place of

@@ -325,6 +325,98 @@ fn a_client_that_pipelines_faster_than_it_reads_is_paused_not_dropped() {
     });
 }
 
+/// A pipeline that fills the output past the pause, then 40 MiB of `SET` requests
+/// behind it: far more than loopback's kernel buffers hold, so a server that stopped
+/// reading while paused would leave the client blocked in its send. Returns the
+/// pipeline and the replies it asks for.
+fn a_pipeline_bigger_than_the_kernel_buffers() -> (Vec<u8>, Vec<u8>) {
+    let value = vec![b'v'; 256 * 1024];
+    let mut pipeline = command(&[b"SET", b"big", &value]);
+    let mut want = b"+OK\r\n".to_vec();
+    // 100 replies of 256 KiB, 25 MiB: the reader pauses among them.
+    for _ in 0..100 {
+        pipeline.extend(command(&[b"GET", b"big"]));
+        want.extend_from_slice(b"$262144\r\n");
+        want.extend_from_slice(&value);
+        want.extend_from_slice(b"\r\n");
+    }
+    let small = vec![b's'; 1024];
+    for _ in 0..40 * 1024 {
+        pipeline.extend(command(&[b"SET", b"small", &small]));
+        want.extend_from_slice(b"+OK\r\n");
+    }
+    pipeline.extend(command(&[b"INCR", b"done"]));
+    want.extend_from_slice(b":1\r\n");
+    (pipeline, want)
+}
+
+#[test]
+fn a_client_that_sends_its_whole_pipeline_before_reading_is_not_left_blocked_in_its_send() {
+    watchdog_default(|| {
+        // As a client library's pipeline does: every request is sent before a reply is
+        // read. Paused, the reader goes on reading requests (not running them), so the
+        // send completes; Redis, which never pauses, answers this client too.
+        let server = ServerProcess::start(&["--max-output", "1048576"]);
+        let mut client = server.connect();
+        let (pipeline, want) = a_pipeline_bigger_than_the_kernel_buffers();
+        send(&mut client, &pipeline);
+        let mut got = vec![0u8; want.len()];
+        std::io::Read::read_exact(&mut client, &mut got).expect("every reply arrives");
+        assert!(got == want, "the replies differ from what was asked");
+        drop(client);
+        let stopped = server.stop();
+        assert!(stopped.status.success());
+        assert!(stopped.stdout.contains("0 slow"), "{}", stopped.stdout);
+    });
+}
+
+#[test]
+fn a_paused_client_that_closes_its_sending_half_still_gets_every_reply() {
+    watchdog_default(|| {
+        // As `nc -N` does with a file of commands: send it all, close the sending half,
+        // read until the server closes. The end of file reaches the reader while it is
+        // paused: what it read before still runs, and every reply is written.
+        let server = ServerProcess::start(&["--max-output", "1048576"]);
+        let mut client = server.connect();
+        let (pipeline, want) = a_pipeline_bigger_than_the_kernel_buffers();
+        send(&mut client, &pipeline);
+        client
+            .shutdown(std::net::Shutdown::Write)
+            .expect("half-close");
+        let got = read_to_end(&mut client);
+        assert!(got == want, "{} bytes of {}", got.len(), want.len());
+        let stopped = server.stop();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+    });
+}
+
+#[test]
+fn a_paused_client_whose_waiting_requests_pass_the_query_limit_is_disconnected() {
+    watchdog_default(|| {
+        // The requests read while paused are bounded as every query buffer is: past
+        // `--max-query` of them unparsed, the client is let go, and the server goes on.
+        let mut server =
+            ServerProcess::start(&["--max-output", "1048576", "--max-query", "4194304"]);
+        let mut client = server.connect();
+        let (pipeline, want) = a_pipeline_bigger_than_the_kernel_buffers();
+        // The server closes the connection before it has read all of it.
+        let sent = std::io::Write::write_all(&mut client, &pipeline);
+        server.wait_for_stderr(
+            "client disconnected: its requests waiting passed the query limit \
+             while its replies went unread",
+        );
+        let got = read_to_end(&mut client);
+        assert!(
+            sent.is_err() || got.len() < want.len(),
+            "every reply was sent"
+        );
+        let mut con = Con::new(&server);
+        assert_eq!(con.simple(&["PING"]), "PONG");
+        let stopped = server.stop();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+    });
+}
+
 #[test]
 fn shutdown_finishes_computed_replies_closes_everyone_and_exits_zero() {
     watchdog_default(|| {
