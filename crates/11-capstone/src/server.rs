@@ -33,8 +33,8 @@ pub struct Config {
     /// included (Redis's `client-query-buffer-limit`, 1 GiB there).
     pub max_query: usize,
     /// How long a client may send nothing, or leave its waiting replies unread,
-    /// before it is disconnected (`None`: for ever). Subscribers are exempt, as in
-    /// Redis.
+    /// before it is disconnected. `None`, the default, is for ever, as Redis's
+    /// default `timeout 0` is. Subscribers are exempt, as in Redis.
     pub idle_timeout: Option<Duration>,
     /// How long shutdown waits for connections to finish before closing them.
     pub shutdown_deadline: Duration,
@@ -51,7 +51,7 @@ impl Default for Config {
             max_clients: 10_000,
             max_output: 8 * 1024 * 1024,
             max_query: 64 * 1024 * 1024,
-            idle_timeout: Some(Duration::from_secs(300)),
+            idle_timeout: None,
             shutdown_deadline: Duration::from_secs(5),
             accept_retry_delay: ACCEPT_RETRY_DELAY,
         }

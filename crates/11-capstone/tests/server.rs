@@ -765,6 +765,14 @@ fn a_null_or_empty_request_is_skipped_and_a_bad_element_is_named() {
     });
 }
 
+/// Without `--idle-timeout`, no client is disconnected for being silent: Redis's
+/// default `timeout` is 0, which never disconnects one, and pooled connections rely on
+/// it. (It was 300 seconds here.)
+#[test]
+fn by_default_no_client_is_disconnected_for_being_idle() {
+    assert_eq!(capstone_redis::Config::default().idle_timeout, None);
+}
+
 #[test]
 fn a_client_that_leaves_its_replies_unread_past_the_idle_timeout_is_disconnected() {
     watchdog_default(|| {
