@@ -198,9 +198,7 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             Ok(0) => return Ending::Client,
             Ok(n) => {
                 buffer.extend_from_slice(&chunk[..n]);
-                if n == chunk.len() && chunk.len() < READ_CHUNK {
-                    chunk.resize((2 * chunk.len()).min(READ_CHUNK), 0);
-                }
+                grow_after(&mut chunk, n);
             }
             Err(_) => {
                 let _ = stream.shutdown(Shutdown::Both);
@@ -240,7 +238,7 @@ async fn paused(
     let config = &server.config;
     let mut sending = true;
     loop {
-        let next = drained_or_read(client, stream, sending.then_some(&mut *chunk), mark);
+        let next = drained_or_read(client, stream, sending.then_some(&mut chunk[..]), mark);
         let event = match config.idle_timeout {
             Some(limit) if client.channels.is_empty() => match timeout(limit, next).await {
                 Ok(event) => event,
@@ -261,6 +259,7 @@ async fn paused(
             WhilePaused::Read(Ok(0)) => sending = false,
             WhilePaused::Read(Ok(n)) => {
                 buffer.extend_from_slice(&chunk[..n]);
+                grow_after(chunk, n);
                 if buffer.len() - parsed > config.max_query {
                     report(
                         client.id,
@@ -275,12 +274,19 @@ async fn paused(
     }
 }
 
+/// Doubles the read chunk, up to [`READ_CHUNK`], after a read of `n` bytes filled it.
+fn grow_after(chunk: &mut Vec<u8>, n: usize) {
+    if n == chunk.len() && chunk.len() < READ_CHUNK {
+        chunk.resize((2 * chunk.len()).min(READ_CHUNK), 0);
+    }
+}
+
 /// The reader's buffer as a pause finds it: `buffer[..parsed]` was run already (the
 /// batch drains it when it ends, so a pause moves no byte), the rest waits.
 struct Waiting<'a> {
     buffer: &'a mut Vec<u8>,
     parsed: usize,
-    chunk: &'a mut [u8],
+    chunk: &'a mut Vec<u8>,
 }
 
 /// What ended one wait of a paused reader.
