@@ -477,6 +477,44 @@ fn at_the_shutdown_deadline_a_client_that_does_not_read_is_closed() {
     });
 }
 
+#[test]
+fn on_ctrl_c_the_server_stops_accepting_closes_its_connections_and_exits_zero() {
+    watchdog_default(|| {
+        // A client that reads nothing holds the shutdown open until its deadline, two
+        // seconds: long enough to see that a newcomer is refused meanwhile.
+        let mut server = ServerProcess::start(&["--shutdown-deadline", "2000"]);
+        let mut slow = server.connect();
+        let value = vec![b'v'; 512 * 1024];
+        send(&mut slow, &command(&[b"SET", b"big", &value]));
+        expect_reply(&mut slow, b"+OK\r\n");
+        let mut gets = Vec::new();
+        for _ in 0..200 {
+            gets.extend(command(&[b"GET", b"big"]));
+        }
+        send(&mut slow, &gets);
+        server.signal("-INT");
+        server.wait_for_stderr("SIGINT received");
+        // The listener closes in the turn after the signal's: until then a connect may
+        // still land in its backlog (and is reset with it).
+        while std::net::TcpStream::connect(server.addr).is_ok() {
+            thread::sleep(Duration::from_millis(5));
+        }
+        assert!(
+            server.is_running(),
+            "the server exited before the deadline: the refusal proves nothing"
+        );
+        let stopped = server.wait();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+        assert!(
+            stopped
+                .stdout
+                .contains("shutdown: stopped accepting; closed 1 connections (0 finished, 1 forced at the deadline)"),
+            "stdout was:\n{}",
+            stopped.stdout
+        );
+    });
+}
+
 /// Sends `bytes` in one write and reads every reply until the server closes.
 fn replies_to(server: &ServerProcess, bytes: &[u8]) -> String {
     let mut stream = server.connect();

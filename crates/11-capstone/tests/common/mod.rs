@@ -101,6 +101,14 @@ impl ServerProcess {
         assert!(status.success());
     }
 
+    /// Whether the server has not exited yet.
+    pub fn is_running(&mut self) -> bool {
+        self.child
+            .try_wait()
+            .expect("the server's status")
+            .is_none()
+    }
+
     /// Sends SIGTERM and waits for the server to exit.
     pub fn stop(self) -> Stopped {
         self.signal("-TERM");
