@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
@@ -370,6 +372,78 @@ fn a_client_that_sends_its_whole_pipeline_before_reading_is_not_left_blocked_in_
     });
 }
 
+/// The server's resident memory, in KiB (Linux's `/proc`).
+fn rss_kib(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .expect("a VmRSS line");
+    line.split_whitespace()
+        .nth(1)
+        .expect("a number")
+        .parse()
+        .expect("KiB")
+}
+
+#[test]
+fn a_client_that_keeps_a_window_of_requests_in_flight_holds_no_more_than_the_query_limit() {
+    watchdog_default(|| {
+        // As a client library's pipelining with a window does: it keeps 2,000 `ECHO`s
+        // of 8 KiB (16 MiB) outstanding, sending one more for each reply it reads, and
+        // it reads steadily but more slowly than the server could write. The reader is
+        // paused again and again, and reads more requests each time, so its buffer
+        // always holds whole requests: the batch never ends. What it ran must still
+        // leave the buffer (Redis holds about the window here, under 30 MB of RSS),
+        // not stay in front of the waiting requests for as long as the client goes on.
+        let server = ServerProcess::start(&["--max-output", "16384", "--max-query", "33554432"]);
+        let pid = server.pid();
+        let mut client = server.connect();
+        let mut reader = client.try_clone().expect("a second handle");
+        let value = vec![b'e'; 8192];
+        let request = command(&[b"ECHO", &value]);
+        let reply_len = format!("${}\r\n", value.len()).len() + value.len() + 2;
+        const WINDOW: usize = 2000;
+        const TOTAL: usize = 30_000;
+        let replies = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&replies);
+        let reading = thread::spawn(move || {
+            let mut chunk = vec![0u8; 64 * 1024];
+            let mut bytes = 0;
+            while bytes < TOTAL * reply_len {
+                let n = std::io::Read::read(&mut reader, &mut chunk).expect("replies arrive");
+                assert!(n > 0, "the server closed the connection");
+                bytes += n;
+                counted.store(bytes / reply_len, Ordering::Relaxed);
+                thread::sleep(Duration::from_micros(500));
+            }
+        });
+        // Query limit, output limit, the window itself, and room for the rest.
+        let bound_kib = 96 * 1024;
+        let mut sent = 0;
+        while sent < TOTAL {
+            let outstanding = sent - replies.load(Ordering::Relaxed);
+            if outstanding < WINDOW {
+                let more = (WINDOW - outstanding).min(TOTAL - sent);
+                send(&mut client, &request.repeat(more));
+                sent += more;
+            } else {
+                thread::sleep(Duration::from_millis(1));
+            }
+            let rss = rss_kib(pid);
+            assert!(
+                rss < bound_kib,
+                "the server holds {rss} KiB after {sent} requests sent, {} replies read",
+                replies.load(Ordering::Relaxed)
+            );
+        }
+        reading.join().expect("every reply read");
+        drop(client);
+        let stopped = server.stop();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+    });
+}
+
 #[test]
 fn a_paused_client_that_closes_its_sending_half_still_gets_every_reply() {
     watchdog_default(|| {
@@ -442,6 +516,53 @@ fn shutdown_finishes_computed_replies_closes_everyone_and_exits_zero() {
             "{}",
             stopped.stderr
         );
+    });
+}
+
+#[test]
+fn a_paused_client_runs_no_request_it_sent_after_the_shutdown_began() {
+    watchdog_default(|| {
+        // The shutdown shuts every read half: "each reader sees end of file and takes
+        // no more requests" (the shutdown chapter). Linux's `shutdown(SHUT_RD)` does
+        // not stop the peer's bytes, though: a reader that reads on after it takes
+        // them. An unpaused reader checks the stop after its batch; a paused one reads
+        // on, and runs what it read once its output drains.
+        let mut server =
+            ServerProcess::start(&["--max-output", "1048576", "--shutdown-deadline", "5000"]);
+        let mut client = server.connect();
+        let value = vec![b'v'; 256 * 1024];
+        send(&mut client, &command(&[b"SET", b"big", &value]));
+        expect_reply(&mut client, b"+OK\r\n");
+        let mut gets = Vec::new();
+        for _ in 0..100 {
+            gets.extend(command(&[b"GET", b"big"]));
+        }
+        // 25 MiB of replies: the reader pauses among them.
+        send(&mut client, &gets);
+        thread::sleep(Duration::from_millis(300));
+        server.signal("-INT");
+        server.wait_for_stderr("SIGINT received");
+        thread::sleep(Duration::from_millis(100));
+        // Sent after the stop: none of these may run.
+        let late = command(&[b"INCR", b"late"]).repeat(1000);
+        for _ in 0..20 {
+            if std::io::Write::write_all(&mut client, &late).is_err() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let got = read_to_end(&mut client);
+        // Every `GET`'s reply, then nothing: any more is an `INCR`'s.
+        let gets_len = 100 * (b"$262144\r\n".len() + value.len() + 2);
+        let late_replies = got.get(gets_len..).unwrap_or_default();
+        assert!(
+            late_replies.is_empty(),
+            "{} `INCR`s sent after the shutdown began ran (of {} bytes read)",
+            late_replies.windows(2).filter(|w| *w == b"\r\n").count(),
+            got.len()
+        );
+        let stopped = server.wait();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
     });
 }
 

@@ -92,6 +92,11 @@ impl ServerProcess {
         }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends `kill -SIGNAL` to the server.
     pub fn signal(&self, signal: &str) {
         let status = Command::new("kill")
