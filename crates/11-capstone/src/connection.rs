@@ -129,6 +129,15 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             let mark = config.max_output / 2;
             if client.outbox.pending() >= mark {
                 client.outbox.end_batch();
+                // What ran leaves the buffer once it is at least half of it. A client
+                // that keeps a window of requests in flight pauses the reader again and
+                // again, and never lets a batch end: what ran must not pile up in front
+                // of what waits. Moving only as many bytes as are dropped keeps the
+                // copying linear in what the client sends.
+                if start >= buffer.len() - start {
+                    buffer.drain(..start);
+                    start = 0;
+                }
                 // The bytes read while paused go after the rest, unparsed.
                 let waiting = Waiting {
                     buffer: &mut buffer,
@@ -217,12 +226,14 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
 /// would wait on each other. So only the parsing pauses: the requests wait in the
 /// buffer, their unparsed bytes bounded by `max_query` as always.
 ///
-/// `Err` ends the connection: [`Ending::Idle`] when nothing was read and the output
-/// stayed at `mark` or above for the whole idle timeout (a client that leaves its
-/// replies unread is idle, as Redis's `timeout` counts it; the writer's chunk counts
-/// as pending until all of it is written), [`Ending::Malformed`] when the requests
-/// waiting passed `max_query`. Subscribers have no idle timeout here either. After end
-/// of file nothing more is read: the requests waiting still run once the output drains.
+/// `Err` ends the connection: [`Ending::Idle`] when, for the whole idle timeout,
+/// nothing was read and the output stayed at `mark` or above (a client that leaves
+/// its replies unread is idle, as Redis's `timeout` counts it; the writer's chunk
+/// counts as pending until all of it is written, so a client that reads too slowly
+/// to take it within the timeout counts as idle too), [`Ending::SlowClient`] when the
+/// requests waiting passed `max_query`. Subscribers have no idle timeout here either. After end
+/// of file, or once the shutdown began, nothing more is read: the requests waiting
+/// still run once the output drains.
 async fn paused(
     server: &Server,
     client: &Client,
@@ -238,6 +249,9 @@ async fn paused(
     let config = &server.config;
     let mut sending = true;
     loop {
+        // Once the shutdown began, no more requests are taken, as an unpaused reader
+        // takes none after its batch: what was read before still runs.
+        sending &= !server.is_stopping();
         let next = drained_or_read(client, stream, sending.then_some(&mut chunk[..]), mark);
         let event = match config.idle_timeout {
             Some(limit) if client.channels.is_empty() => match timeout(limit, next).await {
@@ -257,6 +271,9 @@ async fn paused(
             // The client closed its sending half, or the shutdown closed our reading
             // half: the requests already read still run, their replies still go.
             WhilePaused::Read(Ok(0)) => sending = false,
+            // Read after the shutdown began (a read half shut down still takes what
+            // the peer sends): not taken.
+            WhilePaused::Read(Ok(_)) if server.is_stopping() => sending = false,
             WhilePaused::Read(Ok(n)) => {
                 buffer.extend_from_slice(&chunk[..n]);
                 grow_after(chunk, n);
@@ -266,7 +283,8 @@ async fn paused(
                         "client disconnected: its requests waiting passed the query limit \
                          while its replies went unread",
                     );
-                    return Err(Ending::Malformed);
+                    // A client that does not read its replies is a slow client.
+                    return Err(Ending::SlowClient);
                 }
             }
             WhilePaused::Read(Err(_)) => return Err(Ending::Error),
@@ -282,7 +300,8 @@ fn grow_after(chunk: &mut Vec<u8>, n: usize) {
 }
 
 /// The reader's buffer as a pause finds it: `buffer[..parsed]` was run already (the
-/// batch drains it when it ends, so a pause moves no byte), the rest waits.
+/// batch drains it when it ends, or the pause when it is half the buffer), the rest
+/// waits.
 struct Waiting<'a> {
     buffer: &'a mut Vec<u8>,
     parsed: usize,

@@ -488,6 +488,8 @@ fn a_paused_client_whose_waiting_requests_pass_the_query_limit_is_disconnected()
         assert_eq!(con.simple(&["PING"]), "PONG");
         let stopped = server.stop();
         assert!(stopped.status.success(), "{}", stopped.stderr);
+        // A client that leaves its replies unread is a slow client, not a malformed one.
+        assert!(stopped.stdout.contains("1 slow"), "{}", stopped.stdout);
     });
 }
 
