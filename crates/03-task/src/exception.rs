@@ -41,9 +41,15 @@ pub struct ExceptionReport {
     pub panic: String,
 }
 
+/// `message (label): panic`, or `message (label)` when there is no panic to show (a
+/// report that is not about a panic, such as a server's note about a client).
 impl fmt::Display for ExceptionReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}): {}", self.message, self.label, self.panic)
+        write!(f, "{} ({})", self.message, self.label)?;
+        if !self.panic.is_empty() {
+            write!(f, ": {}", self.panic)?;
+        }
+        Ok(())
     }
 }
 

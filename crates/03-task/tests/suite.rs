@@ -9,6 +9,8 @@ mod common;
 
 #[path = "done_callbacks.rs"]
 mod done_callbacks;
+#[path = "exception_report.rs"]
+mod exception_report;
 #[path = "hostile.rs"]
 mod hostile;
 #[path = "task_cell.rs"]
