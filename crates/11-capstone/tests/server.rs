@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
@@ -521,6 +522,19 @@ fn shutdown_finishes_computed_replies_closes_everyone_and_exits_zero() {
     });
 }
 
+/// Connects, stores a 256 KiB value and sends 100 `GET`s of it: 25 MiB of replies, far
+/// past the output bound (at most the default 8 MiB in these tests) and loopback's
+/// buffers, so the reader pauses among them. Returns
+/// the client, which has read only the `SET`'s reply, and the length of the `GET`s'.
+fn a_client_paused_on_25_mib_of_replies(server: &ServerProcess) -> (TcpStream, usize) {
+    let mut client = server.connect();
+    let value = vec![b'v'; 256 * 1024];
+    send(&mut client, &command(&[b"SET", b"big", &value]));
+    expect_reply(&mut client, b"+OK\r\n");
+    send(&mut client, &command(&[b"GET", b"big"]).repeat(100));
+    (client, 100 * (b"$262144\r\n".len() + value.len() + 2))
+}
+
 #[test]
 fn a_paused_client_runs_no_request_it_sent_after_the_shutdown_began() {
     watchdog_default(|| {
@@ -531,16 +545,7 @@ fn a_paused_client_runs_no_request_it_sent_after_the_shutdown_began() {
         // on, and runs what it read once its output drains.
         let mut server =
             ServerProcess::start(&["--max-output", "1048576", "--shutdown-deadline", "5000"]);
-        let mut client = server.connect();
-        let value = vec![b'v'; 256 * 1024];
-        send(&mut client, &command(&[b"SET", b"big", &value]));
-        expect_reply(&mut client, b"+OK\r\n");
-        let mut gets = Vec::new();
-        for _ in 0..100 {
-            gets.extend(command(&[b"GET", b"big"]));
-        }
-        // 25 MiB of replies: the reader pauses among them.
-        send(&mut client, &gets);
+        let (mut client, gets_len) = a_client_paused_on_25_mib_of_replies(&server);
         thread::sleep(Duration::from_millis(300));
         server.signal("-INT");
         server.wait_for_stderr("SIGINT received");
@@ -555,7 +560,6 @@ fn a_paused_client_runs_no_request_it_sent_after_the_shutdown_began() {
         }
         let got = read_to_end(&mut client);
         // Every `GET`'s reply, then nothing: any more is an `INCR`'s.
-        let gets_len = 100 * (b"$262144\r\n".len() + value.len() + 2);
         let late_replies = got.get(gets_len..).unwrap_or_default();
         assert!(
             late_replies.is_empty(),
@@ -572,16 +576,8 @@ fn a_paused_client_runs_no_request_it_sent_after_the_shutdown_began() {
 fn at_the_shutdown_deadline_a_client_that_does_not_read_is_closed() {
     watchdog_default(|| {
         let server = ServerProcess::start(&["--shutdown-deadline", "200"]);
-        let mut slow = server.connect();
-        let value = vec![b'v'; 512 * 1024];
-        send(&mut slow, &command(&[b"SET", b"big", &value]));
-        expect_reply(&mut slow, b"+OK\r\n");
-        // Ask for far more than the kernel's buffers hold, and read none of it.
-        let mut gets = Vec::new();
-        for _ in 0..200 {
-            gets.extend(command(&[b"GET", b"big"]));
-        }
-        send(&mut slow, &gets);
+        // Far more than the kernel's buffers hold, and none of it is read.
+        let (_slow, _) = a_client_paused_on_25_mib_of_replies(&server);
         server.signal("-INT");
         let stopped = server.wait();
         assert!(stopped.status.success(), "{}", stopped.stderr);
@@ -606,15 +602,7 @@ fn on_ctrl_c_the_server_stops_accepting_closes_its_connections_and_exits_zero() 
         // A client that reads nothing holds the shutdown open until its deadline, two
         // seconds: long enough to see that a newcomer is refused meanwhile.
         let mut server = ServerProcess::start(&["--shutdown-deadline", "2000"]);
-        let mut slow = server.connect();
-        let value = vec![b'v'; 512 * 1024];
-        send(&mut slow, &command(&[b"SET", b"big", &value]));
-        expect_reply(&mut slow, b"+OK\r\n");
-        let mut gets = Vec::new();
-        for _ in 0..200 {
-            gets.extend(command(&[b"GET", b"big"]));
-        }
-        send(&mut slow, &gets);
+        let (_slow, _) = a_client_paused_on_25_mib_of_replies(&server);
         server.signal("-INT");
         server.wait_for_stderr("SIGINT received");
         // The listener closes in the turn after the signal's: until then a connect may
@@ -944,22 +932,13 @@ fn a_client_that_leaves_its_replies_unread_past_the_idle_timeout_is_disconnected
         // sends its first command at once after its connect.
         let mut server =
             ServerProcess::start(&["--idle-timeout-ms", "300", "--max-output", "1048576"]);
-        let mut slow = server.connect();
-        let value = vec![b'v'; 256 * 1024];
-        send(&mut slow, &command(&[b"SET", b"big", &value]));
-        expect_reply(&mut slow, b"+OK\r\n");
-        // 100 replies of 256 KiB, 25 MiB: far past the bound and loopback's buffers.
-        let mut gets = Vec::new();
-        for _ in 0..100 {
-            gets.extend(command(&[b"GET", b"big"]));
-        }
-        send(&mut slow, &gets);
+        let (mut slow, gets_len) = a_client_paused_on_25_mib_of_replies(&server);
         // Nothing is read until the server says it let the client go.
         server
             .wait_for_stderr("client disconnected: its replies went unread past the idle timeout");
         let got = read_to_end(&mut slow);
         assert!(
-            got.len() < 100 * value.len(),
+            got.len() < gets_len,
             "{} bytes: every reply was still sent",
             got.len()
         );
