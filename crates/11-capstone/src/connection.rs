@@ -66,7 +66,14 @@ pub async fn connection(server: Rc<Server>, stream: TcpStream) -> Result<Ending,
         let ending = leave(&server, &mut client, ending);
         // Replies already computed are written before the socket closes.
         client.outbox.close();
-        join_writer(&mut writer).await;
+        if ending == Ending::Shutdown {
+            // What the client still sends is read and dropped meanwhile: a socket
+            // closed with bytes unread sends a reset, and a reset discards the replies
+            // still on their way.
+            join_writer_dropping_input(&mut writer, &stream).await;
+        } else {
+            join_writer(&mut writer).await;
+        }
         ending
     })
     .await;
@@ -103,6 +110,21 @@ fn leave(server: &Server, client: &mut Client, ending: Ending) -> Ending {
             Ending::SlowClient
         }
         _ => ending,
+    }
+}
+
+/// Waits for the writer task, as [`join_writer`] does, reading and dropping what the
+/// client sends meanwhile, up to its end of file.
+async fn join_writer_dropping_input(writer: &mut JoinHandle<()>, stream: &TcpStream) {
+    let mut sink = [0u8; 4096];
+    let mut open = true;
+    loop {
+        match or_read(join_writer(writer), stream, open.then_some(&mut sink[..])).await {
+            Ok(()) => return,
+            Err(Ok(n)) if n > 0 => {}
+            // End of file, or the peer is gone: nothing more to drop.
+            Err(_) => open = false,
+        }
     }
 }
 
@@ -224,16 +246,18 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
 /// (a client library's `sendall`, a pipeline flushed at once). If the server stopped
 /// reading, that client would block in its send, never reach its reads, and the two
 /// would wait on each other. So only the parsing pauses: the requests wait in the
-/// buffer, their unparsed bytes bounded by `max_query` as always.
+/// buffer. Once `max_query` bytes of them wait, the reader stops reading, and TCP
+/// holds the client back: a client that reads gets its replies and is let send again;
+/// one that sent more than that before reading anything waits on the server as the
+/// server waits on it (Redis, which never pauses, answers it).
 ///
-/// `Err` ends the connection: [`Ending::Idle`] when, for the whole idle timeout,
-/// nothing was read and the output stayed at `mark` or above (a client that leaves
-/// its replies unread is idle, as Redis's `timeout` counts it; the writer's chunk
-/// counts as pending until all of it is written, so a client that reads too slowly
-/// to take it within the timeout counts as idle too), [`Ending::SlowClient`] when the
-/// requests waiting passed `max_query`. Subscribers have no idle timeout here either. After end
-/// of file, or once the shutdown began, nothing more is read: the requests waiting
-/// still run once the output drains.
+/// `Err(Ending::Idle)` ends the connection when, for the whole idle timeout, nothing
+/// was read and the output stayed at `mark` or above (a client that leaves its
+/// replies unread is idle, as Redis's `timeout` counts it; the writer's chunk counts
+/// as pending until all of it is written, so a client that reads too slowly to take
+/// it within the timeout counts as idle too). Subscribers have no idle timeout here
+/// either. After end of file nothing more is read, and after the shutdown began what
+/// is read is dropped: the requests waiting still run once the output drains.
 async fn paused(
     server: &Server,
     client: &Client,
@@ -249,10 +273,14 @@ async fn paused(
     let config = &server.config;
     let mut sending = true;
     loop {
-        // Once the shutdown began, no more requests are taken, as an unpaused reader
-        // takes none after its batch: what was read before still runs.
-        sending &= !server.is_stopping();
-        let next = drained_or_read(client, stream, sending.then_some(&mut chunk[..]), mark);
+        // Past the query limit the reader stops reading, and TCP holds the client back.
+        let room = buffer.len() - parsed < config.max_query;
+        let next = drained_or_read(
+            client,
+            stream,
+            (sending && room).then_some(&mut chunk[..]),
+            mark,
+        );
         let event = match config.idle_timeout {
             Some(limit) if client.channels.is_empty() => match timeout(limit, next).await {
                 Ok(event) => event,
@@ -271,21 +299,14 @@ async fn paused(
             // The client closed its sending half, or the shutdown closed our reading
             // half: the requests already read still run, their replies still go.
             WhilePaused::Read(Ok(0)) => sending = false,
-            // Read after the shutdown began (a read half shut down still takes what
-            // the peer sends): not taken.
-            WhilePaused::Read(Ok(_)) if server.is_stopping() => sending = false,
+            // Once the shutdown began, no more requests are taken, as an unpaused
+            // reader takes none after its batch (what was read before still runs).
+            // A read half shut down still receives what the client sends: it is read
+            // and dropped, since a socket closed with bytes unread sends a reset.
+            WhilePaused::Read(Ok(_)) if server.is_stopping() => {}
             WhilePaused::Read(Ok(n)) => {
                 buffer.extend_from_slice(&chunk[..n]);
                 grow_after(chunk, n);
-                if buffer.len() - parsed > config.max_query {
-                    report(
-                        client.id,
-                        "client disconnected: its requests waiting passed the query limit \
-                         while its replies went unread",
-                    );
-                    // A client that does not read its replies is a slow client.
-                    return Err(Ending::SlowClient);
-                }
             }
             WhilePaused::Read(Err(_)) => return Err(Ending::Error),
         }
@@ -317,16 +338,29 @@ enum WhilePaused {
 }
 
 /// Waits until the output drains below `mark` or, if `chunk` is given, a read into it
-/// returns, whichever comes first. The drain is polled first: a client that reads is
-/// served before it is read from. A read that lost is dropped unfinished, which loses
-/// no byte (it read nothing).
+/// returns, whichever comes first.
 async fn drained_or_read(
     client: &Client,
     stream: &TcpStream,
     chunk: Option<&mut [u8]>,
     mark: usize,
 ) -> WhilePaused {
-    let mut drained = pin!(client.outbox.below(mark));
+    match or_read(client.outbox.below(mark), stream, chunk).await {
+        Ok(()) => WhilePaused::Drained,
+        Err(read) => WhilePaused::Read(read),
+    }
+}
+
+/// Waits for `first` or, if `chunk` is given, a read into it, whichever comes first:
+/// `Ok` with `first`'s output, or `Err` with the read's. `first` is polled first: a
+/// client that reads is served before it is read from. A read that lost is dropped
+/// unfinished, which loses no byte (it read nothing).
+async fn or_read<F: Future>(
+    first: F,
+    stream: &TcpStream,
+    chunk: Option<&mut [u8]>,
+) -> Result<F::Output, std::io::Result<usize>> {
+    let mut first = pin!(first);
     let mut read = pin!(async {
         match chunk {
             Some(chunk) => stream.read(chunk).await,
@@ -334,10 +368,10 @@ async fn drained_or_read(
         }
     });
     poll_fn(|cx| {
-        if drained.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(WhilePaused::Drained);
+        if let Poll::Ready(output) = first.as_mut().poll(cx) {
+            return Poll::Ready(Ok(output));
         }
-        read.as_mut().poll(cx).map(WhilePaused::Read)
+        read.as_mut().poll(cx).map(Err)
     })
     .await
 }

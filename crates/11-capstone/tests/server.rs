@@ -466,35 +466,6 @@ fn a_paused_client_that_closes_its_sending_half_still_gets_every_reply() {
 }
 
 #[test]
-fn a_paused_client_whose_waiting_requests_pass_the_query_limit_is_disconnected() {
-    watchdog_default(|| {
-        // The requests read while paused are bounded as every query buffer is: past
-        // `--max-query` of them unparsed, the client is let go, and the server goes on.
-        let mut server =
-            ServerProcess::start(&["--max-output", "1048576", "--max-query", "4194304"]);
-        let mut client = server.connect();
-        let (pipeline, want) = a_pipeline_bigger_than_the_kernel_buffers();
-        // The server closes the connection before it has read all of it.
-        let sent = std::io::Write::write_all(&mut client, &pipeline);
-        server.wait_for_stderr(
-            "client disconnected: its requests waiting passed the query limit \
-             while its replies went unread",
-        );
-        let got = read_to_end(&mut client);
-        assert!(
-            sent.is_err() || got.len() < want.len(),
-            "every reply was sent"
-        );
-        let mut con = Con::new(&server);
-        assert_eq!(con.simple(&["PING"]), "PONG");
-        let stopped = server.stop();
-        assert!(stopped.status.success(), "{}", stopped.stderr);
-        // A client that leaves its replies unread is a slow client, not a malformed one.
-        assert!(stopped.stdout.contains("1 slow"), "{}", stopped.stdout);
-    });
-}
-
-#[test]
 fn shutdown_finishes_computed_replies_closes_everyone_and_exits_zero() {
     watchdog_default(|| {
         let server = ServerProcess::start(&[]);
@@ -948,5 +919,97 @@ fn a_client_that_leaves_its_replies_unread_past_the_idle_timeout_is_disconnected
         let stopped = server.stop();
         assert!(stopped.status.success(), "{}", stopped.stderr);
         assert!(stopped.stdout.contains("1 idle"), "{}", stopped.stdout);
+    });
+}
+
+#[test]
+fn a_paused_client_that_sends_after_the_shutdown_began_still_gets_every_computed_reply() {
+    watchdog_default(|| {
+        // A paused reader stops reading once the shutdown began; what the client sends
+        // after that stays unread in the kernel, and closing a socket with unread
+        // bytes sends a reset (RFC 1122 4.2.2.13, Linux's `tcp_close`), which drops
+        // the replies still on their way: the shutdown counts the connection as
+        // finished, yet the client loses the tail of its replies. (Sending nothing
+        // after the stop, the same client gets all 100.)
+        let mut server =
+            ServerProcess::start(&["--max-output", "1048576", "--shutdown-deadline", "5000"]);
+        let mut client = server.connect();
+        let value = vec![b'v'; 256 * 1024];
+        send(&mut client, &command(&[b"SET", b"big", &value]));
+        expect_reply(&mut client, b"+OK\r\n");
+        let gets = command(&[b"GET", b"big"]).repeat(100);
+        // 25 MiB of replies: the reader pauses among them.
+        send(&mut client, &gets);
+        server.signal("-INT");
+        server.wait_for_stderr("SIGINT received");
+        // The listener is closed and the read halves shut in one step: once a connect
+        // is refused, the paused reader has its end of file.
+        while std::net::TcpStream::connect(server.addr).is_ok() {}
+        // One small request after the stop, then another once the server's loop has
+        // surely gone round (8 MiB of replies are more than loopback's buffers hold).
+        let _ = std::io::Write::write_all(&mut client, &command(&[b"PING"]));
+        let mut got = vec![0u8; 8 << 20];
+        std::io::Read::read_exact(&mut client, &mut got).expect("the first 8 MiB arrive");
+        let _ = std::io::Write::write_all(&mut client, &command(&[b"PING"]));
+        // Read in small pieces, so that the server's send buffer still holds replies
+        // when it closes (a fast reader on loopback takes each write as it is made).
+        let mut piece = [0u8; 64];
+        while let Ok(n @ 1..) = std::io::Read::read(&mut client, &mut piece) {
+            got.extend_from_slice(&piece[..n]);
+        }
+        let gets_len = 100 * (b"$262144\r\n".len() + value.len() + 2);
+        let stopped = server.wait();
+        assert!(stopped.status.success(), "{}", stopped.stderr);
+        assert!(
+            got.len() == gets_len,
+            "{} of {gets_len} bytes of computed replies arrived; the server says: {}",
+            got.len(),
+            stopped.stdout
+        );
+    });
+}
+
+#[test]
+fn a_client_that_reads_all_along_but_sends_faster_is_paused_not_dropped() {
+    watchdog_default(|| {
+        // A client with a reading thread and a sending thread (as a pipelining client
+        // library's may be): it reads all the time, 32 bytes a read, only slower than
+        // the 1 KiB replies of its 20-byte `GET`s come. Before the paused reader read on, loopback's
+        // buffers held the sender back and every reply arrived. Now the paused reader
+        // takes the client's requests as fast as they come, and past `--max-query`
+        // of them waiting it disconnects the client as slow. Redis, which does not
+        // pause, answers them all.
+        let server = ServerProcess::start(&["--max-output", "65536", "--max-query", "262144"]);
+        let mut client = server.connect();
+        let value = vec![b'v'; 1024];
+        send(&mut client, &command(&[b"SET", b"v", &value]));
+        expect_reply(&mut client, b"+OK\r\n");
+        let count = 30_000;
+        let reply_len = b"$1024\r\n".len() + value.len() + 2;
+        let mut reading = client.try_clone().expect("clone the socket");
+        let reader = thread::spawn(move || {
+            let (mut got, mut piece) = (0, [0u8; 32]);
+            while got < count * reply_len {
+                match std::io::Read::read(&mut reading, &mut piece) {
+                    Ok(0) => return Err(format!("end of file after {got} bytes")),
+                    Ok(n) => got += n,
+                    Err(error) => return Err(format!("{error} after {got} bytes")),
+                }
+            }
+            Ok(got)
+        });
+        // 600 KiB of requests, more than the query limit: it would be a slow client
+        // only if it did not read.
+        let sent = std::io::Write::write_all(&mut client, &command(&[b"GET", b"v"]).repeat(count));
+        let read = reader.join().expect("the reader thread");
+        drop(client);
+        let stopped = server.stop();
+        assert!(
+            sent.is_ok() && read.is_ok(),
+            "sent: {sent:?}, read: {read:?}; the server says: {}{}",
+            stopped.stdout,
+            stopped.stderr
+        );
+        assert!(stopped.stdout.contains("0 slow"), "{}", stopped.stdout);
     });
 }
