@@ -8,13 +8,11 @@
 //! [`parse`]) or an inline command, a line of words. What is left is the start of the
 //! next request; it waits for more bytes.
 
-use std::future::{Future, pending, poll_fn};
+use std::future::{Future, pending};
 use std::net::Shutdown;
-use std::pin::pin;
 use std::rc::Rc;
-use std::task::Poll;
 
-use oneloop::cancel::{self, cancellable};
+use oneloop::cancel::{self, Selected, cancellable, select};
 use oneloop::{ExceptionReport, JoinHandle, Label, TcpStream, spawn, timeout, with_current};
 
 use crate::commands::{After, Client, execute};
@@ -255,8 +253,8 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
 /// was read and the output stayed at `mark` or above (a client that leaves its
 /// replies unread is idle, as Redis's `timeout` counts it; the writer's chunk counts
 /// as pending until all of it is written, so a client that reads too slowly to take
-/// it within the timeout counts as idle too). Subscribers have no idle timeout here
-/// either. After end of file nothing more is read, and after the shutdown began what
+/// it within the timeout counts as idle too), `Err(Ending::Error)` when a read fails.
+/// Subscribers have no idle timeout here either. After end of file nothing more is read, and after the shutdown began what
 /// is read is dropped: the requests waiting still run once the output drains.
 async fn paused(
     server: &Server,
@@ -275,11 +273,10 @@ async fn paused(
     loop {
         // Past the query limit the reader stops reading, and TCP holds the client back.
         let room = buffer.len() - parsed < config.max_query;
-        let next = drained_or_read(
-            client,
+        let next = or_read(
+            client.outbox.below(mark),
             stream,
             (sending && room).then_some(&mut chunk[..]),
-            mark,
         );
         let event = match config.idle_timeout {
             Some(limit) if client.channels.is_empty() => match timeout(limit, next).await {
@@ -295,20 +292,20 @@ async fn paused(
             _ => next.await,
         };
         match event {
-            WhilePaused::Drained => return Ok(()),
+            Ok(()) => return Ok(()),
             // The client closed its sending half, or the shutdown closed our reading
             // half: the requests already read still run, their replies still go.
-            WhilePaused::Read(Ok(0)) => sending = false,
+            Err(Ok(0)) => sending = false,
             // Once the shutdown began, no more requests are taken, as an unpaused
             // reader takes none after its batch (what was read before still runs).
             // A read half shut down still receives what the client sends: it is read
             // and dropped, since a socket closed with bytes unread sends a reset.
-            WhilePaused::Read(Ok(_)) if server.is_stopping() => {}
-            WhilePaused::Read(Ok(n)) => {
+            Err(Ok(_)) if server.is_stopping() => {}
+            Err(Ok(n)) => {
                 buffer.extend_from_slice(&chunk[..n]);
                 grow_after(chunk, n);
             }
-            WhilePaused::Read(Err(_)) => return Err(Ending::Error),
+            Err(Err(_)) => return Err(Ending::Error),
         }
     }
 }
@@ -329,51 +326,25 @@ struct Waiting<'a> {
     chunk: &'a mut Vec<u8>,
 }
 
-/// What ended one wait of a paused reader.
-enum WhilePaused {
-    /// Fewer than the mark's bytes of output are pending, or the output closed.
-    Drained,
-    /// A read of the client's requests returned.
-    Read(std::io::Result<usize>),
-}
-
-/// Waits until the output drains below `mark` or, if `chunk` is given, a read into it
-/// returns, whichever comes first.
-async fn drained_or_read(
-    client: &Client,
-    stream: &TcpStream,
-    chunk: Option<&mut [u8]>,
-    mark: usize,
-) -> WhilePaused {
-    match or_read(client.outbox.below(mark), stream, chunk).await {
-        Ok(()) => WhilePaused::Drained,
-        Err(read) => WhilePaused::Read(read),
-    }
-}
-
 /// Waits for `first` or, if `chunk` is given, a read into it, whichever comes first:
-/// `Ok` with `first`'s output, or `Err` with the read's. `first` is polled first: a
-/// client that reads is served before it is read from. A read that lost is dropped
-/// unfinished, which loses no byte (it read nothing).
+/// `Ok` with `first`'s output, or `Err` with the read's. A biased [`select`]: `first`
+/// is polled first, so a client that reads is served before it is read from. A read
+/// that lost is dropped unfinished, which loses no byte (it read nothing).
 async fn or_read<F: Future>(
     first: F,
     stream: &TcpStream,
     chunk: Option<&mut [u8]>,
 ) -> Result<F::Output, std::io::Result<usize>> {
-    let mut first = pin!(first);
-    let mut read = pin!(async {
+    let read = async {
         match chunk {
             Some(chunk) => stream.read(chunk).await,
             None => pending().await,
         }
-    });
-    poll_fn(|cx| {
-        if let Poll::Ready(output) = first.as_mut().poll(cx) {
-            return Poll::Ready(Ok(output));
-        }
-        read.as_mut().poll(cx).map(Err)
-    })
-    .await
+    };
+    match select(first, read).await {
+        Selected::First(output, _) => Ok(output),
+        Selected::Second(read, _) => Err(read),
+    }
 }
 
 /// The request at the front of `buf`, as [`parse`] answers, or `None` in place of

@@ -520,7 +520,9 @@ fn a_paused_client_runs_no_request_it_sent_after_the_shutdown_began() {
         thread::sleep(Duration::from_millis(300));
         server.signal("-INT");
         server.wait_for_stderr("SIGINT received");
-        thread::sleep(Duration::from_millis(100));
+        // The listener is closed and the read halves shut in one step: once a connect
+        // is refused, the stop has reached the reader.
+        server.wait_until_connects_are_refused();
         // Sent after the stop: none of these may run.
         let late = command(&[b"INCR", b"late"]).repeat(1000);
         for _ in 0..20 {
@@ -576,11 +578,7 @@ fn on_ctrl_c_the_server_stops_accepting_closes_its_connections_and_exits_zero() 
         let (_slow, _) = a_client_paused_on_25_mib_of_replies(&server);
         server.signal("-INT");
         server.wait_for_stderr("SIGINT received");
-        // The listener closes in the turn after the signal's: until then a connect may
-        // still land in its backlog (and is reset with it).
-        while std::net::TcpStream::connect(server.addr).is_ok() {
-            thread::sleep(Duration::from_millis(5));
-        }
+        server.wait_until_connects_are_refused();
         assert!(
             server.is_running(),
             "the server exited before the deadline: the refusal proves nothing"
@@ -944,7 +942,7 @@ fn a_paused_client_that_sends_after_the_shutdown_began_still_gets_every_computed
         server.wait_for_stderr("SIGINT received");
         // The listener is closed and the read halves shut in one step: once a connect
         // is refused, the paused reader has its end of file.
-        while std::net::TcpStream::connect(server.addr).is_ok() {}
+        server.wait_until_connects_are_refused();
         // One small request after the stop, then another once the server's loop has
         // surely gone round (8 MiB of replies are more than loopback's buffers hold).
         let _ = std::io::Write::write_all(&mut client, &command(&[b"PING"]));

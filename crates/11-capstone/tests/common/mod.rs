@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
 use std::rc::Rc;
+use std::thread;
 use std::time::Duration;
 
 /// A running `capstone-redis`, killed if the test ends before it stopped it.
@@ -104,6 +105,16 @@ impl ServerProcess {
             .status()
             .expect("kill(1) runs");
         assert!(status.success());
+    }
+
+    /// Connects until a connect is refused: the listener is closed. After a stop
+    /// signal the listener closes in a later turn than the signal's, and until then a
+    /// connect may still land in its backlog (and is reset with it). The watchdog is the
+    /// hang detector.
+    pub fn wait_until_connects_are_refused(&self) {
+        while TcpStream::connect(self.addr).is_ok() {
+            thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Whether the server has not exited yet.
