@@ -420,13 +420,15 @@ fn expire(
         return Frame::error(format!("ERR invalid expire time in '{name}' command")).into();
     };
     if !options.is_empty() {
-        // The deadline the key has now, as a time left (`None`: it has none).
+        // The deadline the key has now, as whole milliseconds left (`None`: it has
+        // none). Both deadlines are compared in whole milliseconds, as Redis keeps
+        // them: in the millisecond a key was given 100, `GT 100` is not later.
         let left = match store::ttl(&server.db, key) {
             Ttl::Missing => return Frame::Integer(0).into(),
             Ttl::Forever => None,
-            Ttl::Left(left) => Some(left.as_nanos()),
+            Ttl::Left(left) => Some(left.as_millis()),
         };
-        let new = i128::from(ms) * 1_000_000;
+        let new = i128::from(ms);
         let refused = (nx && left.is_some())
             || (xx && left.is_none())
             || (gt && left.is_none_or(|left| new <= left as i128))

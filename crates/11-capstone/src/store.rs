@@ -82,7 +82,8 @@ pub enum Ttl {
     Missing,
     /// The key has no deadline (`-1`).
     Forever,
-    /// The key is deleted in this long.
+    /// The key is deleted in about this long: whole milliseconds, counted as Redis
+    /// counts them (the deadline's millisecond less the millisecond now).
     Left(Duration),
 }
 
@@ -273,7 +274,8 @@ pub fn expire(db: &Db, key: &[u8], ttl: Duration) -> bool {
     true
 }
 
-/// The time to live of `key`.
+/// The time to live of `key`, in whole milliseconds: the deadline's millisecond less
+/// the millisecond now, as Redis counts it.
 pub fn ttl(db: &Db, key: &[u8]) -> Ttl {
     let now = now();
     match db.borrow_mut().live(key, now) {
@@ -282,8 +284,17 @@ pub fn ttl(db: &Db, key: &[u8]) -> Ttl {
         Some(Entry {
             expiry: Some(expiry),
             ..
-        }) => Ttl::Left(expiry.at - now),
+        }) => Ttl::Left(whole_ms_between(now, expiry.at)),
     }
+}
+
+/// The time from `now` to `at` as Redis counts it: the difference of the two times in
+/// whole milliseconds. Redis keeps a deadline as a time in milliseconds and reads the
+/// time in milliseconds too, so a key given 100 ms has 100 left for the rest of the
+/// millisecond it was set in, and a new deadline is later than the old one only from
+/// the next millisecond on (`EXPIRE ... GT`).
+fn whole_ms_between(now: Duration, at: Duration) -> Duration {
+    Duration::from_millis((at.as_millis() - now.as_millis()) as u64)
 }
 
 /// Adds `delta` to the integer stored at `key` (a missing key counts as 0); the

@@ -83,7 +83,8 @@ pub enum Ttl {
     Missing,
     /// The key has no deadline (`-1`).
     Forever,
-    /// The key is deleted in this long.
+    /// The key is deleted in about this long: whole milliseconds, counted as Redis
+    /// counts them (the deadline's millisecond less the millisecond now).
     Left(Duration),
 }
 
@@ -193,7 +194,8 @@ pub fn expire(db: &Db, key: &[u8], ttl: Duration) -> bool {
     todo!("stage 11, challenge: the store; see chapter 11.3")
 }
 
-/// The time to live of `key`.
+/// The time to live of `key`, in whole milliseconds: the deadline's millisecond less
+/// the millisecond now, as Redis counts it.
 pub fn ttl(db: &Db, key: &[u8]) -> Ttl {
     todo!("stage 11, challenge: the store; see chapter 11.3")
 }

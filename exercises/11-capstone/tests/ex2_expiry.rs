@@ -84,6 +84,25 @@ fn ex2_overwriting_or_re_expiring_a_key_replaces_its_deadline() {
 }
 
 #[test]
+fn ex2_a_time_to_live_is_counted_in_whole_milliseconds() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            // Set at 0.3 ms: the deadline falls in millisecond 100.
+            block_for(Duration::from_micros(300));
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            // Still millisecond 0: 100 left, as Redis counts (not 99.5).
+            block_for(Duration::from_micros(500));
+            assert_eq!(store::ttl(&db, b"k"), Ttl::Left(ms(100)));
+            // Millisecond 1: 99 left.
+            block_for(Duration::from_micros(400));
+            assert_eq!(store::ttl(&db, b"k"), Ttl::Left(ms(99)));
+        })
+        .unwrap();
+}
+
+#[test]
 fn ex2_a_read_at_the_deadline_itself_misses() {
     let mut event_loop = virtual_time_loop();
     event_loop
