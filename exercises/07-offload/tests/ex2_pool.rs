@@ -226,3 +226,37 @@ fn ex2_an_idle_worker_takes_the_next_job_and_no_thread_is_started() {
         }
     });
 }
+
+#[test]
+fn ex2_shutdown_lets_the_workers_finish_the_jobs_still_queued() {
+    watchdog(LIMIT, || {
+        // One thread, busy with a job held open, and a second job queued behind it.
+        let pool = ThreadPool::with_limits(1, Duration::from_secs(60));
+        let (started_tx, started_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        pool.submit(move || {
+            started_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        })
+        .unwrap();
+        from_job(&started_rx, &pool); // the first job is running
+        let (queued_tx, queued_rx) = mpsc::channel();
+        pool.submit(move || queued_tx.send("ran").unwrap()).unwrap();
+        let shutting = {
+            let pool = pool.clone();
+            thread::spawn(move || pool.shutdown(Duration::from_secs(8)))
+        };
+        // Released only once the shutdown began: the queued job is then found by a
+        // worker of a pool that takes no more jobs, and must still run.
+        while pool.is_open() {
+            thread::yield_now();
+        }
+        release_tx.send(()).unwrap();
+        let report = shutting.join().unwrap();
+        assert!(
+            report.is_clean(),
+            "shutdown gave up on the queue it should have finished: {report}"
+        );
+        assert_eq!(queued_rx.try_recv(), Ok("ran"), "the queued job ran");
+    });
+}
