@@ -14,10 +14,11 @@
 //! again. A wait that starts while data is already there would never be told, unless
 //! an edge is still to come. The socket tells the table when one is sure to come: its
 //! syscall said `WouldBlock`, so any data after that arrives later and makes an edge.
-//! A short read is not enough: it proves the data gone, but an end of file or an
-//! error that came with the data is still queued, and its edge was taken with the
-//! data's. After one, the socket keeps the fd registered, and its next wait re-arms
-//! it. Each event taken for the direction cancels that
+//! A short read counts the same only if no event for the fd reported its read side
+//! closed (or an error): after such an event, an end of file or an error that came
+//! with the data is still queued, and its edge was taken with the data's. Then the
+//! socket keeps the fd registered, and its next wait re-arms it (see
+//! `Io::short_read_proves_empty`). Each event taken for the direction cancels that
 //! (see `Kept`). A wait with that assurance parks its waker and calls nothing; any
 //! other wait re-arms the fd (one `EPOLL_CTL_MOD`), and epoll then looks at the
 //! socket and reports data already there.
