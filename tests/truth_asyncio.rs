@@ -3428,3 +3428,36 @@ print('exits', sum(isinstance(n, (ast.Return, ast.Break)) for n in ast.walk(hand
         ]
     );
 }
+
+#[test]
+fn cpython_event_set_skips_the_future_a_cancel_already_finished() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    // set_result on a cancelled future raises InvalidStateError: a set that reached
+    // it would end this script with a traceback.
+    let script = "\
+import asyncio
+async def main():
+    event = asyncio.Event()
+    task = asyncio.create_task(event.wait())
+    await asyncio.sleep(0)
+    waiter = next(iter(event._waiters))
+    task.cancel()
+    print('future cancelled by the request', waiter.cancelled())
+    event.set()
+    print('set raised nothing')
+    try:
+        await task
+    except asyncio.CancelledError:
+        print('task ended cancelled')
+asyncio.run(main())
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        printed,
+        [
+            "future cancelled by the request True",
+            "set raised nothing",
+            "task ended cancelled",
+        ]
+    );
+}

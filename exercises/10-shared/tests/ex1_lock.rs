@@ -3,7 +3,9 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use crate::common::{Log, bare_yield, first_poll_elsewhere, pending_after_one_poll, run, turn};
+use crate::common::{
+    Log, bare_yield, first_poll_elsewhere, pending_after_one_poll, plain_yield, run, turn,
+};
 use ex10_shared::{BOUND_TO_ANOTHER_LOOP, LOCK_NOT_ACQUIRED, Lock};
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_testkit::watchdog_default;
@@ -240,21 +242,6 @@ fn ex1_a_waiter_cancelled_while_the_lock_is_held_wakes_no_one() {
             log.lines()
         );
     });
-}
-
-/// One yield that is not a cancellation point: a cancel request made meanwhile stays
-/// undelivered, for the next cancellation point to deliver.
-async fn plain_yield() {
-    let mut yielded = false;
-    std::future::poll_fn(move |cx| {
-        if yielded {
-            return std::task::Poll::Ready(());
-        }
-        yielded = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
-    })
-    .await;
 }
 
 #[test]

@@ -2,7 +2,9 @@
 
 use std::rc::Rc;
 
-use crate::common::{Log, bare_yield, first_poll_elsewhere, pending_after_one_poll, run};
+use crate::common::{
+    Log, bare_yield, first_poll_elsewhere, pending_after_one_poll, plain_yield, run,
+};
 use ex10_shared::{Queue, QueueError, TASK_DONE_TOO_OFTEN};
 use oneloop_cancel::{Error, spawn_named};
 use oneloop_testkit::watchdog_default;
@@ -535,5 +537,157 @@ fn ex2_a_putter_whose_cancel_is_taken_at_another_await_still_puts_its_item() {
             a.join().await
         });
         assert_eq!(result, Ok((Err(Error::Cancelled(None)), 2)));
+    });
+}
+
+#[test]
+fn ex2_a_getter_or_a_putter_cancelled_while_waiting_leaves_the_line_to_the_next() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(1));
+            let getter = |name: &'static str| {
+                let (q, gl) = (Rc::clone(&queue), l.clone());
+                spawn_named(name, async move {
+                    let item = q.get().await?;
+                    gl.say(format!("{name}-got-{item}"));
+                    Ok(())
+                })
+            };
+            let (a, b) = (getter("a"), getter("b"));
+            bare_yield().await?;
+            // a leaves the line before anything is put: the item is b's.
+            a.cancel(None);
+            assert!(a.join().await.is_err(), "a ends cancelled");
+            queue.put_nowait("x")?;
+            b.join().await?;
+            // The same for putters, on the queue full again.
+            queue.put_nowait("y")?;
+            let putter = |name: &'static str| {
+                let (q, pl) = (Rc::clone(&queue), l.clone());
+                spawn_named(name, async move {
+                    q.put(name).await?;
+                    pl.say(format!("{name}-put"));
+                    Ok(())
+                })
+            };
+            let (c, d) = (putter("c"), putter("d"));
+            bare_yield().await?;
+            c.cancel(None);
+            assert!(c.join().await.is_err(), "c ends cancelled");
+            assert_eq!(queue.get_nowait()?, "y");
+            d.join().await?;
+            l.say(format!("holds-{}", queue.get_nowait()?));
+            Ok(())
+        })
+        .expect(
+            "main ends well (a stall here means a get or a put woke the cancelled \
+             waiter, left first in the line, instead of the one behind it)",
+        );
+        assert_eq!(
+            log.texts(),
+            ["b-got-x", "d-put", "holds-d"],
+            "{:?}",
+            log.lines()
+        );
+    });
+}
+
+#[test]
+fn ex2_a_woken_getter_that_finds_the_queue_empty_again_waits_again() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let l = log.clone();
+        run(async move {
+            let queue = Rc::new(Queue::new(0));
+            let (q, gl) = (Rc::clone(&queue), l.clone());
+            let getter = spawn_named("getter", async move {
+                let item = q.get().await?;
+                gl.say(format!("got-{item}"));
+                Ok(())
+            });
+            bare_yield().await?;
+            // The put wakes the getter; a newcomer takes the item before it runs.
+            queue.put_nowait("x")?;
+            assert_eq!(queue.get_nowait()?, "x");
+            bare_yield().await?;
+            l.say(format!("len-{}", queue.len()));
+            queue.put_nowait("y")?;
+            getter.join().await
+        })
+        .expect("main ends well (the woken getter must wait again, not fail Empty)");
+        assert_eq!(log.texts(), ["len-0", "got-y"], "{:?}", log.lines());
+    });
+}
+
+#[test]
+fn ex2_a_put_on_a_full_queue_that_is_shut_down_fails_and_does_not_wait() {
+    watchdog_default(|| {
+        let result = run(async {
+            let queue = Rc::new(Queue::new(1));
+            queue.put_nowait(1)?;
+            let q = Rc::clone(&queue);
+            let waiting = spawn_named("waiting", async move { Ok(q.put(2).await) });
+            bare_yield().await?;
+            queue.shutdown(false);
+            // Still full: the woken putter and a new put both fail, neither waits.
+            let woken = waiting.join().await?;
+            let newcomer = queue.put(3).await;
+            Ok((woken, newcomer, queue.get_nowait()?, queue.get_nowait()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(QueueError::ShutDown),
+                Err(QueueError::ShutDown),
+                1,
+                Err(QueueError::ShutDown)
+            )),
+            "a put on a full queue checks the shutdown before it waits"
+        );
+    });
+}
+
+#[test]
+fn ex2_a_get_or_a_put_that_must_wait_delivers_a_cancel_made_before_it() {
+    watchdog_default(|| {
+        let result = run(async {
+            let queue = Rc::new(Queue::new(1));
+            let q = Rc::clone(&queue);
+            let getter = spawn_named("getter", async move {
+                plain_yield().await;
+                // The request came while the getter was away: this get is where it
+                // sees it.
+                q.get().await.map_err(Error::from)
+            });
+            bare_yield().await?;
+            getter.cancel(None);
+            // Nothing is put until the getter ends: a get that queued a waiter instead
+            // of delivering the cancel would wait for ever.
+            let got = getter.join().await;
+            queue.put_nowait(1)?;
+            let q = Rc::clone(&queue);
+            let putter = spawn_named("putter", async move {
+                plain_yield().await;
+                q.put(2).await.map_err(Error::from)
+            });
+            bare_yield().await?;
+            putter.cancel(None);
+            let put = putter.join().await;
+            let left = queue.get_nowait()?;
+            Ok((got, put, left, queue.len()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Cancelled(None)),
+                Err(Error::Cancelled(None)),
+                1,
+                0
+            )),
+            "a get or a put that would wait is a cancellation point: with a cancel \
+             request not yet delivered it returns the cancel instead of queueing a waiter"
+        );
     });
 }

@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use crate::common::{Log, bare_yield, run_scoped};
-use ex10_shared::{TaskLocal, spawn_named};
+use ex10_shared::{Context, Scoped, TaskLocal, spawn_named};
 use oneloop_testkit::watchdog_default;
 
 /// A task-local shared by the tasks of one test.
@@ -151,5 +151,49 @@ fn ex3_code_outside_the_task_sees_the_threads_own_context_after_a_step() {
         assert_eq!(log.texts(), ["outsider-sees-none"]);
         // And after the loop, on this thread, nothing is left set.
         assert_eq!(after.get(), Some("none"));
+    });
+}
+
+#[test]
+fn ex3_a_scoped_future_awaited_inside_a_task_puts_the_tasks_context_back() {
+    watchdog_default(|| {
+        let log = Log::new();
+        let (var, l) = (request(), log.clone());
+        run_scoped(async move {
+            var.set("task");
+            let other = Context::new();
+            let v = Rc::clone(&var);
+            // Awaited, not spawned: its polls run inside this task's step, so only
+            // Scoped's own poll can put this task's context back after each one.
+            let inner = Scoped::new(other, async move {
+                v.set("inner");
+                bare_yield().await?;
+                Ok::<_, oneloop_cancel::Error>(v.get().unwrap_or("?"))
+            });
+            let mut inner = std::pin::pin!(inner);
+            let parked = std::future::poll_fn(|cx| {
+                std::task::Poll::Ready(inner.as_mut().poll(cx).is_pending())
+            })
+            .await;
+            l.say(format!(
+                "parked-{parked}-task-sees-{}",
+                var.get().unwrap_or("?")
+            ));
+            let seen = inner.await?;
+            l.say(format!(
+                "inner-saw-{seen}-task-sees-{}",
+                var.get().unwrap_or("?")
+            ));
+            Ok(())
+        })
+        .expect("main ends well");
+        assert_eq!(
+            log.texts(),
+            [
+                "parked-true-task-sees-task",
+                "inner-saw-inner-task-sees-task"
+            ],
+            "each poll of a Scoped puts the context it replaced back"
+        );
     });
 }
