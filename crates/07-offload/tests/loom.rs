@@ -185,6 +185,54 @@ fn a_wake_before_the_push_is_lost_and_loom_sees_it() {
     });
 }
 
+/// A queue with a count beside its lock, as the inbox keeps them, for the model of the
+/// wrong take below (the real take cannot be made wrong from outside).
+#[derive(Default)]
+struct CountedQueue {
+    items: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+    count: AtomicUsize,
+}
+
+#[test]
+#[should_panic(expected = "deadlock")]
+fn a_take_that_zeroes_the_count_after_the_unlock_hides_a_push_and_loom_sees_it() {
+    // The wrong take: the items under the lock, the zero stored after the unlock. A
+    // push can land between the two and store its count, which the zero then hides:
+    // the loop, reading zero, never takes the lock again, and parks for ever.
+    model_with_three_preemptions(|| {
+        let token = Arc::new(Token::default());
+        let queue = Arc::new(CountedQueue::default());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let pushers: Vec<_> = (0..2)
+            .map(|_| {
+                let (queue, callback) = (Arc::clone(&queue), counting(&ran));
+                let wake = TokenUnpark(Arc::clone(&token));
+                thread::spawn(move || {
+                    let mut items = queue.items.lock().unwrap();
+                    items.push(Box::new(callback));
+                    queue.count.store(items.len(), Ordering::Release);
+                    drop(items);
+                    wake.unpark();
+                })
+            })
+            .collect();
+        while ran.load(Ordering::SeqCst) < 2 {
+            token.park(queue.count.load(Ordering::Acquire) > 0);
+            if queue.count.load(Ordering::Acquire) == 0 {
+                continue;
+            }
+            let taken = std::mem::take(&mut *queue.items.lock().unwrap());
+            queue.count.store(0, Ordering::Release);
+            for callback in taken {
+                callback();
+            }
+        }
+        for pusher in pushers {
+            pusher.join().unwrap();
+        }
+    });
+}
+
 #[test]
 fn the_last_handle_dropped_unused_as_the_loop_parks_on_it_is_seen() {
     // The loop's stall check counted one handle; the thread that holds it drops it

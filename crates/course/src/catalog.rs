@@ -41,6 +41,7 @@ use crate::toml_file::{self, Document, ParseError};
 /// page = "turn.md"
 /// hole = "fnv1a64:…"
 /// graded = [2, 4]           # the exercises whose tests grade it
+/// model = "loom"            # optional: tests/loom.rs, a loom model that grades it too
 /// ```
 #[derive(Debug, Clone)]
 pub struct CourseToml {
@@ -63,6 +64,8 @@ pub struct ChallengeToml {
     pub hole: Option<String>,
     /// The exercises whose tests grade the challenge.
     pub graded: Spanned<Vec<u32>>,
+    /// The test target that model-checks it under `--cfg loom`, if any.
+    pub model: Option<Spanned<String>>,
 }
 
 /// One `[[exercise]]` of a `course.toml`.
@@ -105,7 +108,7 @@ impl CourseToml {
         let challenge = match root.opt_table("challenge")? {
             None => None,
             Some(table) => {
-                table.only(&["title", "module", "page", "hole", "graded"])?;
+                table.only(&["title", "module", "page", "hole", "graded", "model"])?;
                 let graded = match table.opt_ints("graded")? {
                     Some(graded) => graded,
                     None => {
@@ -122,6 +125,7 @@ impl CourseToml {
                     page: table.string("page")?,
                     hole: table.opt_string("hole")?.map(Spanned::into_inner),
                     graded,
+                    model: table.opt_string("model")?,
                 })
             }
         };
@@ -179,6 +183,11 @@ pub struct Challenge {
     pub hole: Option<String>,
     /// The exercises whose tests grade the challenge, in id order.
     pub graded: Vec<u32>,
+    /// The test target (`tests/<model>.rs` of the exercise crate) that also grades it:
+    /// a loom model, built and run under `--cfg loom` in a target directory of its own,
+    /// after the graded tests pass. The graded tests meet the orders real threads
+    /// happen to take; loom tries every one.
+    pub model: Option<String>,
 }
 
 /// One exercise of a stage.
@@ -439,6 +448,29 @@ fn load_stage(
                     "must name one or more exercises of this stage".into(),
                 ));
             }
+            let model = match &entry.model {
+                None => None,
+                Some(model) => {
+                    let name = model.get_ref();
+                    if !is_module_name(name)
+                        || !root
+                            .join(dir)
+                            .join("tests")
+                            .join(format!("{name}.rs"))
+                            .is_file()
+                    {
+                        return Err(error(
+                            model.span(),
+                            "model",
+                            format!(
+                                "`{name}` names no test file {}",
+                                dir.join("tests").join(format!("{name}.rs")).display()
+                            ),
+                        ));
+                    }
+                    Some(name.clone())
+                }
+            };
             Some(Challenge {
                 title: entry.title.get_ref().clone(),
                 file: dir.join(CHALLENGE_DIR).join(format!("{module}.rs")),
@@ -447,6 +479,7 @@ fn load_stage(
                 chapter: page,
                 hole: entry.hole.clone(),
                 graded,
+                model,
             })
         }
     };
@@ -648,6 +681,28 @@ mod tests {
         assert!(err.contains("`challenge.graded`: missing"), "{err}");
         let err = error(&with.replace("graded", "grade"));
         assert!(err.contains("`challenge.grade`: unknown key"), "{err}");
+    }
+
+    #[test]
+    fn reads_the_model_that_grades_the_challenge_and_checks_its_file() {
+        let with = format!(
+            "{STAGE}\n[challenge]\ntitle = \"The whole of b\"\nmodule = \"b\"\npage = \"b.md\"\n\
+             graded = [1]\nmodel = \"loom\"\n"
+        );
+        let root = stage_one(&with);
+        let err = Catalog::load(&root).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "`challenge.model`: `loom` names no test file exercises/01-co/tests/loom.rs"
+            ),
+            "{err}"
+        );
+        write(&root, "exercises/01-co/tests/loom.rs", "");
+        let catalog = Catalog::load(&root).unwrap();
+        let challenge = catalog.stages[0].challenge.as_ref().unwrap();
+        assert_eq!(challenge.model.as_deref(), Some("loom"));
+        let err = error(&with.replace("\"loom\"", "\"../loom\""));
+        assert!(err.contains("`../loom` names no test file"), "{err}");
     }
 
     #[test]

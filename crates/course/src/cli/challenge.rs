@@ -15,6 +15,7 @@ use oneloop_course::test_output::TestRun;
 use oneloop_course::{Challenge, Stage};
 
 use super::report;
+use super::runner::ModelResult;
 use super::{CliError, Course};
 
 /// The stage's challenge, or an error saying it has none.
@@ -55,7 +56,17 @@ pub(crate) fn test(course: &Course, stage: &Stage) -> Result<ExitCode, CliError>
         StageResults::Tested(run) => run,
     };
     let states = graded_states(stage, challenge, &run);
-    let solved = states.iter().all(ExerciseState::is_solved);
+    let graded_pass = states.iter().all(ExerciseState::is_solved);
+    // The model runs only on a file the graded tests pass: its failures say little
+    // about a file that does not yet work at all.
+    let model = match &challenge.model {
+        Some(model) if graded_pass => Some((model, run_model(course, stage, model)?)),
+        _ => None,
+    };
+    let model_pass = model
+        .as_ref()
+        .is_none_or(|(_, run)| run.as_ref().is_ok_and(|r| r.iter().all(|t| t.passed)));
+    let solved = graded_pass && model_pass;
     outln!();
     outln!(
         "stage {} challenge — {}: {}",
@@ -81,6 +92,11 @@ pub(crate) fn test(course: &Course, stage: &Stage) -> Result<ExitCode, CliError>
             outln!("        {short}:");
             outln!("{}", report::indented(message, "          ", 8));
         }
+    }
+    if let Some((model, run)) = &model {
+        report_model(model, run);
+    } else if let Some(model) = &challenge.model {
+        outln!("  next  the loom model (tests/{model}.rs) runs once these pass");
     }
     outln!();
     if solved {
@@ -144,4 +160,47 @@ pub(crate) fn hint(course: &Course, stage: &Stage) -> Result<ExitCode, CliError>
         errln!("warning: could not remember the hints shown: {e}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the challenge's loom model, saying so first: its build is one of its own.
+fn run_model(
+    course: &Course,
+    stage: &Stage,
+    model: &str,
+) -> Result<Result<Vec<ModelResult>, String>, CliError> {
+    errln!(
+        "running the loom model on it (`RUSTFLAGS=\"--cfg loom\" cargo test -p {} \
+         --features challenge --test {model}`, in target/loom; its first build takes a \
+         minute)…",
+        stage.package
+    );
+    course.cargo.test_model(stage, model)
+}
+
+/// One line for the model, and the first failure's test and message.
+fn report_model(model: &str, run: &Result<Vec<ModelResult>, String>) {
+    match run {
+        Err(block) => {
+            outln!("  FAIL  the loom model (tests/{model}.rs) does not compile:");
+            outln!("{}", report::indented(block, "          ", 12));
+        }
+        Ok(results) => {
+            let passed = results.iter().filter(|t| t.passed).count();
+            let mark = if passed == results.len() {
+                "pass"
+            } else {
+                "FAIL"
+            };
+            outln!(
+                "  {mark}  the loom model (tests/{model}.rs, every order of its threads)  \
+                 passed {passed} of {}",
+                report::tests(results.len())
+            );
+            if let Some(failed) = results.iter().find(|t| !t.passed) {
+                let short = failed.name.rsplit("::").next().unwrap_or(&failed.name);
+                outln!("        {short}:");
+                outln!("{}", report::indented(&failed.message, "          ", 8));
+            }
+        }
+    }
 }

@@ -46,6 +46,11 @@ impl Cargo {
 
     /// Runs cargo with `args` in the workspace root and captures its output.
     pub(crate) fn output(&self, args: &[&str]) -> Result<Output, CliError> {
+        self.run(self.command(args))
+    }
+
+    /// Cargo with `args`, to run in the workspace root with our variables removed.
+    fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(&self.program);
         command.args(args).current_dir(&self.root);
         if env::var_os("CARGO_TARGET_DIR").is_some() {
@@ -61,6 +66,11 @@ impl Cargo {
                 command.env_remove(var);
             }
         }
+        command
+    }
+
+    /// Runs `command` (from [`command`](Self::command)) and captures its output.
+    fn run(&self, mut command: Command) -> Result<Output, CliError> {
         command.output().map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => CliError::misuse(format!(
                 "cargo not found (tried `{}`); install Rust with rustup and put cargo on PATH",
@@ -95,6 +105,80 @@ impl Cargo {
     ) -> Result<(StageResults, String, String), CliError> {
         self.test_output(stage, &["--features", CHALLENGE_FEATURE])
             .map(|run| (run.results, run.stdout, run.stderr))
+    }
+
+    /// The challenge's model (`tests/<model>.rs`) built with `--features challenge`
+    /// under `--cfg loom`, in `<target>/loom` (a build of its own: loom replaces the
+    /// locks, so nothing of the usual build is reused), and each of its tests run in a
+    /// process of its own: loom ends a process on a deadlock, so one failing model must
+    /// not take the others' results with it. `Err` with the build's first error if it
+    /// does not compile.
+    pub(crate) fn test_model(
+        &self,
+        stage: &Stage,
+        model: &str,
+    ) -> Result<Result<Vec<ModelResult>, String>, CliError> {
+        let build = [
+            "test",
+            "-p",
+            stage.package.as_str(),
+            "--features",
+            CHALLENGE_FEATURE,
+            "--test",
+            model,
+            "--no-run",
+            "--color",
+            "never",
+            "--message-format",
+            "json-render-diagnostics",
+        ];
+        let mut command = self.command(&build);
+        let mut flags = env::var("RUSTFLAGS").unwrap_or_default();
+        flags.push_str(" --cfg loom");
+        command.env("RUSTFLAGS", flags.trim_start());
+        command.env(
+            "CARGO_TARGET_DIR",
+            workspace::target_dir(&self.root).join("loom"),
+        );
+        let built = self.run(command)?;
+        let stderr = String::from_utf8_lossy(&built.stderr);
+        if !built.status.success() {
+            return match compiler_error::first_error_block(&stderr) {
+                Some(block) => Ok(Err(block)),
+                None => Err(cargo_failed(&build, &stderr)),
+            };
+        }
+        let folder = self.root.join(&stage.dir);
+        let mut results = Vec::new();
+        for binary in test_output::executables(&String::from_utf8_lossy(&built.stdout)) {
+            let (listed, _) = run_binary(&binary, &folder, &["--list"])?;
+            let names = listed
+                .lines()
+                .filter_map(|line| line.trim().strip_suffix(": test"));
+            for name in names.map(str::to_owned) {
+                let (out, err) = run_binary(&binary, &folder, &["--exact", &name])?;
+                let run = test_output::parse(&out);
+                let passed = run
+                    .results
+                    .iter()
+                    .any(|r| r.name == name && r.outcome == test_output::Outcome::Ok);
+                let message = if passed {
+                    String::new()
+                } else {
+                    run.failure_message(&name)
+                        .map(str::to_owned)
+                        // A process that aborted printed its first panic (loom's
+                        // "deadlock; threads = …") with its output, the rest after.
+                        .unwrap_or_else(|| panic_message(&format!("{out}\n{err}")))
+                };
+                results.push(ModelResult {
+                    name,
+                    passed,
+                    message,
+                });
+            }
+        }
+        Ok(Ok(results))
     }
 
     /// The learner's build of the stage's tests (see [`Cargo::test_output`]), with
@@ -200,6 +284,36 @@ impl Cargo {
     }
 }
 
+/// How one test of a challenge's model ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ModelResult {
+    /// The test's name as printed.
+    pub(crate) name: String,
+    /// Whether it passed.
+    pub(crate) passed: bool,
+    /// Why it failed (empty when it passed).
+    pub(crate) message: String,
+}
+
+/// The first panic message in what a test process printed (the line after `panicked
+/// at`), or its last line when there is none.
+fn panic_message(printed: &str) -> String {
+    let mut lines = printed.lines();
+    while let Some(line) = lines.next() {
+        if line.contains("panicked at")
+            && let Some(message) = lines.next()
+        {
+            return message.trim().to_owned();
+        }
+    }
+    printed
+        .lines()
+        .rfind(|line| !line.trim().is_empty())
+        .unwrap_or("it ended with no output")
+        .trim()
+        .to_owned()
+}
+
 /// What one test run of a stage gave.
 pub(crate) struct StageRun {
     pub(crate) results: StageResults,
@@ -242,4 +356,23 @@ fn cargo_failed(args: &[&str], stderr: &str) -> CliError {
         "`cargo {}` failed before running any test:\n{detail}",
         args.join(" ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panic_message;
+
+    #[test]
+    fn the_first_panic_is_the_one_reported() {
+        let printed = "running 1 test\n\nthread 'model::a' panicked at loom/src/rt/execution.rs:215:13:\n\
+                       deadlock; threads = [(Id(0), Blocked)]\nstack backtrace:\n\n\
+                       thread 'model::a' panicked at core/src/panicking.rs:233:5:\n\
+                       panic in a destructor during cleanup\n";
+        assert_eq!(
+            panic_message(printed),
+            "deadlock; threads = [(Id(0), Blocked)]"
+        );
+        assert_eq!(panic_message("running 1 test\nSIGSEGV\n\n"), "SIGSEGV");
+        assert_eq!(panic_message(""), "it ended with no output");
+    }
 }
