@@ -24,6 +24,8 @@ mod observer_alloc;
 mod panic_payload;
 #[path = "sample_counts.rs"]
 mod sample_counts;
+#[path = "stall.rs"]
+mod stall;
 #[path = "task_cost.rs"]
 mod task_cost;
 #[path = "wake_search.rs"]
