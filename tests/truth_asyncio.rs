@@ -3461,3 +3461,58 @@ asyncio.run(main())
         ]
     );
 }
+
+/// Chapters 4.3 and 5.5 on CPython's pulse: a task that ticks and sleeps 10 ms, spawned
+/// before a worker that blocks 100 ms ten times with a `sleep(0)` after each. 3.11
+/// ticks four times, in turns 2, 4, 7 and 10 (the turns oneloop's
+/// `ex4_the_pulse_ticks_every_three_turns_behind_a_blocking_worker` pins), each tick
+/// three blocking chunks after the one before.
+#[test]
+fn cpython_pulse_ticks_every_three_turns_behind_a_blocking_worker() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import asyncio, time, asyncio.base_events as b
+turn = 0
+run_once = b.BaseEventLoop._run_once
+def counted(loop):
+    global turn
+    turn += 1
+    run_once(loop)
+b.BaseEventLoop._run_once = counted
+chunks = 0
+ticks = []
+async def pulse(done):
+    while not done[0]:
+        ticks.append((turn, chunks, time.monotonic()))
+        await asyncio.sleep(0.01)
+async def worker(done):
+    global chunks
+    for _ in range(10):
+        time.sleep(0.1)
+        chunks += 1
+        await asyncio.sleep(0)
+    done[0] = True
+async def main():
+    done = [False]
+    ticking = asyncio.create_task(pulse(done))
+    working = asyncio.create_task(worker(done))
+    await working
+    await ticking
+asyncio.run(main())
+print('ticks', len(ticks))
+print('turns', *[t for t, _, _ in ticks])
+print('chunks before each tick', *[c for _, c, _ in ticks])
+gaps = [later - earlier for (_, _, earlier), (_, _, later) in zip(ticks, ticks[1:])]
+print('every gap at least 0.3 s', all(gap >= 0.3 for gap in gaps))
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        printed,
+        [
+            "ticks 4",
+            "turns 2 4 7 10",
+            "chunks before each tick 0 3 6 9",
+            "every gap at least 0.3 s True",
+        ]
+    );
+}
