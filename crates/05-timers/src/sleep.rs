@@ -9,7 +9,8 @@
 //! marks itself fired and wakes the task, as the callback that sets the future's
 //! result would. A `Drop` cancels the timer — Rust's cancellation is dropping the
 //! future, so the `finally` becomes `Drop`. One sleep allocates the timer's entry, and
-//! nothing else: the cancel flag its handle carries is one the layer keeps for reuse.
+//! nothing else: the handle that runs it is the entry itself, its own cancel flag
+//! (a self-cancelling handle of stage 4).
 //!
 //! `sleep(Duration::ZERO)` registers no timer: like asyncio's `sleep(0)`, it is a bare
 //! yield that puts the task at the back of the ready queue.
