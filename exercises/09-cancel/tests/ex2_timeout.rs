@@ -136,3 +136,51 @@ fn ex2_the_exit_compares_with_the_count_at_entry_and_only_a_cancel_times_out() {
         );
     });
 }
+
+/// Two wrong exits for an expired scope with an outer request left: "make a fresh
+/// cancel" (the outer cancel's message is lost) and "an outer request left means
+/// cancelled" (a body that caught its time-out and finished anyway loses its value).
+/// The body's end comes through unchanged; the outer request stays, and the next
+/// cancellation point delivers it.
+#[test]
+fn ex2_with_an_outer_request_left_the_bodys_end_comes_through_unchanged() {
+    watchdog_default(|| {
+        let result = run(async {
+            // The deadline (1 s) cancels the first sleep; the outer cancel (2 s)
+            // lands in the cleanup, at a cancellation point.
+            let cancelled = spawn(async {
+                timeout(secs(1), async {
+                    let _ = sleep(secs(10)).await;
+                    sleep(secs(5)).await
+                })
+                .await
+            });
+            // The same, but the cleanup awaits a stage 5 sleep, no cancellation
+            // point: the body finishes with its value, the outer request undelivered.
+            let finished = spawn(async {
+                let r = timeout(secs(1), async {
+                    let _ = sleep(secs(10)).await;
+                    oneloop_timers::sleep(secs(5)).await;
+                    Ok("finished anyway")
+                })
+                .await;
+                let next = yield_now().await;
+                Ok((r, next))
+            });
+            sleep(secs(2)).await?;
+            cancelled.cancel(Some("outer"));
+            finished.cancel(Some("outer"));
+            Ok((cancelled.join().await, finished.join().await))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Cancelled(Some("outer".into()))),
+                Ok((
+                    Ok("finished anyway"),
+                    Err(Error::Cancelled(Some("outer".into())))
+                ))
+            ))
+        );
+    });
+}
