@@ -156,3 +156,30 @@ fn ex1_deliver_drops_the_inner_future_when_it_is_ready() {
         );
     });
 }
+
+/// The wrong mechanism "poll the inner future once more before dropping it": a
+/// delivered cancel drops the inner future unpolled. A last poll could take a value
+/// from it (a message, a connection) that the drop then loses.
+#[test]
+fn ex1_a_delivered_cancel_does_not_poll_the_inner_future() {
+    watchdog_default(|| {
+        let polls = Rc::new(std::cell::Cell::new(0));
+        let p = Rc::clone(&polls);
+        let result = run(async move {
+            let child = spawn(async move {
+                // A stage 5 sleep is no cancellation point: the request waits.
+                oneloop_timers::sleep(secs(1)).await;
+                cancellable(std::future::poll_fn(move |_| {
+                    p.set(p.get() + 1);
+                    std::task::Poll::Ready(7)
+                }))
+                .await
+            });
+            yield_now().await?;
+            child.cancel(None);
+            child.join().await
+        });
+        assert_eq!(result, Err(Error::Cancelled(None)));
+        assert_eq!(polls.get(), 0, "the inner future was polled");
+    });
+}
