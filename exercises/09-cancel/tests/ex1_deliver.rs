@@ -183,3 +183,20 @@ fn ex1_a_delivered_cancel_does_not_poll_the_inner_future() {
         assert_eq!(polls.get(), 0, "the inner future was polled");
     });
 }
+
+/// The wrong mechanism "there is always a running task": `deliver` polled outside
+/// any task (here with no loop at all) has no request to deliver, so it polls the
+/// inner future, as a cancellation point does there.
+#[test]
+fn ex1_deliver_outside_a_task_polls_the_inner_future() {
+    watchdog_default(|| {
+        let mut inner = Some(Box::pin(async { 3 }));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let polled = deliver(&mut inner, &mut cx);
+        assert!(
+            matches!(polled, std::task::Poll::Ready(Ok(3))),
+            "{polled:?}"
+        );
+        assert!(inner.is_none(), "the inner future is dropped when ready");
+    });
+}
