@@ -118,3 +118,40 @@ fn ex4_a_select_polled_after_it_resolved_panics_instead_of_staying_pending() {
         assert!(text.contains("polled after it resolved"), "{text}");
     });
 }
+
+/// The wrong mechanism "only the loser needs dropping": the winner's future is
+/// dropped too when the select resolves, whichever side wins. A future that returned
+/// `Ready` may still hold what it used (a `poll_fn` keeps its closure's captures)
+/// until it is dropped.
+#[test]
+fn ex4_the_winners_future_is_dropped_when_the_select_resolves_on_either_side() {
+    watchdog_default(|| {
+        let waker = CountingWaker::new();
+        let waker = waker.waker();
+        let mut cx = Context::from_waker(&waker);
+        let winner = |flag: &DropFlag| {
+            let guard = flag.guard();
+            boxed(std::future::poll_fn(move |_| {
+                let _held = &guard;
+                Poll::Ready(7u8)
+            }))
+        };
+        let first_wins = DropFlag::new();
+        let (mut a, mut b) = (winner(&first_wins), boxed(pending::<u8>()));
+        let outcome = poll_select(&mut a, &mut b, &mut cx);
+        assert!(matches!(
+            outcome,
+            Poll::Ready(Selected::First(7, LoserFate::Dropped))
+        ));
+        assert_eq!(first_wins.drops(), 1, "the first side won and was kept");
+        let second_wins = DropFlag::new();
+        let (mut a, mut b) = (boxed(pending::<u8>()), winner(&second_wins));
+        let outcome = poll_select(&mut a, &mut b, &mut cx);
+        assert!(matches!(
+            outcome,
+            Poll::Ready(Selected::Second(7, LoserFate::Dropped))
+        ));
+        assert_eq!(second_wins.drops(), 1, "the second side won and was kept");
+        assert!(a.is_none() && b.is_none());
+    });
+}
