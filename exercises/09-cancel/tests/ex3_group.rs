@@ -408,3 +408,38 @@ fn ex3_an_aborted_owner_cancels_its_groups_children() {
         );
     });
 }
+
+/// The wrong mechanism "once the body has ended there is no owner to cancel": a child
+/// that fails while the group waits for the others still cancels the owner, whose
+/// wait takes the cancel. As on 3.11, the group takes that request back only when the
+/// body ends, before the wait, so `cancelling()` of the owner says 1 after the group;
+/// the request was delivered, so the owner's next await is not cancelled.
+#[test]
+fn ex3_a_failure_after_the_body_ended_still_cancels_the_owner() {
+    watchdog_default(|| {
+        let result = run(async {
+            let r = task_group(|tg| async move {
+                tg.spawn("sibling", async { sleep(secs(10)).await })?;
+                tg.spawn("bad", async {
+                    sleep(secs(1)).await?;
+                    Err::<(), _>(Error::Failed("late".into()))
+                })?;
+                Ok(())
+            })
+            .await;
+            let me = current().expect("main is a task");
+            let left = me.cancelling();
+            let next = sleep(secs(1)).await;
+            Ok((r, left, next, oneloop_timers::time()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Err(Error::Group(vec![Error::Failed("late".into())])),
+                1,
+                Ok(()),
+                secs(2)
+            ))
+        );
+    });
+}
