@@ -178,6 +178,17 @@ impl Cargo {
                 });
             }
         }
+        if results.is_empty() {
+            // The target holds nothing without the cfg: a build that ignored our
+            // RUSTFLAGS (CARGO_ENCODED_RUSTFLAGS wins over it) checked nothing.
+            results.push(ModelResult {
+                name: model.to_owned(),
+                passed: false,
+                message: "the model's binary lists no test: it was built without \
+                          `--cfg loom` (is CARGO_ENCODED_RUSTFLAGS set?)"
+                    .to_owned(),
+            });
+        }
         Ok(Ok(results))
     }
 
