@@ -52,6 +52,31 @@ fn ex3_gather_returns_results_in_argument_order() {
 }
 
 #[test]
+fn ex3_a_child_done_first_in_the_middle_hides_none_of_the_ones_after_it() {
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let outputs = until_done(&mut event_loop, async {
+            // The middle child finishes first, the last one next, the first one last:
+            // a poll that stops at a finished child never looks at the last one again.
+            gather(
+                [3, 1, 2]
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, yields)| async move {
+                        for _ in 0..yields {
+                            yield_once().await;
+                        }
+                        i * 100
+                    }),
+            )
+            .await
+        })
+        .expect("main finishes (a stall means a child's result was never taken)");
+        assert_eq!(outputs, Ok(vec![0, 100, 200]));
+    });
+}
+
+#[test]
 fn ex3_gathering_three_children_that_yield_once_resumes_main_in_turn_four() {
     watchdog_default(|| {
         let (turns, trace) = turns_to_gather(3);
