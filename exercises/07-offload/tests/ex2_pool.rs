@@ -12,6 +12,21 @@ use ex07_offload::{
 };
 use oneloop_testkit::watchdog;
 
+/// Submits a job that, once running, waits to be released and then calls `then`; returns
+/// once it runs, with the sender that releases it.
+fn run_held(pool: &ThreadPool, then: impl FnOnce() + Send + 'static) -> mpsc::Sender<()> {
+    let (started_tx, started_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    pool.submit(move || {
+        started_tx.send(()).unwrap();
+        release_rx.recv().unwrap();
+        then();
+    })
+    .unwrap();
+    from_job(&started_rx, pool);
+    release_tx
+}
+
 #[test]
 fn ex2_a_job_runs_on_a_worker_thread() {
     watchdog(LIMIT, || {
@@ -98,19 +113,9 @@ fn ex2_the_pool_never_starts_more_threads_than_its_limit() {
 fn ex2_shutdown_waits_for_a_running_job() {
     watchdog(LIMIT, || {
         let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
-        let (started_tx, started_rx) = mpsc::channel();
-        let (release_tx, release_rx) = mpsc::channel::<()>();
         let finished = Arc::new(AtomicBool::new(false));
-        {
-            let finished = Arc::clone(&finished);
-            pool.submit(move || {
-                started_tx.send(()).unwrap();
-                release_rx.recv().unwrap();
-                finished.store(true, Ordering::SeqCst);
-            })
-            .unwrap();
-        }
-        from_job(&started_rx, &pool); // the job is running
+        let done = Arc::clone(&finished);
+        let release_tx = run_held(&pool, move || done.store(true, Ordering::SeqCst));
         let releaser = thread::spawn(move || release_tx.send(()).unwrap());
         let report = pool.shutdown(Duration::from_secs(8));
         releaser.join().unwrap();
@@ -126,15 +131,8 @@ fn ex2_shutdown_waits_for_a_running_job() {
 fn ex2_shutdown_reports_the_job_it_left_after_the_timeout() {
     watchdog(LIMIT, || {
         let pool = ThreadPool::with_limits(2, Duration::from_secs(5));
-        let (started_tx, started_rx) = mpsc::channel();
-        let (release_tx, release_rx) = mpsc::channel::<()>();
-        pool.submit(move || {
-            started_tx.send(()).unwrap();
-            // Held until after shutdown gave up: it cannot finish in time.
-            release_rx.recv().unwrap();
-        })
-        .unwrap();
-        from_job(&started_rx, &pool); // the job is running
+        // Held until after shutdown gave up: it cannot finish in time.
+        let release_tx = run_held(&pool, || {});
         let report = pool.shutdown(Duration::from_millis(20));
         release_tx.send(()).unwrap();
         assert_eq!((report.running, report.queued), (1, 0), "{report}");
@@ -232,14 +230,7 @@ fn ex2_shutdown_lets_the_workers_finish_the_jobs_still_queued() {
     watchdog(LIMIT, || {
         // One thread, busy with a job held open, and a second job queued behind it.
         let pool = ThreadPool::with_limits(1, Duration::from_secs(60));
-        let (started_tx, started_rx) = mpsc::channel();
-        let (release_tx, release_rx) = mpsc::channel::<()>();
-        pool.submit(move || {
-            started_tx.send(()).unwrap();
-            release_rx.recv().unwrap();
-        })
-        .unwrap();
-        from_job(&started_rx, &pool); // the first job is running
+        let release_tx = run_held(&pool, || {});
         let (queued_tx, queued_rx) = mpsc::channel();
         pool.submit(move || queued_tx.send("ran").unwrap()).unwrap();
         let shutting = {

@@ -6,7 +6,7 @@ use crate::common::{
     Log, bare_yield, first_poll_elsewhere, pending_after_one_poll, plain_yield, run,
 };
 use ex10_shared::{Queue, QueueError, TASK_DONE_TOO_OFTEN};
-use oneloop_cancel::{Error, spawn_named};
+use oneloop_cancel::{Error, Task, spawn_named};
 use oneloop_testkit::watchdog_default;
 
 #[test]
@@ -138,6 +138,26 @@ fn ex2_getters_are_served_first_in_first_out() {
     });
 }
 
+/// A task named `name` that gets one item from `queue` and logs `name-got-item`.
+fn getter(queue: &Rc<Queue<&'static str>>, log: &Log, name: &'static str) -> Task<()> {
+    let (queue, log) = (Rc::clone(queue), log.clone());
+    spawn_named(name, async move {
+        let item = queue.get().await?;
+        log.say(format!("{name}-got-{item}"));
+        Ok(())
+    })
+}
+
+/// A task named `name` that puts its own name into `queue` and logs `name-put`.
+fn putter(queue: &Rc<Queue<&'static str>>, log: &Log, name: &'static str) -> Task<()> {
+    let (queue, log) = (Rc::clone(queue), log.clone());
+    spawn_named(name, async move {
+        queue.put(name).await?;
+        log.say(format!("{name}-put"));
+        Ok(())
+    })
+}
+
 /// Polls `future`, and after its first `Pending` wakes its own task once: the next
 /// poll of `future` is then a spurious one, with nothing handed to it.
 async fn nudged<F: Future>(future: F) -> F::Output {
@@ -230,15 +250,7 @@ fn ex2_a_getter_cancelled_after_its_wake_passes_the_item_on() {
         let l = log.clone();
         run(async move {
             let queue = Rc::new(Queue::new(0));
-            let getter = |name: &'static str| {
-                let (q, gl) = (Rc::clone(&queue), l.clone());
-                spawn_named(name, async move {
-                    let item = q.get().await?;
-                    gl.say(format!("{name}-got-{item}"));
-                    Ok(())
-                })
-            };
-            let (a, b) = (getter("a"), getter("b"));
+            let (a, b) = (getter(&queue, &l, "a"), getter(&queue, &l, "b"));
             bare_yield().await?;
             queue.put_nowait("x")?;
             // a was woken for "x"; cancelled before it runs, it must wake b.
@@ -266,15 +278,7 @@ fn ex2_a_putter_cancelled_after_its_wake_passes_the_room_on() {
         run(async move {
             let queue = Rc::new(Queue::new(1));
             queue.put_nowait("first")?;
-            let putter = |name: &'static str| {
-                let (q, pl) = (Rc::clone(&queue), l.clone());
-                spawn_named(name, async move {
-                    q.put(name).await?;
-                    pl.say(format!("{name}-put"));
-                    Ok(())
-                })
-            };
-            let (a, b) = (putter("a"), putter("b"));
+            let (a, b) = (putter(&queue, &l, "a"), putter(&queue, &l, "b"));
             bare_yield().await?;
             assert_eq!(queue.get_nowait()?, "first");
             a.cancel(None);
@@ -547,15 +551,7 @@ fn ex2_a_getter_or_a_putter_cancelled_while_waiting_leaves_the_line_to_the_next(
         let l = log.clone();
         run(async move {
             let queue = Rc::new(Queue::new(1));
-            let getter = |name: &'static str| {
-                let (q, gl) = (Rc::clone(&queue), l.clone());
-                spawn_named(name, async move {
-                    let item = q.get().await?;
-                    gl.say(format!("{name}-got-{item}"));
-                    Ok(())
-                })
-            };
-            let (a, b) = (getter("a"), getter("b"));
+            let (a, b) = (getter(&queue, &l, "a"), getter(&queue, &l, "b"));
             bare_yield().await?;
             // a leaves the line before anything is put: the item is b's.
             a.cancel(None);
@@ -564,15 +560,7 @@ fn ex2_a_getter_or_a_putter_cancelled_while_waiting_leaves_the_line_to_the_next(
             b.join().await?;
             // The same for putters, on the queue full again.
             queue.put_nowait("y")?;
-            let putter = |name: &'static str| {
-                let (q, pl) = (Rc::clone(&queue), l.clone());
-                spawn_named(name, async move {
-                    q.put(name).await?;
-                    pl.say(format!("{name}-put"));
-                    Ok(())
-                })
-            };
-            let (c, d) = (putter("c"), putter("d"));
+            let (c, d) = (putter(&queue, &l, "c"), putter(&queue, &l, "d"));
             bare_yield().await?;
             c.cancel(None);
             assert!(c.join().await.is_err(), "c ends cancelled");
