@@ -85,12 +85,7 @@ fn ex2_a_get_on_an_empty_queue_resumes_in_the_turn_after_the_put() {
         let l = log.clone();
         run(async move {
             let queue = Rc::new(Queue::new(0));
-            let (q, gl) = (Rc::clone(&queue), l.clone());
-            let getter = spawn_named("getter", async move {
-                let item = q.get().await?;
-                gl.say(format!("got-{item}"));
-                Ok(())
-            });
+            let getter = getter(&queue, &l, "getter");
             bare_yield().await?;
             l.say("put");
             queue.put_nowait("x")?;
@@ -98,7 +93,7 @@ fn ex2_a_get_on_an_empty_queue_resumes_in_the_turn_after_the_put() {
         })
         .expect("main ends well");
         assert_eq!(
-            log.turn_of("got-x"),
+            log.turn_of("getter-got-x"),
             log.turn_of("put") + 1,
             "{:?}",
             log.lines()
@@ -589,12 +584,7 @@ fn ex2_a_woken_getter_that_finds_the_queue_empty_again_waits_again() {
         let l = log.clone();
         run(async move {
             let queue = Rc::new(Queue::new(0));
-            let (q, gl) = (Rc::clone(&queue), l.clone());
-            let getter = spawn_named("getter", async move {
-                let item = q.get().await?;
-                gl.say(format!("got-{item}"));
-                Ok(())
-            });
+            let getter = getter(&queue, &l, "getter");
             bare_yield().await?;
             // The put wakes the getter; a newcomer takes the item before it runs.
             queue.put_nowait("x")?;
@@ -605,7 +595,7 @@ fn ex2_a_woken_getter_that_finds_the_queue_empty_again_waits_again() {
             getter.join().await
         })
         .expect("main ends well (the woken getter must wait again, not fail Empty)");
-        assert_eq!(log.texts(), ["len-0", "got-y"], "{:?}", log.lines());
+        assert_eq!(log.texts(), ["len-0", "getter-got-y"], "{:?}", log.lines());
     });
 }
 
