@@ -222,8 +222,10 @@ async fn serve_requests(server: &Server, client: &mut Client, stream: &TcpStream
             _ => stream.read(&mut chunk).await,
         };
         match read {
-            // End of file: the client left, or the server shut our read half down.
-            Ok(0) if server.is_stopping() => return Ending::Shutdown,
+            // End of file: the client left, or the server shut our read half down. A
+            // read half shut down still receives what the client sends: bytes read
+            // once the shutdown began are not requests to run, whenever they were sent.
+            Ok(_) if server.is_stopping() => return Ending::Shutdown,
             Ok(0) => return Ending::Client,
             Ok(n) => {
                 buffer.extend_from_slice(&chunk[..n]);

@@ -506,6 +506,24 @@ fn a_client_paused_on_25_mib_of_replies(server: &ServerProcess) -> (TcpStream, u
     (client, 100 * (b"$262144\r\n".len() + value.len() + 2))
 }
 
+/// Waits until the replies waiting unread in `client`'s receive queue stop growing,
+/// and returns how many bytes wait. The server has stopped sending while replies are
+/// left to send only when the socket takes no more: its reader is paused on its output.
+/// (Replies that stop for a moment on a loaded machine make the test weaker in that
+/// run, never wrong: a reader not yet paused takes no late request either.)
+fn until_the_replies_stop_coming(client: &TcpStream) -> usize {
+    let mut peeked = vec![0; 32 * 1024 * 1024];
+    let mut last = 0;
+    loop {
+        thread::sleep(Duration::from_millis(100));
+        let waiting = client.peek(&mut peeked).expect("peek at the replies");
+        if waiting > 0 && waiting == last {
+            return waiting;
+        }
+        last = waiting;
+    }
+}
+
 #[test]
 fn a_paused_client_runs_no_request_it_sent_after_the_shutdown_began() {
     watchdog_default(|| {
@@ -517,7 +535,11 @@ fn a_paused_client_runs_no_request_it_sent_after_the_shutdown_began() {
         let mut server =
             ServerProcess::start(&["--max-output", "1048576", "--shutdown-deadline", "5000"]);
         let (mut client, gets_len) = a_client_paused_on_25_mib_of_replies(&server);
-        thread::sleep(Duration::from_millis(300));
+        let waiting = until_the_replies_stop_coming(&client);
+        assert!(
+            waiting < gets_len,
+            "all {waiting} bytes of replies arrived: the reader never paused"
+        );
         server.signal("-INT");
         server.wait_for_stderr("SIGINT received");
         // The listener is closed and the read halves shut in one step: once a connect
