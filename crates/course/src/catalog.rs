@@ -160,7 +160,7 @@ pub struct Stage {
 /// The folder of an exercise crate that holds its challenge file.
 pub const CHALLENGE_DIR: &str = "challenge";
 
-/// A stage's optional challenge: one whole mechanism file of the reference, written by
+/// A stage's optional challenge: the mechanism of one file of the reference, written by
 /// the learner from its signatures and the chapter alone.
 ///
 /// The exercise crate's `challenge` feature compiles `exercises/NN-name/challenge/<module>.rs`

@@ -58,8 +58,8 @@ pub(crate) fn run(course: &Course) -> Result<ExitCode, CliError> {
     outln!();
     if stages.iter().any(|s| s.challenge.is_some()) {
         outln!(
-            "A challenge is optional: one whole file of the reference, written from its \
-             signatures and the chapter. Try it with `cargo course test <N> --challenge`."
+            "A challenge is optional: the mechanism of one file of the reference, written \
+             from its signatures and the chapter. Try it with `cargo course test <N> --challenge`."
         );
         outln!();
     }
