@@ -109,10 +109,23 @@ fn ten_thousand_tasks_leave_less_than_a_page_of_slots_empty() {
 
 #[test]
 fn a_join_cell_without_done_callbacks_is_nine_words() {
-    // The joiner's waker or the result (one state), the label, the sink, the
-    // done-callback pointer; "the handle is gone" is a state, not a flag beside it.
-    let words = size_of::<JoinCell<()>>() / size_of::<usize>();
-    assert!(words <= 9, "a join cell of {words} words");
+    // The state (the joiner's waker or the result, with its borrow flag), the label,
+    // the sink, the done-callback pointer; "the handle is gone" is a state, not a flag
+    // beside it. An output of up to two words fits in the state's room.
+    let words = |bytes: usize| bytes.div_ceil(size_of::<usize>());
+    for (output, bytes) in [
+        ("()", size_of::<JoinCell<()>>()),
+        ("u64", size_of::<JoinCell<u64>>()),
+        ("(u64, u64)", size_of::<JoinCell<(u64, u64)>>()),
+    ] {
+        assert!(
+            words(bytes) <= 9,
+            "a join cell of output {output} is {} words",
+            words(bytes)
+        );
+    }
+    // A bigger output makes the state bigger.
+    assert!(size_of::<JoinCell<[u64; 4]>>() > size_of::<JoinCell<(u64, u64)>>());
 }
 
 /// While it polls, reads how many clones of task wakers the slab counts outside
