@@ -35,3 +35,43 @@ fn a_task_dropped_with_its_executor_tells_its_callback_it_was_cancelled() {
     drop(executor);
     assert_eq!(*told.borrow(), Some(Err(JoinError::Cancelled)));
 }
+
+#[test]
+fn a_waiting_done_callback_reads_the_panic_of_a_task_whose_handle_was_dropped() {
+    let executor = Executor::new();
+    let reports = Rc::new(RefCell::new(Vec::new()));
+    let kept = Rc::clone(&reports);
+    executor.set_exception_handler(move |report| kept.borrow_mut().push(report.clone()));
+    let mut yielded = false;
+    let handle = executor.spawn(async move {
+        // One bare yield, so that the handle is dropped while the task still runs.
+        std::future::poll_fn(|cx| {
+            if yielded {
+                return std::task::Poll::Ready(());
+            }
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        })
+        .await;
+        panic!("nobody awaits me");
+    });
+    let told = Rc::new(RefCell::new(Vec::new()));
+    let seen = Rc::clone(&told);
+    handle.add_done_callback(move |outcome| seen.borrow_mut().push(outcome));
+    assert_eq!(executor.run_with_budget(1).polls, 1, "the task is pending");
+    drop(handle);
+    executor.run_until_idle();
+    assert_eq!(
+        *told.borrow(),
+        [Err(JoinError::Panicked {
+            message: "nobody awaits me".into()
+        })],
+        "the callback is told the panic"
+    );
+    assert!(
+        reports.borrow().is_empty(),
+        "a panic the callback read is not reported: {:?}",
+        reports.borrow()
+    );
+}
