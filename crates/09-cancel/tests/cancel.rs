@@ -1141,7 +1141,7 @@ fn a_delivered_cancel_an_abort_and_a_select_drop_the_waiting_future_alike() {
 fn select_drops_the_loser_and_race_cancels_and_awaits_it() {
     watchdog_default(|| {
         let loser = DropFlag::new();
-        let l = loser.clone();
+        let (l, seen_loser) = (loser.clone(), loser.clone());
         let result = run(async move {
             let quick = sleep(secs(1));
             let slow = async move {
@@ -1149,12 +1149,14 @@ fn select_drops_the_loser_and_race_cancels_and_awaits_it() {
                 sleep(secs(5)).await
             };
             let selected = select(quick, slow).await;
-            Ok(matches!(
-                selected,
-                Selected::First(Ok(()), LoserFate::Dropped)
+            // Dropped by the time select returns, not later.
+            let dropped_by_then = seen_loser.drops();
+            Ok((
+                matches!(selected, Selected::First(Ok(()), LoserFate::Dropped)),
+                dropped_by_then,
             ))
         });
-        assert_eq!(result, Ok(true));
+        assert_eq!(result, Ok((true, 1)));
         assert_eq!(loser.drops(), 1);
         let result = run(async {
             let a = spawn(async {
@@ -1527,7 +1529,7 @@ async fn panics(text: &'static str) -> Result<u32, Error> {
 fn a_panicking_group_child_leaves_its_group_and_the_panic_is_in_its_errors() {
     watchdog_default(|| {
         let seen = log();
-        let sibling_saw = Rc::clone(&seen);
+        let (sibling_saw, body_saw) = (Rc::clone(&seen), Rc::clone(&seen));
         let result = run(async move {
             timeout(
                 Duration::from_millis(200),
@@ -1538,7 +1540,10 @@ fn a_panicking_group_child_leaves_its_group_and_the_panic_is_in_its_errors() {
                         slept
                     })?;
                     tg.spawn("bad", panics("child boom"))?;
-                    Ok(())
+                    // The body waits too: the panic cancels it as well.
+                    let slept = sleep(secs(10)).await;
+                    note(&body_saw, format!("body saw {slept:?}"));
+                    slept
                 }),
             )
             .await
@@ -1547,7 +1552,15 @@ fn a_panicking_group_child_leaves_its_group_and_the_panic_is_in_its_errors() {
             result,
             Err(Error::Group(vec![Error::Panicked("child boom".into())]))
         );
-        assert_eq!(*seen.borrow(), ["sibling saw Err(Cancelled(None))"]);
+        let mut seen = seen.borrow().clone();
+        seen.sort();
+        assert_eq!(
+            seen,
+            [
+                "body saw Err(Cancelled(None))",
+                "sibling saw Err(Cancelled(None))"
+            ]
+        );
     });
 }
 
