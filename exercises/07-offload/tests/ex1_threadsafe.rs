@@ -152,6 +152,42 @@ fn ex1_a_handle_reports_a_closed_loop_clearly() {
     });
 }
 
+/// The wrong mechanism "drop the refused callback where it was refused": a callback is
+/// user code, and so is its drop. Dropped with the inbox still locked, a drop that
+/// calls `call_soon_threadsafe` again waits on the lock its own thread holds.
+#[test]
+fn ex1_a_callback_refused_by_a_closed_loop_is_dropped_with_the_inbox_unlocked() {
+    struct CallsAgainWhenDropped {
+        handle: LoopHandle,
+        result: Arc<Mutex<Option<Result<(), OffloadError>>>>,
+    }
+    impl Drop for CallsAgainWhenDropped {
+        fn drop(&mut self) {
+            let again = self.handle.call_soon_threadsafe(|| {});
+            *self.result.lock().unwrap() = Some(again);
+        }
+    }
+    watchdog(LIMIT, || {
+        let event_loop = new_event_loop().unwrap();
+        let handle = ex07_offload::Offload::of(event_loop.core())
+            .unwrap()
+            .handle();
+        drop(event_loop);
+        let result = Arc::new(Mutex::new(None));
+        let guard = CallsAgainWhenDropped {
+            handle: handle.clone(),
+            result: Arc::clone(&result),
+        };
+        let refused = handle.call_soon_threadsafe(move || drop(guard));
+        assert_eq!(refused, Err(OffloadError::LoopClosed));
+        assert_eq!(
+            *result.lock().unwrap(),
+            Some(Err(OffloadError::LoopClosed)),
+            "the refused callback was dropped, and its drop was refused in turn"
+        );
+    });
+}
+
 #[test]
 fn ex1_the_loop_handle_is_send_and_sync() {
     watchdog(LIMIT, || {
