@@ -40,6 +40,33 @@ fn ex3_a_push_up_to_the_bound_is_queued_and_one_byte_past_it_disconnects() {
     });
 }
 
+/// The wrong mechanism "look at the bound first": an output already closed takes
+/// nothing, and a push past the bound then must not disconnect it again. A client
+/// whose output was closed to flush its last replies still gets them.
+#[test]
+fn ex3_a_closed_output_refuses_a_push_past_the_bound_and_keeps_what_it_flushes() {
+    watchdog_default(|| {
+        let got = run(async {
+            let (stream, mut client) = pair().await;
+            let outbox = Outbox::new(stream, 8);
+            assert!(outbox.push_bytes(b"+OK\r\n"));
+            outbox.close();
+            assert_eq!(outbox.closed(), Some(Closed::Flush));
+            assert!(!outbox.push_bytes(b"far past the bound"));
+            assert_eq!(
+                outbox.closed(),
+                Some(Closed::Flush),
+                "a closed output was disconnected again"
+            );
+            assert_eq!(outbox.pending(), 5, "the reply to flush was dropped");
+            spawn(Rc::clone(&outbox).write_loop());
+            to_thread(move || read_to_end(&mut client)).await.unwrap()
+        })
+        .unwrap();
+        assert_eq!(got, b"+OK\r\n");
+    });
+}
+
 #[test]
 fn ex3_an_overflow_shuts_the_socket_so_the_client_sees_the_end() {
     watchdog_default(|| {
