@@ -42,18 +42,9 @@ fn a_waiting_done_callback_reads_the_panic_of_a_task_whose_handle_was_dropped() 
     let reports = Rc::new(RefCell::new(Vec::new()));
     let kept = Rc::clone(&reports);
     executor.set_exception_handler(move |report| kept.borrow_mut().push(report.clone()));
-    let mut yielded = false;
     let handle = executor.spawn(async move {
         // One bare yield, so that the handle is dropped while the task still runs.
-        std::future::poll_fn(|cx| {
-            if yielded {
-                return std::task::Poll::Ready(());
-            }
-            yielded = true;
-            cx.waker().wake_by_ref();
-            std::task::Poll::Pending
-        })
-        .await;
+        oneloop_coroutine::yield_now().await;
         panic!("nobody awaits me");
     });
     let told = Rc::new(RefCell::new(Vec::new()));

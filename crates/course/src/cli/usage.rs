@@ -20,10 +20,11 @@ USAGE:
     cargo course figures         redraw the book's figures into book/src/figures/
     cargo course help            this text
 
-A stage is a folder exercises/NN-name/. Its optional challenge is the mechanism of one file of
-the reference, exercises/NN-name/challenge/<module>.rs, written from its signatures and the
-chapter alone, and graded by the tests of the exercises that cover it. An exercise whose tests run the code of another
-exercise not yet passed shows as waiting for it rather than failing. Results are cached
+A stage is a folder exercises/NN-name/. Its optional challenge is the mechanism of one
+file of the reference, exercises/NN-name/challenge/<module>.rs, written from its
+signatures and the chapter alone, and graded by the tests of the exercises that cover
+it. An exercise whose tests run the code of another exercise not yet passed shows as
+waiting for it rather than failing. Results are cached
 under <target>/course/ and re-run as soon as a file of the stage changes. The target
 dir is $CARGO_TARGET_DIR if set, else <workspace>/target.
 ";

@@ -106,17 +106,9 @@ pub async fn pending_after_one_poll<F: std::future::Future + Unpin>(future: &mut
     .await
 }
 
-/// One yield that is not a cancellation point: a cancel request made meanwhile stays
-/// undelivered, for the next cancellation point to deliver.
+/// One yield that is not a cancellation point (stage 1's `yield_now`, which knows
+/// nothing of cancels): a cancel request made meanwhile stays undelivered, for the
+/// next cancellation point to deliver.
 pub async fn plain_yield() {
-    let mut yielded = false;
-    std::future::poll_fn(move |cx| {
-        if yielded {
-            return std::task::Poll::Ready(());
-        }
-        yielded = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
-    })
-    .await;
+    oneloop_core::yield_now().await;
 }
