@@ -11,6 +11,8 @@
 //!   its clones are alive.
 //! - [`CloneCountingWaker`] also counts clones, through a hand-written vtable.
 //! - [`PollCounter`] wraps a future and counts its polls.
+//! - [`SleepProbe`] lets one thread wait until another sleeps in the kernel, so that
+//!   a wake is sent to a thread that is really parked.
 //! - [`DropFlag`] is a value that records when it is dropped, to observe cleanup.
 //! - [`panic_text`] gives the text of a caught panic, for tests of required messages.
 //! - [`CountingAllocator`] is a global allocator that counts a thread's allocations
@@ -36,6 +38,7 @@
 // waker whose clones can be counted (see `clone_counting_waker`).
 #![deny(unsafe_code)]
 
+mod asleep;
 #[allow(unsafe_code)]
 mod clone_counting_waker;
 #[allow(unsafe_code)]
@@ -48,6 +51,7 @@ mod poll_counter;
 mod rerun;
 mod watchdog;
 
+pub use asleep::SleepProbe;
 pub use clone_counting_waker::CloneCountingWaker;
 pub use counting_alloc::CountingAllocator;
 pub use counting_waker::CountingWaker;

@@ -5,9 +5,9 @@ use std::sync::mpsc;
 use std::task::{Poll, Waker};
 use std::thread;
 
-use crate::common::{gate, is_asleep, this_thread_stat, yield_times};
+use crate::common::{gate, yield_times};
 use ex02_future::{OneShot, block_on};
-use oneloop_testkit::{PollCount, PollCounter, watchdog_default};
+use oneloop_testkit::{PollCount, PollCounter, SleepProbe, watchdog_default};
 
 #[test]
 fn ex2_a_ready_future_is_polled_once() {
@@ -64,7 +64,7 @@ fn opened_from_another_thread<T: Send + 'static>(
     let fut = PollCounter::new(announce_first_poll(gate, tx));
     let polls = fut.count_handle();
     let watched = polls.clone();
-    let blocked = this_thread_stat();
+    let blocked = SleepProbe::current();
     let helper = thread::spawn(move || {
         rx.recv().expect("the first poll announces itself");
         before_opening();
@@ -79,8 +79,8 @@ fn opened_from_another_thread<T: Send + 'static>(
 /// polls again without a wake never sleeps; it is let go as soon as it has polled two
 /// times more than the `expected` polls before the wake, and its test then fails on the
 /// count instead of hanging.
-fn open_once_asleep(blocked: &std::path::Path, watched: &PollCount, expected: usize) {
-    while !is_asleep(blocked) && watched.get() < expected + 2 {
+fn open_once_asleep(blocked: &SleepProbe, watched: &PollCount, expected: usize) {
+    while !blocked.is_asleep() && watched.get() < expected + 2 {
         thread::yield_now();
     }
 }
@@ -173,7 +173,7 @@ fn ex2_each_wake_is_used_once() {
         }));
         let polls = fut.count_handle();
         let watched = polls.clone();
-        let blocked = this_thread_stat();
+        let blocked = SleepProbe::current();
         let helper = thread::spawn(move || {
             rx.recv().expect("the gate's first poll announces itself");
             open_once_asleep(&blocked, &watched, 2);

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crate::common::yield_once;
 use ex03_task::{BlockOnError, Executor, RunReport};
-use oneloop_testkit::{PollCounter, watchdog, watchdog_default};
+use oneloop_testkit::{PollCounter, SleepProbe, watchdog, watchdog_default};
 
 #[test]
 fn ex3_steps_run_in_fifo_order() {
@@ -141,9 +141,13 @@ fn ex3_a_wake_from_another_thread_unparks_block_on() {
         let slot = Arc::new(Mutex::new(Slot::default()));
         let (ready_tx, ready_rx) = mpsc::channel::<()>();
         let remote = Arc::clone(&slot);
+        let executor_thread = SleepProbe::current();
         let helper = thread::spawn(move || {
-            // Wait until the main task has stored its waker, then set and wake.
+            // Wait until the main task has stored its waker and `block_on` has parked
+            // (nothing else puts its thread to sleep), then set and wake: only the
+            // unpark can end that park.
             ready_rx.recv().unwrap();
+            executor_thread.wait_until_asleep();
             let waker = {
                 let mut slot = remote.lock().unwrap();
                 slot.value = Some(9);

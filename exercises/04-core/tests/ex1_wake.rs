@@ -6,12 +6,12 @@ use std::task::Waker;
 use std::thread;
 use std::time::Duration;
 
-use crate::common::{Gate, Trace, this_thread_stat, until_asleep, until_done, yield_once};
+use crate::common::{Gate, Trace, until_done, yield_once};
 use ex04_core::hooks::ReadyQueue;
 use ex04_core::{
     Driver, EventLoop, FOREIGN_WAKE, JoinError, LoopError, LoopScheduler, ParkReport, ThreadParker,
 };
-use oneloop_testkit::{DropFlag, PollCounter, watchdog_default};
+use oneloop_testkit::{DropFlag, PollCounter, SleepProbe, watchdog_default};
 
 /// A main that never finishes and sends its waker out on its first poll, for a test's
 /// other thread to wake it from there.
@@ -280,11 +280,11 @@ fn ex1_a_wake_from_another_thread_during_the_park_fails_that_turn() {
         let trace = Trace::on(&event_loop);
         let (waker_tx, waker_rx) = mpsc::channel::<Waker>();
         let (done_tx, done_rx) = mpsc::channel::<()>();
-        let parked = this_thread_stat();
+        let parked = SleepProbe::current();
         let helper = thread::spawn(move || {
             let waker = waker_rx.recv().unwrap();
             // Wake only once the loop's thread sleeps in its park.
-            until_asleep(&parked);
+            parked.wait_until_asleep();
             waker.wake_by_ref();
             done_rx.recv().unwrap();
             drop(waker);

@@ -6,15 +6,18 @@ use std::thread;
 
 use crate::common::{self, LIMIT, Signal, WakeFromElsewhere};
 use ex07_offload::{LOOP_CLOSED, LoopHandle, OffloadError, new_event_loop};
-use oneloop_testkit::watchdog;
+use oneloop_testkit::{SleepProbe, watchdog};
 
 #[test]
 fn ex1_an_idle_loop_with_no_timers_is_woken_by_another_thread_and_resumes() {
     watchdog(LIMIT, || {
         let mut event_loop = new_event_loop().unwrap();
         let (handle_tx, handle_rx) = mpsc::channel::<(LoopHandle, Signal)>();
+        let loop_thread = SleepProbe::current();
         let helper = thread::spawn(move || {
             let (handle, signal) = handle_rx.recv().unwrap();
+            // The call comes while the loop sleeps in epoll_wait, its one way to sleep.
+            loop_thread.wait_until_asleep();
             handle
                 .call_soon_threadsafe(move || signal.set())
                 .expect("the loop is open");
@@ -203,8 +206,11 @@ fn ex1_without_the_offload_layer_a_foreign_wake_ends_epoll_wait_with_an_error() 
         // Stage 6's loop: nothing registered, no timer. The eventfd ends its sleep, and
         // with no layer to carry the wake, the loop fails instead of hanging.
         let (waker_tx, waker_rx) = mpsc::channel::<std::task::Waker>();
+        let loop_thread = SleepProbe::current();
         let helper = thread::spawn(move || {
             let waker = waker_rx.recv().unwrap();
+            // The wake comes while the loop sleeps in epoll_wait.
+            loop_thread.wait_until_asleep();
             waker.wake();
         });
         let mut event_loop = oneloop_io::new_event_loop().unwrap();

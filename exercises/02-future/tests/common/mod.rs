@@ -80,25 +80,3 @@ impl<T> Future for Gate<T> {
         }
     }
 }
-
-/// The kernel's `stat` file of the calling thread, so that another thread can watch it.
-///
-/// Linux only, as oneloop is: `/proc/thread-self` links to `<pid>/task/<tid>`.
-pub fn this_thread_stat() -> std::path::PathBuf {
-    let link = std::fs::read_link("/proc/thread-self").expect("Linux's /proc is mounted");
-    std::path::Path::new("/proc").join(link).join("stat")
-}
-
-/// Whether the thread of `stat` sleeps (state `S`), as a thread in `thread::park` does.
-///
-/// A thread that is running, or runnable and waiting for a core, is `R`; a thread that
-/// spins on `poll` never sleeps. This lets a test wake a parked `block_on` only once it
-/// has really gone to sleep, with no sleep of its own.
-pub fn is_asleep(stat: &std::path::Path) -> bool {
-    let text = std::fs::read_to_string(stat).expect("the watched thread is alive");
-    // The state is the first field after the command name, which ends with `)`.
-    let state = text
-        .rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().next());
-    state == Some("S")
-}

@@ -187,27 +187,3 @@ impl Future for Spinner {
         Poll::Pending
     }
 }
-
-/// The kernel's `stat` file of the calling thread, so that another thread can watch it.
-///
-/// Linux only, as oneloop is: `/proc/thread-self` links to `<pid>/task/<tid>`.
-pub fn this_thread_stat() -> std::path::PathBuf {
-    let link = std::fs::read_link("/proc/thread-self").expect("Linux's /proc is mounted");
-    std::path::Path::new("/proc").join(link).join("stat")
-}
-
-/// Waits until the thread of `stat` sleeps (state `S`), as a loop parked in
-/// `ThreadParker` does, so that what the caller does next happens during the park.
-pub fn until_asleep(stat: &std::path::Path) {
-    loop {
-        let text = std::fs::read_to_string(stat).expect("the watched thread is alive");
-        // The state is the first field after the command name, which ends with `)`.
-        let state = text
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next());
-        if state == Some("S") {
-            return;
-        }
-        std::thread::yield_now();
-    }
-}
