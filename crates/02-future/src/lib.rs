@@ -9,8 +9,8 @@
 //! `Poll::Pending` and finishes with `Poll::Ready(value)`. The new rule is the poll
 //! contract: before it returns `Pending`, a future must hand the [`Waker`](std::task::Waker)
 //! it finds in its [`Context`](std::task::Context) to whatever it waits on, and that
-//! party calls `wake` when waiting is over. The driver then polls again — and does not
-//! poll before, so a thousand idle futures cost nothing.
+//! party calls `wake` when waiting is over. The driver then polls again; until then it
+//! need not poll at all, so idle futures cost no CPU time.
 //!
 //! In asyncio the same handshake goes through the future itself: `Future.__await__`
 //! yields the future up to the task, the task calls `add_done_callback(self.__wakeup)`,
@@ -23,8 +23,9 @@
 //! - [`OneShot`], the counterpart of `asyncio.Future`: settled once with a result, an
 //!   error, or a cancellation; awaited by any number of [`Wait`]ers; thread-safe.
 //! - [`block_on`], the smallest executor: poll on this thread, park until woken.
-//! - [`waker_fn`], a waker built by hand from a `RawWakerVTable` — the first of the two
-//!   modules of oneloop where `unsafe` is the lesson, with a safe function on top.
+//! - [`waker_fn`], a waker built by hand from a `RawWakerVTable` — the first of the three
+//!   modules of oneloop's runtime where `unsafe` is the lesson, with a safe function on
+//!   top (stage 3's task cell is the third).
 //! - [`SelfRef`], [`ReadBack`] and [`CountPolls`]: pinning by hand — a value that
 //!   points into itself, why moving it breaks, and a projection with no macro (the
 //!   second module where `unsafe` is the lesson).

@@ -124,15 +124,24 @@ fn ex1_nothing_is_handled_while_waiting_for_the_user_name() {
 #[test]
 fn ex1_resuming_a_completed_login_is_an_error_every_time() {
     watchdog_default(|| {
-        let mut login = Login::new("s", 1);
-        login.send("ada".into()).unwrap();
-        login.send("s".into()).unwrap();
-        for _ in 0..2 {
-            assert_eq!(login.send("s".into()), Err(CoError::ResumedAfterCompletion));
-            assert_eq!(
-                login.throw(LoginError::Timeout),
-                Err(CoError::ResumedAfterCompletion)
-            );
+        // One login that returned, one that raised: both have ended.
+        let mut completed = Login::new("s", 1);
+        completed.send("ada".into()).unwrap();
+        completed.send("s".into()).unwrap();
+        let mut raised = Login::new("s", 1);
+        raised.send("bob".into()).unwrap();
+        assert_eq!(
+            raised.send("wrong".into()),
+            Err(CoError::Raised(LoginError::Locked { user: "bob".into() }))
+        );
+        for login in [&mut completed, &mut raised] {
+            for _ in 0..2 {
+                assert_eq!(login.send("s".into()), Err(CoError::ResumedAfterCompletion));
+                assert_eq!(
+                    login.throw(LoginError::Timeout),
+                    Err(CoError::ResumedAfterCompletion)
+                );
+            }
         }
     });
 }

@@ -1,9 +1,10 @@
 //! Exercise 4: joining two futures, and pinning (chapter 2.6).
 
 use std::future::{Future, Ready, ready};
+use std::marker::{PhantomData, PhantomPinned};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 use crate::common::{gate, yield_times};
 use ex02_future::{Join, join};
@@ -120,10 +121,47 @@ fn ex4_polling_a_finished_join_panics() {
     });
 }
 
+/// A future that is ready at once and is not `Unpin`.
+struct Pinned(PhantomPinned);
+
+impl Future for Pinned {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+}
+
+/// Tells `Unpin` types from the others at run time: the inherent method wins when it
+/// applies, otherwise the trait's default answers.
+struct UnpinProbe<T>(PhantomData<T>);
+
+trait NotUnpin {
+    fn is_unpin(&self) -> bool {
+        false
+    }
+}
+
+impl<T> NotUnpin for UnpinProbe<T> {}
+
+impl<T: Unpin> UnpinProbe<T> {
+    fn is_unpin(&self) -> bool {
+        true
+    }
+}
+
+fn probe<T>() -> UnpinProbe<T> {
+    UnpinProbe(PhantomData)
+}
+
 #[test]
 fn ex4_join_is_unpin_exactly_when_both_sides_are() {
     fn unpin<T: Unpin>() {}
     unpin::<Join<Ready<u8>, Ready<u8>>>();
+    // A `!Unpin` side, on either side, makes the Join `!Unpin` too.
+    assert!(probe::<Join<Ready<u8>, Ready<u8>>>().is_unpin());
+    assert!(!probe::<Join<Pinned, Ready<u8>>>().is_unpin());
+    assert!(!probe::<Join<Ready<u8>, Pinned>>().is_unpin());
     // A Join of two Unpin futures can be polled through Pin::new, without pinning.
     watchdog_default(|| {
         let counter = CountingWaker::new();

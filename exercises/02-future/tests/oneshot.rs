@@ -107,15 +107,18 @@ fn ex1_an_error_reaches_every_waiter() {
 fn ex1_cancel_wakes_waiters_with_cancelled() {
     watchdog_default(|| {
         let fut = Fut::new();
-        let mut wait = fut.wait();
-        let counter = CountingWaker::new();
-        assert_eq!(poll_with(&mut wait, &counter), Poll::Pending);
+        let mut waiters: Vec<_> = (0..2).map(|_| (fut.wait(), CountingWaker::new())).collect();
+        for (wait, counter) in &mut waiters {
+            assert_eq!(poll_with(wait, counter), Poll::Pending);
+        }
         assert!(fut.cancel(), "the first cancel cancels");
-        assert_eq!(counter.wakes(), 1);
-        assert_eq!(
-            poll_with(&mut wait, &counter),
-            Poll::Ready(Err(FutureError::Cancelled))
-        );
+        for (wait, counter) in &mut waiters {
+            assert_eq!(counter.wakes(), 1, "cancel wakes every waiter");
+            assert_eq!(
+                poll_with(wait, counter),
+                Poll::Ready(Err(FutureError::Cancelled))
+            );
+        }
         assert!(fut.done() && fut.cancelled());
         assert!(!fut.cancel(), "a settled future cannot be cancelled again");
         assert_eq!(
