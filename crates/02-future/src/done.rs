@@ -2,9 +2,10 @@
 //!
 //! A callback registers at once, in the same list as the waiters: it gets the next
 //! waiter id, and the future keeps it as a waker whose `wake` calls it. Settling wakes
-//! that list in id order, so callbacks and awaiting tasks are told in the order they
-//! registered, as asyncio tells them (an awaiting task is, to asyncio, one more done
-//! callback).
+//! that list in id order: a callback in the order it was added, a waiter in the order
+//! it was made (its id comes with it, before its first poll). asyncio tells them in the
+//! order they were added too, an awaiting task being one more done callback to it,
+//! added when the task first awaits.
 //!
 //! Where this differs from asyncio: stage 2 has no loop, so a callback runs inside the
 //! settling call (`set_result`, `set_error`, `cancel`), on the settling thread, after
