@@ -9,8 +9,9 @@
 //! Every primitive here is a **queue of wakers** on top of stage 9's tasks:
 //!
 //! - a task that cannot go on puts a waiter at the back of the primitive's queue;
-//! - whoever makes progress possible wakes the oldest waiter; the wake queues the
-//!   task's step on the ready queue, so it runs in the next turn;
+//! - whoever makes progress possible wakes the oldest waiter (an event's `set`, a
+//!   barrier's last party and `notify(n)` wake every waiter, or `n` of them); the
+//!   wake queues the task's step on the ready queue, so it runs in the next turn;
 //! - every wait is a cancellation point; a waiter cancelled while queued leaves the
 //!   queue and passes on a wake it was handed, so the next waiter is not stranded
 //!   (except a condition's notify, which 3.11 loses too);

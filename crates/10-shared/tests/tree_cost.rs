@@ -158,5 +158,8 @@ fn with_the_socket_on_every_busy_turn_asks_epoll() {
         let cost = busy_turns(Tree::Socket);
         // The listener is a registration: a turn can no longer skip `epoll_wait`.
         assert_eq!(cost.polls, TURNS, "{cost:?}");
+        // The socket turns the notes on, and each note allocates its text.
+        assert_eq!(cost.notes_described, TURNS, "one note per poll of the leaf");
+        assert!(cost.allocations >= TURNS, "each note is a string: {cost:?}");
     });
 }
