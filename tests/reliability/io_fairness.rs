@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use oneloop_core::hooks::with_current;
 use oneloop_core::{EventLoop, spawn};
 use oneloop_io::{
-    ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, AsyncRead, ChatRoom, IoDriver,
+    ACCEPT_OUT_OF_RESOURCES, ACCEPT_RETRY_DELAY, AsyncRead, ChatRoom, EpollCtls, Io, IoDriver,
     SLOW_MEMBER_DISCONNECTED, StreamReader, StreamWriter, TcpListener, TcpStream, WELCOME, echo,
     echo_connection, new_event_loop, serve, serve_room,
 };
@@ -297,6 +297,65 @@ fn a_read_after_a_short_read_in_its_turn_waits_for_readiness_without_a_turn_of_i
         let polls = polls.borrow();
         assert_eq!(polls.len(), 2, "began, then woken by the data: {polls:?}");
         assert!(polls[1] > first + 4, "read after the data came: {polls:?}");
+    });
+}
+
+/// A socket that epoll already holds: after a short read, the next read of the same
+/// turn waits for readiness with no `epoll_ctl` at all (no event said the read side
+/// closed, so no end of file can be queued behind the data).
+#[test]
+fn a_wait_after_a_short_read_on_a_registered_socket_calls_no_epoll_ctl() {
+    watchdog(Duration::from_secs(10), || {
+        let mut event_loop = new_event_loop().expect("epoll");
+        let (mut client, server) = pair();
+        // The table's counts: after the short read, then after the second read began.
+        let ctls: Rc<RefCell<Vec<EpollCtls>>> = Rc::default();
+        let seen = Rc::clone(&ctls);
+        let reader = event_loop.spawn(async move {
+            let io = Io::current().expect("an I/O table");
+            let mut buf = [0; 64];
+            // Nothing has come yet: this read waits, and the socket registers its fd.
+            let n = TcpStream::read(&server, &mut buf)
+                .await
+                .expect("the first line");
+            assert_eq!(&buf[..n], b"one\n", "a short read");
+            seen.borrow_mut().push(io.epoll_ctls());
+            let mut more = [0; 64];
+            let n = {
+                let mut second = std::pin::pin!(TcpStream::read(&server, &mut more));
+                let mut began = false;
+                std::future::poll_fn(|cx| {
+                    let poll = second.as_mut().poll(cx);
+                    if !began {
+                        began = true;
+                        assert!(poll.is_pending(), "nothing more has come yet");
+                        seen.borrow_mut().push(io.epoll_ctls());
+                    }
+                    poll
+                })
+                .await
+                .expect("the second line")
+            };
+            more[..n].to_vec()
+        });
+        // The reader's first read waits for data.
+        event_loop.run_once().expect("a turn");
+        client.write_all(b"one\n").expect("send");
+        while ctls.borrow().len() < 2 {
+            event_loop.run_once().expect("a turn");
+        }
+        client.write_all(b"two\n").expect("send");
+        let second = event_loop
+            .run_until_complete(reader)
+            .expect("the loop ran")
+            .expect("the reader finished");
+        assert_eq!(second, b"two\n");
+        let ctls = ctls.borrow();
+        assert_eq!(ctls[0].add, 1, "the first wait registered the fd: {ctls:?}");
+        assert_eq!(
+            ctls[1], ctls[0],
+            "the wait after the short read called no epoll_ctl: {ctls:?}"
+        );
     });
 }
 
