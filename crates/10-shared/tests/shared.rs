@@ -742,6 +742,58 @@ fn a_semaphore_waiter_whose_cancel_is_taken_at_another_await_is_still_handed_the
     });
 }
 
+/// Task a queues (one poll), then awaits a sleep. Main cancels a and, in the same step,
+/// calls `give`: the wake passes a over, since it looks cancelled, and the request is
+/// delivered at the sleep. a is live again, so b, which comes next, queues behind it.
+/// Then a drops its wait unserved: what `give` left free must go on to b, or b waits for
+/// ever (asyncio's `Semaphore.acquire` wakes the next waiter in its `finally` whenever a
+/// unit is free, whether or not the leaving waiter was handed one).
+fn left_unserved_after_its_cancel_went_elsewhere<P: 'static, T: 'static>(
+    primitive: P,
+    wait: impl for<'a> Fn(&'a P) -> Boxed<'a, T> + 'static,
+    give: impl FnOnce(&P) + 'static,
+) -> T {
+    run(async move {
+        let primitive = Rc::new(primitive);
+        let wait = Rc::new(wait);
+        let (p, w) = (Rc::clone(&primitive), Rc::clone(&wait));
+        let a = spawn_named("a", async move {
+            let mut waiting = w(&p);
+            assert!(poll_once(&mut waiting).await.is_pending(), "a must wait");
+            let slept = oneloop_cancel::sleep(Duration::from_secs(10)).await;
+            assert_eq!(
+                slept,
+                Err(Error::Cancelled(None)),
+                "the sleep takes the cancel"
+            );
+            // b queues behind a meanwhile.
+            bare_yield().await?;
+            drop(waiting);
+            Ok(())
+        });
+        bare_yield().await?;
+        assert!(a.cancel(None));
+        give(&primitive);
+        let (p, w) = (Rc::clone(&primitive), Rc::clone(&wait));
+        let b = spawn_named("b", async move { Ok(w(&p).await) });
+        a.join().await?;
+        b.join().await
+    })
+    .expect("b is served")
+}
+
+#[test]
+fn a_semaphore_waiter_passed_over_then_dropped_passes_the_free_unit_on() {
+    watchdog_default(|| {
+        let got = left_unserved_after_its_cancel_went_elsewhere(
+            Semaphore::new(0),
+            |sem| Box::pin(async move { sem.acquire().await.map(|()| sem.value()) }),
+            Semaphore::release,
+        );
+        assert_eq!(got, Ok(0));
+    });
+}
+
 #[test]
 fn a_getter_whose_cancel_is_taken_at_another_await_still_gets_the_item() {
     watchdog_default(|| {
