@@ -59,8 +59,8 @@ impl Semaphore {
         // A waiter that was handed a unit and leaves anyway gives it back. One passed
         // over while it looked cancelled asks again: a unit left free goes to the first
         // live waiter, which may be this one. Leaving either way, a waiter passes on a
-        // unit left free (as asyncio's `finally` does): one passed over may have had
-        // newcomers queue behind it once its task took the cancel at another await.
+        // unit left free: one passed over may have had newcomers queue behind it once
+        // its task took the cancel at another await.
         Wait::new(
             &self.waiters,
             &self.bound,

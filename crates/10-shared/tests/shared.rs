@@ -746,8 +746,7 @@ fn a_semaphore_waiter_whose_cancel_is_taken_at_another_await_is_still_handed_the
 /// calls `give`: the wake passes a over, since it looks cancelled, and the request is
 /// delivered at the sleep. a is live again, so b, which comes next, queues behind it.
 /// Then a drops its wait unserved: what `give` left free must go on to b, or b waits for
-/// ever (asyncio's `Semaphore.acquire` wakes the next waiter in its `finally` whenever a
-/// unit is free, whether or not the leaving waiter was handed one).
+/// ever.
 fn left_unserved_after_its_cancel_went_elsewhere<P: 'static, T: 'static>(
     primitive: P,
     wait: impl for<'a> Fn(&'a P) -> Boxed<'a, T> + 'static,
