@@ -106,6 +106,49 @@ fn ex1_other_thrown_errors_end_the_dialogue() {
     });
 }
 
+/// Only `Timeout` is handled at the prompt: any other error thrown there ends the
+/// dialogue, `Locked` included (the dialogue raises it itself, but it is no `Timeout`).
+#[test]
+fn ex1_only_a_timeout_is_handled_while_a_password_is_awaited() {
+    watchdog_default(|| {
+        let mut login = Login::new("open sesame", 3);
+        login.send("ada".into()).unwrap();
+        let locked = LoginError::Locked { user: "eve".into() };
+        assert_eq!(login.throw(locked.clone()), Err(CoError::Raised(locked)));
+        assert_eq!(
+            login.send("open sesame".into()),
+            Err(CoError::ResumedAfterCompletion)
+        );
+    });
+}
+
+/// A timeout is no wrong guess, even on the last attempt: the same attempt is asked
+/// again, and only a wrong guess there locks the account.
+#[test]
+fn ex1_a_timeout_on_the_last_attempt_asks_for_it_again() {
+    watchdog_default(|| {
+        let mut login = Login::new("open sesame", 1);
+        assert_eq!(login.send("ada".into()), prompt("ada", 1));
+        assert_eq!(login.throw(LoginError::Timeout), prompt("ada", 1));
+        assert_eq!(
+            login.send("open sesame".into()),
+            Ok(Step::Complete(Session {
+                user: "ada".into(),
+                attempts: 1
+            }))
+        );
+
+        let mut login = Login::new("open sesame", 2);
+        login.send("bob".into()).unwrap();
+        assert_eq!(login.send("one".into()), prompt("bob", 2));
+        assert_eq!(login.throw(LoginError::Timeout), prompt("bob", 2));
+        assert_eq!(
+            login.send("two".into()),
+            Err(CoError::Raised(LoginError::Locked { user: "bob".into() }))
+        );
+    });
+}
+
 #[test]
 fn ex1_nothing_is_handled_while_waiting_for_the_user_name() {
     watchdog_default(|| {

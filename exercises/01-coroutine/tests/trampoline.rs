@@ -358,3 +358,107 @@ fn ex2_dropping_a_suspended_chain_drops_every_frame() {
         assert_eq!(flag.drops(), 2);
     });
 }
+
+/// ```python
+/// def watcher(flag):
+///     try:
+///         yield from read_number(1)    # read_number holds a guard on `flag`
+///     except Error:
+///         pass
+///     return flag.drops               # how many of the child's guards are gone now
+/// ```
+struct Watcher {
+    flag: DropFlag,
+    called: bool,
+}
+
+impl Coroutine for Watcher {
+    frame_types!();
+
+    fn resume(&mut self, _input: Resume<i64, String>) -> Out {
+        if self.called {
+            Ok(Step::Complete(self.flag.drops() as i64))
+        } else {
+            self.called = true;
+            let callee = read_number(Some(self.flag.guard()));
+            Ok(Step::Yielded(Op::Call { callee, arg: 1 }))
+        }
+    }
+}
+
+#[test]
+fn ex2_a_frame_that_ends_is_dropped_before_its_parent_resumes() {
+    watchdog_default(|| {
+        // Returned: the child is gone by the time its value reaches the parent.
+        let flag = DropFlag::new();
+        let mut chain = Trampoline::new(Box::new(Watcher {
+            flag: flag.clone(),
+            called: false,
+        }));
+        assert_eq!(chain.send(0), Ok(Step::Yielded(1)));
+        assert_eq!(chain.send(5), Ok(Step::Complete(1)), "the child was alive");
+
+        // Raised: the same, before its error is thrown into the parent.
+        let flag = DropFlag::new();
+        let mut chain = Trampoline::new(Box::new(Watcher {
+            flag: flag.clone(),
+            called: false,
+        }));
+        assert_eq!(chain.send(0), Ok(Step::Yielded(1)));
+        assert_eq!(
+            chain.throw("stop".to_owned()),
+            Ok(Step::Complete(1)),
+            "the child was alive"
+        );
+    });
+}
+
+// `Descend` itself (the challenge's file): its base case, and an error thrown into it.
+
+#[test]
+fn ex2_descend_of_zero_returns_zero_with_no_call() {
+    watchdog_default(|| {
+        let mut chain = Trampoline::new(Box::new(Descend::new()));
+        assert_eq!(chain.send(0), Ok(Step::Complete(0)));
+        assert_eq!(chain.frames(), 0);
+        let mut chain = Trampoline::new(Box::new(Descend::new()));
+        assert_eq!(chain.send(1), Ok(Step::Complete(1)));
+    });
+}
+
+#[test]
+fn ex2_descend_has_no_try_an_error_thrown_into_it_ends_it() {
+    watchdog_default(|| {
+        // Thrown at the call it waits on: raised, and the frame is finished.
+        let mut descend = Descend::new();
+        match descend.send(3) {
+            Ok(Step::Yielded(Op::Call { arg, .. })) => assert_eq!(arg, 2),
+            other => panic!("descend(3) must call descend(2); it gave {other:?}"),
+        }
+        match descend.throw("stop".to_owned()) {
+            Err(CoError::Raised(error)) => assert_eq!(error, "stop"),
+            other => panic!("the error must end descend; it gave {other:?}"),
+        }
+        assert!(matches!(
+            descend.send(1),
+            Err(CoError::ResumedAfterCompletion)
+        ));
+
+        // Thrown before its first input: the same.
+        let mut descend = Descend::new();
+        assert!(matches!(
+            descend.throw("early".to_owned()),
+            Err(CoError::Raised(error)) if error == "early"
+        ));
+        assert!(matches!(
+            descend.send(0),
+            Err(CoError::ResumedAfterCompletion)
+        ));
+        let mut chain = Trampoline::new(Box::new(Descend::new()));
+        assert_eq!(
+            chain.throw("early".to_owned()),
+            Err(CoError::Raised("early".to_owned()))
+        );
+        assert_eq!(chain.frames(), 0);
+    });
+}
