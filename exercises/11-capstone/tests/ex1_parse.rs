@@ -192,6 +192,25 @@ fn ex1_a_frame_one_byte_short_waits_and_one_missing_its_crlf_is_refused() {
 }
 
 #[test]
+fn ex1_a_bulk_string_must_be_followed_by_cr_then_lf_both_checked() {
+    let limits = Limits::default();
+    // Either byte of the two alone is not enough, and neither is the wrong order.
+    for bytes in [
+        &b"$3\r\nabcX\n"[..],
+        b"$3\r\nabc\rX",
+        b"$3\r\nabc\n\r",
+        b"*1\r\n$3\r\nabc\n\n",
+    ] {
+        assert_eq!(
+            parse(bytes, &limits).map_err(|error| error.to_string()),
+            Err("Protocol error: bulk string not followed by CRLF".to_owned()),
+            "{:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+}
+
+#[test]
 fn ex1_bad_headers_and_nesting_past_the_limit_are_refused() {
     let refused = |bytes: &[u8]| parse(bytes, &SMALL).unwrap_err().to_string();
     assert_eq!(
@@ -299,4 +318,59 @@ fn ex1_a_header_within_the_limit_reserves_only_what_the_bytes_at_hand_could_fill
             bytes.len()
         );
     }
+}
+
+/// The wrong mechanism "copy the buffer, then parse the copy": a parse that finds a
+/// whole frame at the front asks the allocator for no more than that frame's own bytes
+/// could fill, however much the buffer holds behind it. (Copying the whole buffer on
+/// each call is fast enough per byte to pass the pipeline's watchdog, and quadratic.)
+#[test]
+fn ex1_a_frame_at_the_front_allocates_for_its_own_bytes_not_the_buffers() {
+    let limits = Limits::default();
+    let one = Frame::command(["GET", "key"]).to_bytes();
+    let bytes: Vec<u8> = one
+        .iter()
+        .copied()
+        .cycle()
+        .take(one.len() * 10_000)
+        .collect();
+    let (parsed, asked) = crate::ALLOC.count_bytes(|| parse(&bytes, &limits));
+    assert_eq!(
+        parsed,
+        Ok(Some((Frame::command(["GET", "key"]), one.len())))
+    );
+    let bound = waiting_allocation_bound(one.len());
+    assert!(
+        asked <= bound,
+        "{asked} bytes allocated for a frame of {} bytes (at most {bound}), with {} \
+         bytes in the buffer",
+        one.len(),
+        bytes.len()
+    );
+}
+
+/// The wrong mechanism "copy a bulk string's bytes as they come": a lone bulk string
+/// is not copied until all its bytes and their `\r\n` are here, so one that arrives
+/// in many reads is copied once, not once per read.
+#[test]
+fn ex1_a_lone_bulk_string_is_not_copied_until_it_has_all_arrived() {
+    let limits = Limits::default();
+    let mut bytes = b"$100000\r\n".to_vec();
+    bytes.resize(bytes.len() + 99_999, b'x');
+    let (parsed, asked) = crate::ALLOC.count_bytes(|| parse(&bytes, &limits));
+    assert_eq!(parsed, Ok(None));
+    assert!(
+        asked <= 64,
+        "{asked} bytes allocated while the bulk string still waits for its last byte"
+    );
+    bytes.extend_from_slice(b"x\r\n");
+    let (parsed, asked) = crate::ALLOC.count_bytes(|| parse(&bytes, &limits));
+    assert_eq!(
+        parsed,
+        Ok(Some((Frame::bulk(vec![b'x'; 100_000]), bytes.len())))
+    );
+    assert!(
+        asked <= 100_000 + 64,
+        "{asked} bytes allocated for one copy"
+    );
 }

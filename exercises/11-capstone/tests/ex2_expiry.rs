@@ -241,3 +241,59 @@ fn ex2_a_set_finds_a_key_past_its_deadline_missing() {
         })
         .unwrap();
 }
+
+/// The wrong mechanism "the deadline is a delay": `schedule` is given a time on the
+/// loop's clock, not a time from now. A key set once the clock has moved on is deleted
+/// by its timer at its own deadline, with no read.
+#[test]
+fn ex2_a_key_set_late_in_the_loops_life_is_deleted_at_its_own_deadline() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            sleep(ms(1000)).await;
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            sleep(ms(150)).await;
+            assert_eq!(db.borrow().len(), 0, "the timer did not run at 1100 ms");
+            assert_eq!(db.borrow().expired(), 1);
+        })
+        .unwrap();
+}
+
+/// The timer is set for the deadline itself, not a moment after: a sleep to the same
+/// instant, begun after the key was set, wakes to find the key already deleted (timers
+/// due at the same time fire in the order they were scheduled).
+#[test]
+fn ex2_the_timer_deletes_the_key_at_the_deadline_itself() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            sleep(ms(100)).await;
+            assert_eq!(db.borrow().len(), 0, "the key outlived its deadline");
+            assert_eq!(db.borrow().expired(), 1);
+        })
+        .unwrap();
+}
+
+/// `expired` counts keys deleted because their deadline passed, and nothing else: a
+/// look-up of a key that is not there, or of one still before its deadline, counts
+/// nothing.
+#[test]
+fn ex2_a_look_up_of_a_missing_or_live_key_counts_no_expiry() {
+    let mut event_loop = virtual_time_loop();
+    event_loop
+        .run_until_complete(async {
+            let db = new_db();
+            assert!(!store::exists(&db, b"nope"));
+            assert_eq!(store::ttl(&db, b"nope"), Ttl::Missing);
+            assert!(!store::del(&db, b"nope"));
+            assert!(!store::expire(&db, b"nope", ms(100)));
+            store::set(&db, b"k", b"v".to_vec(), Some(ms(100)), Condition::Always);
+            assert!(store::exists(&db, b"k"));
+            assert_eq!(store::ttl(&db, b"k"), Ttl::Left(ms(100)));
+            assert_eq!(db.borrow().expired(), 0);
+        })
+        .unwrap();
+}
