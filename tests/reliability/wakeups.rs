@@ -45,7 +45,7 @@ use oneloop_core::hooks::{CALLBACK_PANICKED, LayerSnapshot, ReadyQueue, with_cur
 use oneloop_core::{Core, Driver, EventLoop, ExceptionReport, LoopError, ParkReport};
 use oneloop_io::IoDriver;
 use oneloop_offload::{Offload, OffloadDriver, new_driver, new_event_loop, to_thread};
-use oneloop_testkit::watchdog_default;
+use oneloop_testkit::{SleepProbe, watchdog_default};
 use oneloop_timers::TimerDriver;
 
 /// A driver over `inner` that runs a hook once, at the first park that may wait for
@@ -166,6 +166,33 @@ fn a_handle_dropped_unused_while_the_loop_sleeps_on_it_wakes_the_loop_to_report_
             let io = IoDriver::new().expect("epoll is available");
             OffloadDriver::new(BeforePark::new(TimerDriver::new(io), hook))
         })
+    });
+    assert_eq!(outcome, Err(LoopError::Stalled));
+}
+
+/// The same drop, made while the loop really sleeps in `epoll_wait`: the thread that
+/// holds the only handle waits until the loop's thread is asleep, then drops it.
+#[test]
+fn a_handle_dropped_unused_once_the_loop_is_asleep_in_epoll_wait_wakes_it_to_report_the_stall() {
+    let outcome = watchdog_default(|| {
+        let mut event_loop = new_event_loop().expect("epoll is available");
+        let handle = Offload::of(event_loop.core())
+            .expect("the offload layer")
+            .handle();
+        let loop_thread = SleepProbe::current();
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        let dropper = thread::spawn(move || {
+            started_rx.recv().expect("the main task starts");
+            // The loop's thread has nothing to sleep on but its park.
+            loop_thread.wait_until_asleep();
+            drop(handle);
+        });
+        let outcome = event_loop.run_until_complete(async move {
+            started_tx.send(()).expect("the dropping thread waits");
+            std::future::pending::<()>().await;
+        });
+        dropper.join().expect("the dropping thread ends");
+        outcome
     });
     assert_eq!(outcome, Err(LoopError::Stalled));
 }
