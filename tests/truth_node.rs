@@ -170,6 +170,7 @@ const LISTED: &[&str] = &[
     "async_quiz",
     "timers_by_deadline",
     "late_loop_runs_lists",
+    "interval_behind_its_list",
     "unref_timer",
     "refresh_timer",
     "delays_clamped",
@@ -289,6 +290,13 @@ fn timers_by_deadline() {
 #[test]
 fn late_loop_runs_lists() {
     check("late_loop_runs_lists");
+}
+
+/// Fails if the timers phase runs a list's timers by deadline rather than from its
+/// front: the interval's second run (due 5 ms before the timer) would come first.
+#[test]
+fn interval_behind_its_list() {
+    check("interval_behind_its_list");
 }
 
 /// Fails if an unref'd timer keeps the loop alive (the last one would run), or if

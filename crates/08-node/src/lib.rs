@@ -34,8 +34,10 @@
 //! since Rust cannot ask whether a value is a promise; there is no rejection. Node's
 //! globals are free functions ([`set_timeout`], [`next_tick`], ...) that find the
 //! running loop through one thread-local, and panic outside [`NodeLoop::run`], as
-//! calling `setTimeout` with no loop has no meaning. Every ordering the book states is
-//! checked against real Node by `tests/truth_node.rs`.
+//! calling `setTimeout` with no loop has no meaning. Every order the book says Node
+//! prints is checked against real Node by `tests/truth_node.rs`; rules that Node's
+//! output cannot show (which iteration or phase a callback runs in) are pinned by
+//! tests on this loop alone.
 //!
 //! ```
 //! use oneloop_node::{NodeLoop, Promise, console_log, next_tick, set_immediate, set_timeout};

@@ -4,11 +4,11 @@
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
     await_vs_then_chain, clear_due_timer, close_after_check, close_microtasks, close_order,
-    delays_clamped, immediate_in_immediate, interval_cleared, interval_slow_callback,
-    io_timeout_vs_immediate, late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate,
-    main_timer_then_busy, microtasks_between_timers, refresh_in_own_interval,
-    refresh_timer_scenario, same_deadline_lists, tick_before_promise, tick_inside_immediate,
-    tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
+    delays_clamped, immediate_in_immediate, interval_behind_its_list, interval_cleared,
+    interval_slow_callback, io_timeout_vs_immediate, late_loop_runs_lists, main_busy_then_race,
+    main_timeout_vs_immediate, main_timer_then_busy, microtasks_between_timers,
+    refresh_in_own_interval, refresh_timer_scenario, same_deadline_lists, tick_before_promise,
+    tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
     timers_phase_reads_clock_once, unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
@@ -226,6 +226,12 @@ const SCENARIOS: &[Scenario] = &[
         about: "a late loop runs one duration's overdue timers before the next duration's",
         node: NodeOrder::Fixed,
         script: late_loop_runs_lists,
+    },
+    Scenario {
+        name: "interval_behind_its_list",
+        about: "an interval re-armed behind a later timer of its list runs after it",
+        node: NodeOrder::Fixed,
+        script: interval_behind_its_list,
     },
     Scenario {
         name: "unref_timer",

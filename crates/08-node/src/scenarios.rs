@@ -292,6 +292,28 @@ pub(crate) fn late_loop_runs_lists() {
 }
 // ANCHOR_END: late_loop_runs_lists
 
+// ANCHOR: interval_behind_its_list
+pub(crate) fn interval_behind_its_list() {
+    let id = std::rc::Rc::new(std::cell::Cell::new(None));
+    let handle = std::rc::Rc::clone(&id);
+    let mut n = 0;
+    let timer = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("interval {n}"));
+            if n == 1 {
+                busy_wait(5);
+                set_timeout(|| console_log("timeout"), 10);
+            } else if let Some(timer) = handle.get() {
+                clear_interval(timer);
+            }
+        },
+        10,
+    );
+    id.set(Some(timer));
+}
+// ANCHOR_END: interval_behind_its_list
+
 // ANCHOR: unref_timer
 pub(crate) fn unref_timer_scenario() {
     let a = set_timeout(|| console_log("unref 10 ms"), 10);
