@@ -58,11 +58,11 @@ pub(crate) type Step<T> = Result<Option<T>, ParseError>;
 /// The header line starting at `from` (just after its type byte), without its
 /// `\r\n`; `None` if the `\r\n` has not arrived yet.
 ///
-/// The limit is Redis's: once `max_line` bytes, the type byte among them, have arrived
-/// with no line end, the line is refused, in Redis's words for a count (`too big mbulk
-/// count string` after `*`, `too big bulk count string` after `$`). A line whose end
-/// has arrived is returned whatever its length: a count that long is no number, and
-/// the reader of the count refuses it.
+/// The limit is Redis's: once more than `max_line` bytes, the type byte among them,
+/// have arrived with no line end, the line is refused, in Redis's words for a count
+/// (`too big mbulk count string` after `*`, `too big bulk count string` after `$`).
+/// A line whose end has arrived is returned whatever its length: a count that long
+/// is no number, and the reader of the count refuses it.
 pub(crate) fn line<'b>(buf: &'b [u8], from: usize, limits: &Limits) -> Step<&'b [u8]> {
     line_resumed(buf, from, &mut 0, limits)
 }
