@@ -117,6 +117,18 @@ fn a_vertical_tab_or_form_feed_inside_an_inline_word_is_part_of_it() {
     });
 }
 
+/// A NUL byte inside an inline word is part of the word here: `SET k a\0b` stores the
+/// three bytes. Redis reads an inline line as a C string (sdssplitargs walks it to its
+/// first NUL), so it would stop at the NUL; this server does not.
+#[test]
+fn a_nul_inside_an_inline_word_is_kept_in_the_word() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let got = replies_to(&server, b"SET k a\0b\r\nGET k\r\n");
+        assert_eq!(got, b"+OK\r\n$3\r\na\0b\r\n");
+    });
+}
+
 /// Redis refuses a count line once more than 64 KiB (65,536 bytes) have arrived from
 /// its type byte on with no `\r\n`: `*` and 65,536 digits (65,537 bytes) get
 /// `-ERR Protocol error: too big mbulk count string\r\n`, and `*1\r\n$` and 65,536
