@@ -8,21 +8,13 @@
 //! can only fail for the bound.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
 use std::task::Waker;
 
-use oneloop_task::{Schedule, TaskId, TaskWaker};
+use oneloop_task::hooks::{RawTask, TaskRef};
 
 fn send<T: Send>() {}
 fn send_sync<T: Send + Sync>() {}
 fn send_sync_value<T: Send + Sync>(_: &T) {}
-
-/// A scheduler that schedules nothing, to name a task waker's type.
-struct Nowhere;
-
-impl Schedule for Nowhere {
-    fn schedule(&self, _id: TaskId) {}
-}
 
 #[test]
 fn wakers_are_send_and_sync() {
@@ -30,9 +22,8 @@ fn wakers_are_send_and_sync() {
     send_sync::<Waker>();
     send_sync::<oneloop_future::OneShot<u32, String>>();
     send_sync::<oneloop_future::Wait<u32, String>>();
-    // Stage 3: the state behind every task's waker, whatever schedules it.
-    send_sync::<TaskWaker<Nowhere>>();
-    send_sync::<Arc<TaskWaker<Nowhere>>>();
+    // Stage 3: a task's waker is a std `Waker` over the task's cell (checked above);
+    // the loop's own pointer to that cell is neither (see the probe test below).
     // Stage 4: the loop's scheduler, which a task waker holds, ids and all.
     let event_loop = oneloop_core::EventLoop::new();
     send_sync_value(&event_loop.scheduler());
@@ -95,6 +86,8 @@ fn the_loop_its_core_and_join_handles_stay_on_their_thread() {
     assert!(!probe::<oneloop_core::Core>().is_send());
     assert!(!probe::<oneloop_core::Core>().is_sync());
     assert!(!probe::<oneloop_core::JoinHandle<u32>>().is_send());
+    assert!(!probe::<TaskRef<dyn RawTask>>().is_send());
+    assert!(!probe::<TaskRef<dyn RawTask>>().is_sync());
     assert!(!probe::<oneloop::OffloadLoop>().is_send());
     assert!(!probe::<oneloop_io::TcpStream>().is_send());
     assert!(!probe::<oneloop_io::TcpListener>().is_send());

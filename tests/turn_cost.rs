@@ -239,31 +239,38 @@ fn a_one_shot_with_one_waiter_allocates_nothing_to_register_it() {
 }
 
 #[test]
-fn a_task_in_a_reused_slot_takes_over_the_finished_tasks_waker() {
+fn a_spawned_task_is_one_allocation_whether_or_not_its_slot_was_used_before() {
     watchdog_default(|| {
         const TASKS: usize = 100;
         let mut event_loop = EventLoop::new();
-        let spawn_and_join = |tasks: usize| async move {
+        // One at a time: each task takes the slot the one before it left.
+        let one_by_one = |tasks: usize| async move {
             for i in 0..tasks {
                 assert_eq!(spawn(async move { i }).await.expect("no panic"), i);
             }
         };
+        // All at once: each task in a slot of its own.
+        let all_at_once = |tasks: usize| async move {
+            let handles: Vec<_> = (0..tasks).map(|i| spawn(async move { i })).collect();
+            for (i, handle) in handles.into_iter().enumerate() {
+                assert_eq!(handle.await.expect("no panic"), i);
+            }
+        };
         // Warm up: the slab, the ready queue and the registry have their room.
-        event_loop
-            .run_until_complete(spawn_and_join(TASKS))
-            .unwrap();
-        let ((), allocations) = ALLOC.count(|| {
-            event_loop
-                .run_until_complete(spawn_and_join(TASKS))
-                .unwrap();
-        });
-        // Per task: its task cell (join cell and future in one allocation). The waker
-        // comes from the slot the previous task left (main's own allocations are a
-        // fixed few).
-        let per_task = allocations / TASKS;
-        assert_eq!(
-            per_task, 1,
-            "{allocations} allocations for {TASKS} spawned and joined tasks"
-        );
+        event_loop.run_until_complete(all_at_once(TASKS)).unwrap();
+        let ((), one_by_one) =
+            ALLOC.count(|| event_loop.run_until_complete(one_by_one(TASKS)).unwrap());
+        let ((), all_at_once) =
+            ALLOC.count(|| event_loop.run_until_complete(all_at_once(TASKS)).unwrap());
+        // Per task: its task cell (header, join cell and future in one allocation,
+        // its wakers pointing at it). Main's own allocations are a fixed few, and
+        // all at once adds its vector of handles.
+        for (how, allocations) in [("one by one", one_by_one), ("all at once", all_at_once)] {
+            assert_eq!(
+                allocations / TASKS,
+                1,
+                "{allocations} allocations for {TASKS} tasks spawned and joined {how}"
+            );
+        }
     });
 }

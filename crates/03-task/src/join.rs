@@ -18,12 +18,14 @@ use std::fmt;
 use std::future::Future;
 use std::mem;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::task::Waker;
+
+use crate::task_cell::spawn_cell;
 
 use crate::done::DoneCallbacks;
 use crate::{
-    ExceptionReport, ExceptionSink, HandleCell, Label, NEVER_RETRIEVED, Schedule, TaskCell, TaskId,
-    Tasks,
+    ExceptionReport, ExceptionSink, HandleCell, Label, NEVER_RETRIEVED, Schedule, TaskId, Tasks,
 };
 
 /// Why a task produced no output.
@@ -144,7 +146,7 @@ impl<T> JoinCell<T> {
 pub struct JoinHandle<T> {
     /// The task's cell; it derefs to the [`JoinCell`]. The handle cannot name the
     /// future's type, only that one is there.
-    pub(crate) cell: Rc<HandleCell<T>>,
+    pub(crate) cell: HandleCell<T>,
     id: TaskId,
 }
 // ANCHOR_END: join_handle
@@ -237,7 +239,9 @@ where
 {
     let id = tasks.borrow().vacant_id();
     let label = label.unwrap_or(Label::Task(id));
-    let (task, cell) = TaskCell::allocate(JoinCell::new(label, Rc::clone(sink)), future);
+    let scheduler = Arc::clone(tasks.borrow().scheduler());
+    let join = JoinCell::new(label, Rc::clone(sink));
+    let (task, cell) = spawn_cell(id, scheduler, join, future);
     let inserted = tasks.borrow_mut().insert_task(task);
     debug_assert_eq!(inserted, id, "insert_task uses the slot vacant_id named");
     (id, JoinHandle { cell, id })

@@ -12,13 +12,16 @@
 //!
 //! - A Python task is an object the loop and the future both point at. Here every task's
 //!   future lives in a slab ([`Tasks`]), keyed by a [`TaskId`] that carries a generation,
-//!   and a waker carries only the id (see [`TaskWaker`]). So a spawned future need not be
-//!   `Send`, while every waker is `Send + Sync`, as std requires.
+//!   and a waker reads only that id and the scheduler to hand it to (see [`Schedule`]).
+//!   So a spawned future need not be `Send`, while every waker is `Send + Sync`, as std
+//!   requires.
 //! - A step checks the task out of the slab while it polls it ([`step`]): user code
 //!   never runs while the slab is borrowed, so it may spawn and wake freely.
-//! - A spawned task is one allocation: its join cell and its future, side by side. The
-//!   future is pinned inside that shared allocation, which safe Rust cannot express:
-//!   `task_cell.rs` does it in the crate's one `unsafe` block, and says why it holds.
+//! - A spawned task is one allocation, its [`TaskCell`](hooks::TaskCell): the id and the
+//!   scheduler its wakers read, its join cell and its future. Every waker is a raw
+//!   waker over that cell, and the future is pinned inside it. Safe Rust can express
+//!   neither, so `task_cell.rs` does both, in the crate's one `unsafe` module, and says
+//!   at each block why it holds.
 //! - The task's result goes to a [`JoinHandle`], itself a future. A panic inside the task
 //!   is caught and returned as a [`JoinError`], as a Python task keeps its exception; a
 //!   panic nobody retrieved goes to an exception handler ([`ExceptionSink`]).
@@ -37,8 +40,8 @@
 //!     .expect("main does not panic");
 //! assert_eq!(answer, 42);
 //! ```
-// Safe code everywhere but in `task_cell`, the one lesson that pins a future inside a
-// shared allocation (see that module).
+// Safe code everywhere but in `task_cell`, the one lesson: a task's one allocation, its
+// wakers pointing at it and its future pinned in it (see that module).
 #![deny(unsafe_code)]
 
 mod done;
@@ -64,7 +67,7 @@ pub use join::{JoinError, JoinHandle};
 pub use slab::Tasks;
 pub use step::step;
 pub use step_outcome::StepOutcome;
-pub use waker::{Schedule, TaskWaker};
+pub use waker::Schedule;
 
 pub(crate) use hooks::*;
 
@@ -78,5 +81,5 @@ pub mod hooks {
     pub use crate::join::{JoinCell, JoinState, spawn_into};
     pub use crate::payload::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
     pub use crate::slab::{LiveTask, TaskSlot, TaskSlotMut, TaskState};
-    pub use crate::task_cell::{ErasedFuture, HandleCell, RawTask, TaskCell};
+    pub use crate::task_cell::{Body, HandleCell, JoinView, LoopOwned, RawTask, TaskCell, TaskRef};
 }

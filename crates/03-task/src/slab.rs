@@ -15,10 +15,10 @@
 use std::fmt;
 use std::future::Future;
 use std::mem;
-use std::rc::Rc;
 use std::sync::{Arc, atomic};
 
-use crate::{Label, RawTask, Schedule, TaskId, TaskWaker};
+use crate::task_cell::bare_cell;
+use crate::{Label, RawTask, Schedule, TaskId, TaskRef};
 
 // ANCHOR: task_state
 /// Whether a step is polling a task right now.
@@ -32,40 +32,37 @@ pub enum TaskState {
 // ANCHOR_END: task_state
 
 // ANCHOR: task_slot
-/// One live task as its slot holds it: the task (its future and label, behind
-/// [`RawTask`]) and the task's waker. Three words.
+/// One live task as its slot holds it: the loop's pointer to the task's cell (its
+/// future, label, id and the state its wakers share, behind [`RawTask`]). Two words.
 ///
 /// The slot owns the task: emptying it (finished, or dropped by its executor) drops
 /// the future, unless a step is polling it right now (that step drops it afterwards).
-/// The task keeps a clone of this waker beside its future, and its polls lend that
-/// one. The task's generation is the one its waker carries; its two flags are bits
-/// the slab keeps for each page (see [`Tasks`]).
-pub struct LiveTask<S> {
-    /// The task's future and label; a step polls it through a clone of this `Rc`.
-    pub(crate) task: Rc<dyn RawTask>,
-    /// The task's waker; its id names this slot and the slot's generation.
-    pub(crate) waker: Arc<TaskWaker<S>>,
+/// The task's generation is the one its id carries; its two flags are bits the slab
+/// keeps for each page (see [`Tasks`]).
+pub struct LiveTask {
+    /// The task's cell; a step polls it through a clone of this pointer.
+    pub(crate) task: TaskRef<dyn RawTask>,
 }
 // ANCHOR_END: task_slot
 
-impl<S> LiveTask<S> {
+impl LiveTask {
     /// The task's label.
     pub fn label(&self) -> &Label {
         self.task.label()
     }
 
     fn generation(&self) -> u32 {
-        self.waker.id().generation()
+        self.task.id().generation()
     }
 }
 
-impl<S> Drop for LiveTask<S> {
+impl Drop for LiveTask {
     fn drop(&mut self) {
         self.task.drop_future();
     }
 }
 
-impl<S> fmt::Debug for LiveTask<S> {
+impl fmt::Debug for LiveTask {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LiveTask")
             .field("label", self.task.label())
@@ -84,22 +81,22 @@ struct Flags {
     queued: u64,
 }
 
-/// A live task's slot, read-only: the task, its waker and its two flags.
-pub struct TaskSlot<'a, S> {
-    live: &'a LiveTask<S>,
+/// A live task's slot, read-only: the task and its two flags.
+pub struct TaskSlot<'a> {
+    live: &'a LiveTask,
     running: bool,
     queued: bool,
 }
 
-impl<S> Clone for TaskSlot<'_, S> {
+impl Clone for TaskSlot<'_> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<S> Copy for TaskSlot<'_, S> {}
+impl Copy for TaskSlot<'_> {}
 
-impl<S> fmt::Debug for TaskSlot<'_, S> {
+impl fmt::Debug for TaskSlot<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TaskSlot")
             .field("label", self.live.task.label())
@@ -109,7 +106,7 @@ impl<S> fmt::Debug for TaskSlot<'_, S> {
     }
 }
 
-impl<'a, S> TaskSlot<'a, S> {
+impl<'a> TaskSlot<'a> {
     /// The task's label.
     pub fn label(&self) -> &'a Label {
         self.live.task.label()
@@ -126,21 +123,21 @@ impl<'a, S> TaskSlot<'a, S> {
     }
 }
 
-impl<S: Schedule> TaskSlot<'_, S> {
-    /// A waker for this task (the slab's own, shared: nothing is allocated).
+impl TaskSlot<'_> {
+    /// A waker for this task: one more count on the task's cell, nothing allocated.
     pub fn waker(self) -> std::task::Waker {
-        self.live.waker.waker()
+        self.live.task.waker()
     }
 }
 
 /// A live task's slot, to change its flags: what a step checks out and back in.
-pub struct TaskSlotMut<'a, S> {
-    live: &'a LiveTask<S>,
+pub struct TaskSlotMut<'a> {
+    live: &'a LiveTask,
     flags: &'a mut Flags,
     bit: u64,
 }
 
-impl<S> fmt::Debug for TaskSlotMut<'_, S> {
+impl fmt::Debug for TaskSlotMut<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TaskSlotMut")
             .field("label", self.live.task.label())
@@ -150,9 +147,9 @@ impl<S> fmt::Debug for TaskSlotMut<'_, S> {
     }
 }
 
-impl<S> TaskSlotMut<'_, S> {
-    /// The task: a step takes its own pointer to it with `Rc::clone`.
-    pub fn task(&self) -> &Rc<dyn RawTask> {
+impl TaskSlotMut<'_> {
+    /// The task: a step takes its own pointer to it with `TaskRef::clone`.
+    pub fn task(&self) -> &TaskRef<dyn RawTask> {
         &self.live.task
     }
 
@@ -196,25 +193,15 @@ impl<S> TaskSlotMut<'_, S> {
 /// No next free slot.
 const NONE: u32 = u32::MAX;
 
-/// The references to a live task's waker that the slab and the task hold themselves:
-/// the slot's `Arc`, and the clone the task keeps beside its future (given by
-/// [`Tasks::insert_task`], dropped with the future, which is dropped only once the
-/// slot is emptied).
-const OWN_CLONES: usize = 2;
-
-/// A slot: three words, vacant or occupied. The two states share the space (the
+/// A slot: two words, vacant or occupied. The two states share the space (the
 /// vacant one fits beside the task's pointer, which is never null).
-enum Slot<S> {
+enum Slot {
     Vacant {
         generation: u32,
         /// The next slot of the free list, or [`NONE`].
         next_free: u32,
-        /// The waker of the task that last lived here. The next task in this slot
-        /// takes it over, instead of allocating its own, if no one else holds it by
-        /// then (no stale waker of the old task can exist, so none can wake the new one).
-        spare: Option<Arc<TaskWaker<S>>>,
     },
-    Occupied(LiveTask<S>),
+    Occupied(LiveTask),
 }
 
 // ANCHOR: tasks
@@ -222,7 +209,7 @@ enum Slot<S> {
 pub struct Tasks<S> {
     /// Fixed-size pages of slots; slot `i` is `pages[i / SLOTS_PER_PAGE]`, at
     /// `i % SLOTS_PER_PAGE`. Only the last page may be partly filled.
-    pages: Vec<Vec<Slot<S>>>,
+    pages: Vec<Vec<Slot>>,
     /// The two flags of page `p`'s slots, at `flags[p]`: two words, one bit per slot.
     flags: Vec<Flags>,
     /// The first slot of the free list, or [`NONE`].
@@ -249,7 +236,7 @@ impl<S> Tasks<S> {
 
     /// The size of one slot, vacant or occupied, in bytes. Each page adds two words
     /// for the flags of its slots: a quarter of a byte per slot.
-    pub const SLOT_BYTES: usize = mem::size_of::<Slot<S>>();
+    pub const SLOT_BYTES: usize = mem::size_of::<Slot>();
 
     /// How many slots have been made (occupied or on the free list).
     fn slot_count(&self) -> usize {
@@ -271,18 +258,18 @@ impl<S> Tasks<S> {
         (index / Self::SLOTS_PER_PAGE, index % Self::SLOTS_PER_PAGE)
     }
 
-    fn slot(&self, index: u32) -> Option<&Slot<S>> {
+    fn slot(&self, index: u32) -> Option<&Slot> {
         let (page, at) = Self::place(index);
         self.pages.get(page)?.get(at)
     }
 
-    fn slot_at(&mut self, index: u32) -> Option<&mut Slot<S>> {
+    fn slot_at(&mut self, index: u32) -> Option<&mut Slot> {
         let (page, at) = Self::place(index);
         self.pages.get_mut(page)?.get_mut(at)
     }
 
     /// Every slot with its index, in slot order.
-    fn slots(&self) -> impl Iterator<Item = (u32, &Slot<S>)> {
+    fn slots(&self) -> impl Iterator<Item = (u32, &Slot)> {
         self.pages
             .iter()
             .flatten()
@@ -292,7 +279,7 @@ impl<S> Tasks<S> {
 
     /// The slot of `id` (read-only), if `id` is live: same index *and* same
     /// generation.
-    pub fn get(&self, id: TaskId) -> Option<TaskSlot<'_, S>> {
+    pub fn get(&self, id: TaskId) -> Option<TaskSlot<'_>> {
         let (page, at) = Self::place(id.index());
         let flags = self.flags.get(page)?;
         match self.pages.get(page)?.get(at)? {
@@ -310,7 +297,7 @@ impl<S> Tasks<S> {
 
     /// The slot of `id`, to change its flags, if `id` is live: same index *and* same
     /// generation. A stale id (its task finished, the slot maybe reused) finds nothing.
-    pub fn slot_mut(&mut self, id: TaskId) -> Option<TaskSlotMut<'_, S>> {
+    pub fn slot_mut(&mut self, id: TaskId) -> Option<TaskSlotMut<'_>> {
         let (page, at) = Self::place(id.index());
         let flags = self.flags.get_mut(page)?;
         match self.pages.get(page)?.get(at)? {
@@ -349,15 +336,18 @@ impl<S: Schedule> Tasks<S> {
     where
         F: Future<Output = ()> + 'static,
     {
-        let label = label.unwrap_or(Label::Task(self.vacant_id()));
-        self.insert_task(crate::task_cell::BareTask::allocate(label, future))
+        let id = self.vacant_id();
+        let label = label.unwrap_or(Label::Task(id));
+        self.insert_task(bare_cell(id, Arc::clone(&self.scheduler), label, future))
     }
 
-    /// Puts a task in a free slot and returns its id (the one
-    /// [`vacant_id`](Self::vacant_id) named), and gives the task its waker
-    /// ([`RawTask::set_waker`]). The task is not scheduled.
-    pub fn insert_task(&mut self, task: Rc<dyn RawTask>) -> TaskId {
-        let (index, generation, spare) = if self.free_head == NONE {
+    /// Puts a task in the free slot its id names (the id
+    /// [`vacant_id`](Self::vacant_id) gave when the task was made) and returns that id.
+    /// The task is not scheduled.
+    pub(crate) fn insert_task(&mut self, task: TaskRef<dyn RawTask>) -> TaskId {
+        let id = task.id();
+        debug_assert_eq!(id, self.vacant_id(), "a task goes in the slot its id names");
+        let index = if self.free_head == NONE {
             let index = u32::try_from(self.slot_count())
                 .ok()
                 .filter(|&index| index != NONE)
@@ -378,34 +368,23 @@ impl<S: Schedule> Tasks<S> {
             page.push(Slot::Vacant {
                 generation: 0,
                 next_free: NONE,
-                spare: None,
             });
-            (index, 0, None)
+            index
         } else {
             let index = self.free_head;
             match self.slot_at(index) {
-                Some(Slot::Vacant {
-                    generation,
-                    next_free,
-                    spare,
-                }) => {
-                    let taken = (index, *generation, spare.take());
+                Some(Slot::Vacant { next_free, .. }) => {
                     self.free_head = *next_free;
-                    taken
+                    index
                 }
                 _ => unreachable!("the free list only holds vacant slots"),
             }
         };
-        let id = TaskId::new(index, generation);
-        let reused = spare.and_then(|mut waker| TaskWaker::reuse(&mut waker, id).then_some(waker));
-        let waker = reused.unwrap_or_else(|| TaskWaker::new(id, Arc::clone(&self.scheduler)));
-        // The task keeps one clone, lent to each of its polls, until its future drops.
-        task.set_waker(waker.waker());
         let slot = self
             .slot_at(index)
             .expect("the slot was found or made above");
         // The flags of a vacant slot are clear (`remove` clears them).
-        *slot = Slot::Occupied(LiveTask { task, waker });
+        *slot = Slot::Occupied(LiveTask { task });
         self.live += 1;
         id
     }
@@ -425,19 +404,17 @@ impl<S: Schedule> Tasks<S> {
     /// Empties the slot of `id` (if `id` is live) and bumps its generation, so that
     /// every waker still carrying `id` now misses. The caller drops what it gets back
     /// (which drops the future) after releasing its borrow of the slab.
-    pub fn remove(&mut self, id: TaskId) -> Option<LiveTask<S>> {
+    pub fn remove(&mut self, id: TaskId) -> Option<LiveTask> {
         let free_head = self.free_head;
         let (page, at) = Self::place(id.index());
         let flags = self.flags.get_mut(page)?;
         let slot = self.pages.get_mut(page)?.get_mut(at)?;
-        let spare = match &*slot {
-            Slot::Occupied(live) if live.generation() == id.generation() => Arc::clone(&live.waker),
-            _ => return None,
-        };
+        if !matches!(&*slot, Slot::Occupied(live) if live.generation() == id.generation()) {
+            return None;
+        }
         let vacant = Slot::Vacant {
             generation: id.generation().wrapping_add(1),
             next_free: free_head,
-            spare: Some(spare),
         };
         let Slot::Occupied(live) = mem::replace(slot, vacant) else {
             unreachable!("checked above")
@@ -481,7 +458,7 @@ impl<S: Schedule> Tasks<S> {
     pub fn ids(&self) -> Vec<TaskId> {
         self.slots()
             .filter_map(|(_, slot)| match slot {
-                Slot::Occupied(live) => Some(live.waker.id()),
+                Slot::Occupied(live) => Some(live.task.id()),
                 Slot::Vacant { .. } => None,
             })
             .collect()
@@ -495,7 +472,7 @@ impl<S: Schedule> Tasks<S> {
         let held = self
             .slots()
             .map(|(_, slot)| match slot {
-                Slot::Occupied(live) => Arc::strong_count(&live.waker).saturating_sub(OWN_CLONES),
+                Slot::Occupied(live) => live.task.wakers_alive(),
                 Slot::Vacant { .. } => 0,
             })
             .sum();
@@ -512,7 +489,7 @@ impl<S: Schedule> Tasks<S> {
     /// [`wakers_held_elsewhere`]: Self::wakers_held_elsewhere
     pub fn any_waker_held_elsewhere(&self) -> bool {
         let held = self.slots().any(|(_, slot)| match slot {
-            Slot::Occupied(live) => Arc::strong_count(&live.waker) > OWN_CLONES,
+            Slot::Occupied(live) => live.task.wakers_alive() > 0,
             Slot::Vacant { .. } => false,
         });
         // The same fence as in `wakers_held_elsewhere`, for the same reason.
@@ -522,7 +499,7 @@ impl<S: Schedule> Tasks<S> {
 
     /// Takes every live task out (for shutdown). The caller drops them after releasing
     /// its borrow: dropping a future runs its destructors, which may wake other tasks.
-    pub fn drain(&mut self) -> Vec<LiveTask<S>> {
+    pub fn drain(&mut self) -> Vec<LiveTask> {
         let ids = self.ids();
         ids.into_iter().filter_map(|id| self.remove(id)).collect()
     }

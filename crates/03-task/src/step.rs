@@ -5,14 +5,13 @@
 //! coroutine; here the slab holds every future, and the slab sits in a `RefCell` that
 //! the running future may need (to spawn a task, to wake one). So the step checks the
 //! task *out*: it marks the slot `Running` and takes its own pointer to the task (a
-//! clone of the slot's `Rc`). Then it releases the borrow, polls, and borrows again to
-//! check the task back in (`Idle`, pending) or to free the slot (finished).
+//! clone of the slot's [`TaskRef`]). Then it releases the borrow, polls, and borrows
+//! again to check the task back in (`Idle`, pending) or to free the slot (finished).
 
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::task::Poll;
 
-use crate::{Schedule, StepOutcome, TaskId, TaskState, Tasks};
+use crate::{Schedule, StepOutcome, TaskId, TaskRef, TaskState, Tasks};
 
 // ANCHOR: step
 /// Runs one step of task `id`: poll its future once, with its own waker.
@@ -20,13 +19,13 @@ use crate::{Schedule, StepOutcome, TaskId, TaskState, Tasks};
 /// Order of events, each with no borrow held while user code runs:
 /// 1. borrow the slab, find the live slot of `id` (a stale id or a task already being
 ///    polled gives [`StepOutcome::Stale`]), mark it `Running`, take a pointer to the
-///    task (a clone of its `Rc`), clear its `queued` flag (a wake during this poll must
+///    task (a clone of its `TaskRef`), clear its `queued` flag (a wake during this poll must
 ///    queue a new step);
 /// 2. release the borrow and poll the task (it lends its own waker: none is made);
 /// 3. borrow again: `Pending` checks the task back in (`Idle`); `Ready` frees the slot;
 /// 4. drop what was removed (that drops the future) only after that borrow is
 ///    released. If the slot was emptied while the task ran (a drain from inside its
-///    poll), drop the future through the step's own `Rc`.
+///    poll), drop the future through the step's own `TaskRef`.
 pub fn step<S: Schedule>(tasks: &RefCell<Tasks<S>>, id: TaskId) -> StepOutcome {
     let task = {
         let mut tasks = tasks.borrow_mut();
@@ -39,7 +38,7 @@ pub fn step<S: Schedule>(tasks: &RefCell<Tasks<S>>, id: TaskId) -> StepOutcome {
         }
         slot.set_state(TaskState::Running);
         slot.set_queued(false);
-        Rc::clone(slot.task())
+        TaskRef::clone(slot.task())
     };
 
     match task.poll() {

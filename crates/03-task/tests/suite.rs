@@ -17,3 +17,5 @@ mod hostile;
 mod task_cell;
 #[path = "task_cost.rs"]
 mod task_cost;
+#[path = "waker_over_cell.rs"]
+mod waker_over_cell;

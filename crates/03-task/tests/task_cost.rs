@@ -18,40 +18,63 @@ use crate::common::Recorder;
 static ALLOC: CountingAllocator = CountingAllocator::new();
 
 #[test]
-fn a_spawn_into_a_slot_with_a_spare_waker_allocates_once() {
-    let (spawn, pending_step) = watchdog_default(|| {
+fn a_spawn_allocates_once_in_a_new_slot_or_a_reused_one() {
+    let (fresh, reused, pending_step) = watchdog_default(|| {
         let (probe, counted) = ALLOC.count(|| std::hint::black_box(Box::new(1_u64)));
         drop(probe);
         assert!(counted > 0, "the counting allocator counts");
 
         let tasks = RefCell::new(Tasks::new(Arc::new(Recorder::default())));
         let sink = ExceptionSink::new();
-        // A first task makes the slab's page and leaves its waker in its slot.
-        let (first, handle) = spawn_into(&tasks, &sink, async { 1_u32 }, None);
+        // A first task makes the slab's page.
+        let (first, first_handle) = spawn_into(&tasks, &sink, async { 1_u32 }, None);
+        // A second goes in a slot no task has used yet.
+        let ((second, second_handle), fresh) =
+            ALLOC.count(|| spawn_into(&tasks, &sink, async { 2_u32 }, None));
+        assert_eq!(second.index(), first.index() + 1, "a new slot");
         assert_eq!(step(&tasks, first), StepOutcome::Finished);
-        drop(handle);
+        drop(first_handle);
 
-        let ((id, handle), spawn) =
+        // A third goes in the first one's freed slot.
+        let ((id, handle), reused) =
             ALLOC.count(|| spawn_into(&tasks, &sink, pending::<u32>(), None));
+        assert_eq!(id.index(), first.index(), "the freed slot");
         let (outcome, pending_step) = ALLOC.count(|| step(&tasks, id));
         assert_eq!(outcome, StepOutcome::Pending);
-        drop(handle);
-        (spawn, pending_step)
+        drop((handle, second_handle));
+        (fresh, reused, pending_step)
     });
-    assert_eq!(
-        spawn, 1,
-        "a spawn allocates its task cell (join cell and future together), nothing else"
-    );
+    for (slot, count) in [("a new slot", fresh), ("a reused slot", reused)] {
+        assert_eq!(
+            count, 1,
+            "a spawn into {slot} allocates its task cell (header, join cell and future \
+             together, its wakers pointing at it), nothing else"
+        );
+    }
     assert_eq!(pending_step, 0, "a step allocates nothing");
 }
 
 #[test]
-fn a_slot_is_three_words() {
-    // The task's pointer (two words) and its waker; a vacant slot's generation, next
-    // free index and spare waker fit in the same three words.
+fn a_task_with_no_join_handle_is_one_allocation_too() {
+    let inserted = watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Arc::new(Recorder::default())));
+        // The first task makes the slab's page.
+        let first = tasks.borrow_mut().insert(pending::<()>(), None);
+        let (second, inserted) = ALLOC.count(|| tasks.borrow_mut().insert(pending::<()>(), None));
+        assert_eq!(second.index(), first.index() + 1);
+        drop(tasks.borrow_mut().drain());
+        inserted
+    });
+    assert_eq!(inserted, 1, "its cell: header, label and future together");
+}
+
+#[test]
+fn a_slot_is_two_words() {
+    // The task's pointer (two words); a vacant slot's generation and next free index
+    // fit in the same two words.
     let words = Tasks::<Recorder>::SLOT_BYTES.div_ceil(size_of::<usize>());
     assert!(
-        words <= 3,
+        words <= 2,
         "a slot of {} bytes",
         Tasks::<Recorder>::SLOT_BYTES
     );

@@ -102,8 +102,8 @@ fn find(id: LoopId) -> Option<Rc<Core>> {
 
 // ANCHOR: loop_scheduler
 /// How the wakers of one loop schedule a task's step: the loop's id and its thread,
-/// shared by every waker of the loop. (It is the loop's [`Schedule`]; the wakers are
-/// stage 3's `TaskWaker`s around it.)
+/// shared by every waker of the loop. (It is the loop's [`Schedule`]; each task's cell
+/// holds it in its header, where the task's wakers read it.)
 pub struct LoopScheduler {
     loop_id: LoopId,
     thread: Thread,

@@ -75,7 +75,7 @@ pub use join::{JoinError, JoinHandle};
 pub use slab::Tasks;
 pub use step::step;
 pub use step_outcome::StepOutcome;
-pub use waker::{Schedule, TaskWaker};
+pub use waker::Schedule;
 
 pub(crate) use hooks::*;
 
@@ -87,5 +87,5 @@ pub mod hooks {
     pub use crate::join::{JoinCell, JoinState, spawn_into};
     pub use crate::payload::{PANIC_WITHOUT_MESSAGE, drop_payload, panic_message};
     pub use crate::slab::{LiveTask, TaskSlot, TaskSlotMut, TaskState};
-    pub use crate::task_cell::{ErasedFuture, HandleCell, RawTask, TaskCell};
+    pub use crate::task_cell::{Body, HandleCell, JoinView, LoopOwned, RawTask, TaskCell, TaskRef};
 }

@@ -4,10 +4,11 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use crate::common::{Recorder, yield_once};
-use ex03_task::{Label, StepOutcome, TaskId, TaskWaker, Tasks, step};
+use ex03_task::{Label, StepOutcome, TaskId, Tasks, step};
 use oneloop_testkit::{PollCounter, watchdog_default};
 
 #[test]
@@ -263,19 +264,41 @@ fn ex1_a_step_of_a_task_that_is_already_running_does_nothing() {
 
 #[test]
 fn ex1_wakers_are_send_and_sync_though_futures_need_not_be() {
-    fn send_sync<T: Send + Sync>() {}
-    send_sync::<TaskWaker<Recorder>>();
-    send_sync::<Waker>();
+    fn send_sync<T: Send + Sync>(value: T) -> T {
+        value
+    }
     watchdog_default(|| {
-        let tasks = RefCell::new(Tasks::new(Recorder::new()));
+        let recorder = Recorder::new();
+        let tasks = RefCell::new(Tasks::new(Arc::clone(&recorder)));
         // An Rc is not Send: the future stays on this thread, in the slab.
         let shared = Rc::new(Cell::new(0));
         let inner = Rc::clone(&shared);
-        let id = tasks
-            .borrow_mut()
-            .insert(Box::pin(async move { inner.set(7) }), None);
+        let kept = Rc::new(RefCell::new(None::<Waker>));
+        let keep = Rc::clone(&kept);
+        let id = tasks.borrow_mut().insert(
+            Box::pin(std::future::poll_fn(move |cx| {
+                inner.set(inner.get() + 1);
+                if inner.get() == 2 {
+                    return Poll::Ready(());
+                }
+                *keep.borrow_mut() = Some(cx.waker().clone());
+                Poll::Pending
+            })),
+            None,
+        );
+        assert_eq!(step(&tasks, id), StepOutcome::Pending);
+        // The task's waker goes to another thread and wakes the task from there.
+        let waker = send_sync(kept.borrow_mut().take().expect("the future kept its waker"));
+        std::thread::spawn(move || waker.wake())
+            .join()
+            .expect("the waking thread does not panic");
+        assert_eq!(
+            recorder.taken(),
+            vec![id],
+            "the wake asked for a step of the task"
+        );
         assert_eq!(step(&tasks, id), StepOutcome::Finished);
-        assert_eq!(shared.get(), 7);
+        assert_eq!(shared.get(), 2);
     });
 }
 

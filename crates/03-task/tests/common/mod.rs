@@ -20,6 +20,13 @@ impl Schedule for Recorder {
     }
 }
 
+impl Recorder {
+    /// The ids scheduled so far, in order; the record starts again empty.
+    pub fn taken(&self) -> Vec<TaskId> {
+        std::mem::take(&mut *self.ids.lock().expect("not poisoned"))
+    }
+}
+
 /// A slab whose wakers record ids.
 pub type Slab = Rc<RefCell<Tasks<Recorder>>>;
 
