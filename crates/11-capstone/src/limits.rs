@@ -61,8 +61,10 @@ pub(crate) type Step<T> = Result<Option<T>, ParseError>;
 /// The limit is Redis's: once more than `max_line` bytes, the type byte among them,
 /// have arrived with no line end, the line is refused, in Redis's words for a count
 /// (`too big mbulk count string` after `*`, `too big bulk count string` after `$`).
-/// A line whose end has arrived is returned whatever its length: a count that long
-/// is no number, and the reader of the count refuses it.
+/// A line whose last byte so far is a `\r` waits for one more: Redis ends a count line
+/// at its first `\r`, and refuses it for its length only while none has come. A line
+/// whose end has arrived is returned whatever its length: a count that long is no
+/// number, and the reader of the count refuses it.
 pub(crate) fn line<'b>(buf: &'b [u8], from: usize, limits: &Limits) -> Step<&'b [u8]> {
     line_resumed(buf, from, &mut 0, limits)
 }
@@ -88,8 +90,11 @@ pub(crate) fn line_resumed<'b>(
             *searched = end;
             Ok(Some(&rest[..end]))
         }
-        // No end yet, and the type byte and these fill the limit.
-        None if rest.len() >= limits.max_line => Err(too_long(buf, from)),
+        // No end yet, and the type byte and these fill the limit; a `\r` at the end
+        // may be the line's, if its `\n` comes next.
+        None if rest.len() >= limits.max_line && rest.last() != Some(&b'\r') => {
+            Err(too_long(buf, from))
+        }
         None => {
             // A `\r` at the end may be followed by its `\n`: look at it again.
             *searched = rest.len() - usize::from(rest.last() == Some(&b'\r'));

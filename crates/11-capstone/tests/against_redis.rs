@@ -160,6 +160,36 @@ fn a_count_line_is_refused_at_the_byte_redis_refuses_it() {
     });
 }
 
+/// Redis ends a count line at its first `\r` and refuses the line for its length only
+/// while no `\r` has come (`processMultibulkBuffer` looks for the `\r` alone). A count
+/// line that reaches the limit with a `\r` as its last byte so far therefore waits
+/// for one more byte; with its `\n` the line has ended, and a count of 65,535 digits
+/// is no number: `invalid multibulk length`. The server used to refuse it at the `\r`.
+#[test]
+fn a_count_line_that_reaches_the_limit_on_a_cr_waits_for_its_lf() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let mut line = b"*".to_vec();
+        line.extend(std::iter::repeat_n(b'1', 65_535));
+        line.push(b'\r');
+        // 65,537 bytes from the `*` on, the last a `\r`: no reply, the client's end
+        // of file closes it.
+        assert_eq!(String::from_utf8_lossy(&replies_to(&server, &line)), "");
+        line.push(b'\n');
+        assert_eq!(
+            String::from_utf8_lossy(&replies_to(&server, &line)),
+            "-ERR Protocol error: invalid multibulk length\r\n"
+        );
+        // A byte other than `\n` after it: refused for the length, as before.
+        line.pop();
+        line.push(b'1');
+        assert_eq!(
+            String::from_utf8_lossy(&replies_to(&server, &line)),
+            "-ERR Protocol error: too big mbulk count string\r\n"
+        );
+    });
+}
+
 /// One command whose own reply is longer than the output bound, to a client that
 /// reads: Redis 7 answers it all (its limit for ordinary clients is none, and even a
 /// pub/sub client's 32 MiB hard limit is checked as the reply is written out). Here
