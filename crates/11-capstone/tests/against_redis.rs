@@ -190,6 +190,20 @@ fn a_count_line_that_reaches_the_limit_on_a_cr_waits_for_its_lf() {
     });
 }
 
+/// Where this server and Redis part: Redis ends a count line at a `\r` whatever byte
+/// follows it (and skips that byte); this server ends it at `\r\n` only, so `*1\rX`
+/// and the rest of its line make a count that is no number.
+#[test]
+fn a_cr_with_another_byte_after_it_does_not_end_a_count_line() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        assert_eq!(
+            String::from_utf8_lossy(&replies_to(&server, b"*1\rX\r\n$4\r\nPING\r\n")),
+            "-ERR Protocol error: invalid multibulk length\r\n"
+        );
+    });
+}
+
 /// One command whose own reply is longer than the output bound, to a client that
 /// reads: Redis 7 answers it all (its limit for ordinary clients is none, and even a
 /// pub/sub client's 32 MiB hard limit is checked as the reply is written out). Here
