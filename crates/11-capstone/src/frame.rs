@@ -85,8 +85,6 @@ pub fn encode_bulk(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
     }
 }
 
-/// `kind`, `text` and the line's end. A `\r` or `\n` inside a simple line would end
-/// it early: such bytes are written as spaces.
 /// An error line whose message is bytes, written as the client sent them (Redis quotes
 /// a command's name and arguments byte for byte, UTF-8 or not); `\r` and `\n` become
 /// spaces, as in every line.
@@ -94,6 +92,8 @@ pub(crate) fn error_line(out: &mut Vec<u8>, message: &[u8]) {
     line_of(out, b'-', message);
 }
 
+/// `kind`, `text` and the line's end. A `\r` or `\n` inside a simple line would end
+/// it early: such bytes are written as spaces.
 fn line_of(out: &mut Vec<u8>, kind: u8, text: &[u8]) {
     out.push(kind);
     out.extend(

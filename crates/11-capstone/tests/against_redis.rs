@@ -64,6 +64,22 @@ fn an_unknown_command_is_named_with_its_own_bytes() {
     });
 }
 
+/// A `\r` or `\n` inside a quoted name would end the error line early: each becomes a
+/// space, as Redis's `rejectCommandFormat` maps them, and every other byte is kept.
+#[test]
+fn a_cr_or_lf_in_a_quoted_name_becomes_a_space() {
+    watchdog_default(|| {
+        let server = ServerProcess::start(&[]);
+        let got = replies_to(&server, b"*2\r\n$4\r\na\r\nb\r\n$3\r\nc\nd\r\n");
+        assert_eq!(
+            got,
+            b"-ERR unknown command 'a  b', with args beginning with: 'c d' \r\n".to_vec(),
+            "{}",
+            String::from_utf8_lossy(&got)
+        );
+    });
+}
+
 /// A count line that passes 64 KiB with no `\r\n` gets Redis's own words: `too big
 /// mbulk count string` for an array's, `too big bulk count string` for a bulk
 /// string's. The server used to say `header line too long` for both.
