@@ -7,6 +7,8 @@
 
 mod common;
 
+#[path = "cell_attacks.rs"]
+mod cell_attacks;
 #[path = "done_callbacks.rs"]
 mod done_callbacks;
 #[path = "exception_report.rs"]
