@@ -12,6 +12,8 @@ use oneloop_testkit::CountingAllocator;
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::new();
 
+#[path = "cell_outlives_loop.rs"]
+mod cell_outlives_loop;
 #[path = "done_callbacks.rs"]
 mod done_callbacks;
 #[path = "extensions.rs"]
