@@ -16,8 +16,9 @@
 //! plus one for the loop's side. The loop's side counts itself in a plain `Cell`: the
 //! slab's slot, the join handle and a running step each hold a [`TaskRef`], and cloning
 //! one is an increment of that `Cell`, not an atomic. The last `TaskRef` to go drops
-//! the body where it lies, on the loop's thread, and gives up the loop's one count; the
-//! last waker to go frees what is left, on whatever thread it is.
+//! the body where it lies, on the loop's thread, and gives up the loop's one count.
+//! Whichever count goes last, the loop's or a waker's, frees what is left, on whatever
+//! thread that is.
 //!
 //! A waker is a [`RawWaker`] over this allocation, with a vtable of four functions
 //! (clone, wake, wake by reference, drop) that touch only the header and the count. A
@@ -32,7 +33,8 @@
 //!    else, so the drop of the last count (on any thread) drops no body: the body sits in
 //!    a `ManuallyDrop` and is gone by then.
 //! 2. **The allocation outlives every pointer into it.** Each `TaskRef` shares the
-//!    loop's one count; each waker holds its own.
+//!    loop's one count; each waker holds its own, but for the one a step lends, which
+//!    holds none and lives only while the step's `TaskRef` does.
 //! 3. **The future never moves from its first poll to its drop.** It lives in the
 //!    allocation, which never moves, and leaves its `Option` only by being dropped where
 //!    it lies ([`PinCell::drop_future`] assigns `None`).
@@ -81,7 +83,8 @@ impl<F> PinCell<F> {
 
     /// Drops the future where it lies, then runs `then`, also when the future's drop
     /// panics. Does nothing (and skips `then`) if the future is gone already or is
-    /// borrowed right now: whoever holds it drops it afterwards.
+    /// borrowed right now: whoever holds it drops it afterwards (a step, once its poll
+    /// returns; or, if the step unwinds, the body's own drop).
     fn drop_future(&self, then: impl FnOnce()) {
         let Ok(slot) = self.future.try_borrow_mut() else {
             return;
@@ -148,12 +151,28 @@ impl<F: Future> Body for JoinBody<F::Output, F> {
     }
 
     fn drop_future(&self) {
-        // Once the future is gone, finished or not: the handle learns it was
-        // cancelled if no result came, and the done callbacks are due.
+        self.drop_future_and_tell();
+    }
+}
+
+impl<T, F> JoinBody<T, F> {
+    /// Drops the future, unless it is gone or borrowed. Once it is gone, finished or
+    /// not, the handle learns it was cancelled if no result came, and the done
+    /// callbacks are due.
+    fn drop_future_and_tell(&self) {
         self.future.drop_future(|| {
             self.join.cancel();
             self.join.fire_done_callbacks();
         });
+    }
+}
+
+impl<T, F> Drop for JoinBody<T, F> {
+    /// The future is gone by now, unless a step unwound after the task's slot was
+    /// emptied (its `drop_future` afterwards never came): then it goes here, with the
+    /// last `TaskRef`, and its callbacks are told as they would have been.
+    fn drop(&mut self) {
+        self.drop_future_and_tell();
     }
 }
 
@@ -253,7 +272,8 @@ pub trait RawTask: LoopOwned {
     unsafe fn new_waker(&self, this: NonNull<()>) -> Waker;
 
     /// Drops the future where it lies, unless it is gone already or a poll holds it
-    /// right now (then the step that polls it calls this again afterwards).
+    /// right now (then the step that polls it calls this again afterwards, or, if that
+    /// step unwinds, the last `TaskRef` drops it with the body).
     fn drop_future(&self);
 }
 // ANCHOR_END: raw_task
@@ -316,12 +336,12 @@ impl<S: Schedule, B: Body> TaskCell<S, B> {
     }
 
     unsafe fn wake(data: *const ()) {
-        // SAFETY: the waker's own count keeps the cell alive until `drop_waker` gives
-        // it up, after the wake.
-        unsafe {
-            Self::wake_by_ref(data);
-            Self::drop_waker(data);
-        }
+        // SAFETY: `data` and this vtable are the waker being consumed, and its count
+        // passes to the `Waker` made here. That waker keeps the cell alive through the
+        // wake and gives the count up when it is dropped, at the end of this function
+        // or while a panic in `schedule` unwinds through it.
+        let waker = unsafe { Waker::from_raw(RawWaker::new(data, Self::vtable())) };
+        waker.wake_by_ref();
     }
 
     unsafe fn wake_by_ref(data: *const ()) {
@@ -511,7 +531,8 @@ impl TaskRef<dyn RawTask> {
     }
 
     /// Drops the future where it lies, unless it is gone already or a poll holds it
-    /// right now (then the step that polls it calls this again afterwards).
+    /// right now (then the step that polls it calls this again afterwards, or, if that
+    /// step unwinds, the last `TaskRef` drops it with the body).
     pub fn drop_future(&self) {
         self.cell().drop_future();
     }

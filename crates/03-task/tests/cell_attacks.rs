@@ -343,7 +343,6 @@ impl oneloop_task::Schedule for Refuses {
 }
 
 #[test]
-#[ignore = "fails on d0ab9dd: `TaskCell::wake` leaks its count when `schedule` panics"]
 fn a_wake_whose_scheduler_panics_still_gives_up_its_waker() {
     // `Waker::wake` consumes the waker: its count must go even when the scheduler
     // panics (std's `Wake` wakers drop their `Arc` in the unwind). Catches a `wake`
@@ -373,5 +372,67 @@ fn a_wake_whose_scheduler_panics_still_gives_up_its_waker() {
         drop(handle);
         drop(tasks.borrow_mut().drain());
         assert_eq!(Arc::strong_count(&scheduler), base, "the cell is freed");
+    });
+}
+
+/// A joiner whose wake panics.
+struct PanicsWhenWoken;
+
+impl std::task::Wake for PanicsWhenWoken {
+    fn wake(self: Arc<Self>) {
+        panic!("the joiner refuses to be woken");
+    }
+}
+
+#[test]
+fn a_step_that_unwinds_after_its_slot_was_emptied_still_tells_the_done_callbacks() {
+    // The task empties its own slot, then finishes; writing its result wakes a joiner
+    // that panics, so the step unwinds before it could drop the future and run the
+    // done callbacks. The last `TaskRef` (the handle's, here) must do both when it
+    // drops the body. Catches a body whose drop only frees the future's memory.
+    watchdog_default(|| {
+        let tasks = Rc::new(RefCell::new(Tasks::new(Arc::new(Recorder::default()))));
+        let sink = ExceptionSink::new();
+        let dropped = DropFlag::new();
+        let guard = dropped.guard();
+        let slab = Rc::clone(&tasks);
+        let future = poll_fn(move |_cx| {
+            let _ = &guard;
+            drop(slab.borrow_mut().drain());
+            Poll::Ready(5_u32)
+        });
+        let (id, mut handle) = spawn_into(&*tasks, &sink, future, None);
+        let told = Rc::new(RefCell::new(Vec::new()));
+        let tell = Rc::clone(&told);
+        handle.add_done_callback(move |outcome| tell.borrow_mut().push(outcome));
+        let joiner = Waker::from(Arc::new(PanicsWhenWoken));
+        assert!(
+            Pin::new(&mut handle)
+                .poll(&mut Context::from_waker(&joiner))
+                .is_pending()
+        );
+        let stepped = panic::catch_unwind(AssertUnwindSafe(|| step(&tasks, id)));
+        assert!(
+            stepped.is_err(),
+            "the joiner's panic unwinds through the step"
+        );
+        assert_eq!(
+            dropped.drops(),
+            0,
+            "the handle still holds the cell, future and all"
+        );
+        assert!(told.borrow().is_empty());
+        assert_eq!(handle.try_take(), Some(Ok(5)), "the result was written");
+        drop(handle);
+        assert_eq!(
+            dropped.drops(),
+            1,
+            "the last TaskRef dropped the future, once"
+        );
+        assert_eq!(
+            *told.borrow(),
+            vec![Ok(())],
+            "and told the done callback, once"
+        );
     });
 }
