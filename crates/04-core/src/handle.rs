@@ -40,6 +40,11 @@ pub trait SelfCancelling {
     fn run(&self);
     /// Whether it was cancelled since it was queued: then the loop skips it.
     fn is_cancelled(&self) -> bool;
+    /// The kind its handle shows in reports ([`Handle::kind`]): `"Handle"` unless the
+    /// callback says otherwise (stage 5's timers say `"TimerHandle"`).
+    fn kind(&self) -> &'static str {
+        "Handle"
+    }
 }
 // ANCHOR_END: callback
 
@@ -79,13 +84,13 @@ impl CancelFlag {
 }
 
 // ANCHOR: handle
-/// One entry of the ready queue: a callback, its label, its cancel flag.
+/// One entry of the ready queue: a callback, its label, its cancel flag. Seven words:
+/// its kind is read from its callback, not kept beside it.
 #[derive(Debug)]
 pub struct Handle {
     pub(crate) callback: Callback,
     pub(crate) label: Label,
     pub(crate) cancel: Option<CancelFlag>,
-    pub(crate) kind: &'static str,
 }
 // ANCHOR_END: handle
 
@@ -96,7 +101,6 @@ impl Handle {
             callback: Callback::Step(id),
             label,
             cancel: None,
-            kind: "Task",
         }
     }
 
@@ -106,7 +110,6 @@ impl Handle {
             callback: Callback::Once(callback),
             label,
             cancel: Some(cancel),
-            kind: "Handle",
         }
     }
 
@@ -117,7 +120,6 @@ impl Handle {
             callback: Callback::Shared(callback),
             label,
             cancel: Some(cancel),
-            kind: "Handle",
         }
     }
 
@@ -128,7 +130,6 @@ impl Handle {
             callback: Callback::SelfCancelling(callback),
             label,
             cancel: None,
-            kind: "Handle",
         }
     }
 
@@ -143,16 +144,14 @@ impl Handle {
     }
 
     /// The kind of handle, as asyncio's `repr` names its class: `"Task"` for a step,
-    /// `"Handle"` for a callback, or whatever a layer set with
-    /// [`with_kind`](Self::with_kind) (stage 5's timers say `"TimerHandle"`).
+    /// `"Handle"` for a callback, or what a self-cancelling callback says it is
+    /// ([`SelfCancelling::kind`]: stage 5's timers say `"TimerHandle"`).
     pub fn kind(&self) -> &'static str {
-        self.kind
-    }
-
-    /// The same handle, shown as another kind in reports.
-    pub fn with_kind(mut self, kind: &'static str) -> Self {
-        self.kind = kind;
-        self
+        match &self.callback {
+            Callback::Step(_) => "Task",
+            Callback::Once(_) | Callback::Shared(_) => "Handle",
+            Callback::SelfCancelling(callback) => callback.kind(),
+        }
     }
 
     /// Whether this handle was cancelled (it will be skipped).

@@ -18,8 +18,8 @@
 //!
 //! Where Rust differs from asyncio:
 //!
-//! - Handles come in three kinds ([`Callback`]) so that a task step and a persistent
-//!   callback allocate nothing per run.
+//! - Handles come in four kinds ([`Callback`]) so that a task step, a persistent
+//!   callback and a due timer allocate nothing per run.
 //! - A finished task's join handle wakes the task awaiting it, whose step runs next turn:
 //!   the same single hop as asyncio, where the finished task queues the awaiter's
 //!   `__wakeup`. [`gather`] saves a hop: asyncio's children first run gather's own done

@@ -86,3 +86,18 @@ fn the_ready_queue_gives_back_its_room_once_a_burst_of_steps_has_run() {
         "an empty queue kept room for {after} handles after a burst of {peak}"
     );
 }
+
+#[test]
+fn a_handle_is_seven_words_and_reads_its_kind_from_its_callback() {
+    // The callback (a tag and a fat pointer), the label, the cancel flag's pointer.
+    let words = size_of::<oneloop_core::hooks::Handle>().div_ceil(size_of::<usize>());
+    assert!(words <= 7, "a handle of {words} words");
+    let step = oneloop_core::hooks::Handle::step(oneloop_task::TaskId::new(0, 0), "step".into());
+    assert_eq!(step.kind(), "Task");
+    let once = oneloop_core::hooks::Handle::once(
+        "once".into(),
+        Box::new(|| {}),
+        oneloop_core::hooks::CancelFlag::new(),
+    );
+    assert_eq!(once.kind(), "Handle");
+}

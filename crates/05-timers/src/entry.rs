@@ -176,6 +176,11 @@ impl SelfCancelling for TimerEntry {
     fn is_cancelled(&self) -> bool {
         self.is(CANCELLED)
     }
+
+    /// As asyncio names the class of a timer's handle.
+    fn kind(&self) -> &'static str {
+        "TimerHandle"
+    }
 }
 // ANCHOR_END: entry_runs
 

@@ -293,7 +293,7 @@ impl Timers {
             // (a poll before then may give a waking timer a new waker).
             let label = head.entry.label();
             let handle = Handle::self_cancelling(label, head.entry);
-            ready.push(handle.with_kind("TimerHandle"));
+            ready.push(handle);
             moved += 1;
         }
         drop(heap);
