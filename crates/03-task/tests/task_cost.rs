@@ -55,6 +55,35 @@ fn a_spawn_allocates_once_in_a_new_slot_or_a_reused_one() {
 }
 
 #[test]
+fn a_spawn_that_opens_a_new_page_of_slots_allocates_the_page_too() {
+    let (opening, next) = watchdog_default(|| {
+        let tasks = RefCell::new(Tasks::new(Arc::new(Recorder::default())));
+        let sink = ExceptionSink::new();
+        let per_page = Tasks::<Recorder>::SLOTS_PER_PAGE;
+        let mut handles: Vec<_> = (0..per_page)
+            .map(|_| spawn_into(&tasks, &sink, pending::<()>(), None).1)
+            .collect();
+        handles.reserve(2);
+        // The first page is full: this spawn opens the second.
+        let ((id, handle), opening) =
+            ALLOC.count(|| spawn_into(&tasks, &sink, pending::<()>(), None));
+        assert_eq!(
+            id.index() as usize,
+            per_page,
+            "the first slot of the second page"
+        );
+        handles.push(handle);
+        let ((_, handle), next) = ALLOC.count(|| spawn_into(&tasks, &sink, pending::<()>(), None));
+        handles.push(handle);
+        drop(handles);
+        drop(tasks.borrow_mut().drain());
+        (opening, next)
+    });
+    assert_eq!(opening, 2, "its task cell and the new page");
+    assert_eq!(next, 1, "the next spawn finds room in that page");
+}
+
+#[test]
 fn a_task_with_no_join_handle_is_one_allocation_too() {
     let inserted = watchdog_default(|| {
         let tasks = RefCell::new(Tasks::new(Arc::new(Recorder::default())));
