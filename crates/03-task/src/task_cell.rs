@@ -585,3 +585,29 @@ impl<F> fmt::Debug for PinCell<F> {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::mem::size_of;
+
+    use super::{JoinBody, PinCell, TaskCell};
+    use crate::{JoinCell, Schedule, TaskId};
+
+    struct Nowhere;
+
+    impl Schedule for Nowhere {
+        fn schedule(&self, _id: TaskId) {}
+    }
+
+    /// What the bench's memory rows count for a task (`bench/README.md`): in `repr(C)`,
+    /// three words (the id with the loop's count, and the scheduler), the join cell, then
+    /// the future in its borrow-flagged cell, with no padding between them.
+    #[test]
+    fn a_cell_is_three_words_its_join_cell_and_its_pinned_future() {
+        type Fut = std::future::Ready<[u64; 2]>;
+        let cell = size_of::<TaskCell<Nowhere, JoinBody<[u64; 2], Fut>>>();
+        let parts =
+            3 * size_of::<usize>() + size_of::<JoinCell<[u64; 2]>>() + size_of::<PinCell<Fut>>();
+        assert_eq!(cell, parts);
+    }
+}
