@@ -332,6 +332,11 @@ impl<S: Schedule> Tasks<S> {
     /// caller queues its first step (as `create_task` calls `call_soon(__step)`).
     /// Without a label, the task is shown by its id. The future and its label take one
     /// allocation; a spawn with a join handle uses [`spawn_into`](crate::spawn_into).
+    ///
+    /// Nothing catches a panic of a bare task's poll: it unwinds out of
+    /// [`step`](crate::step), and the slot still says a step holds the task (later
+    /// steps of it are [`Stale`](crate::StepOutcome::Stale)). A caller that catches the
+    /// panic removes the task ([`remove`](Self::remove)), as stage 4's loop does.
     pub fn insert<F>(&mut self, future: F, label: Option<Label>) -> TaskId
     where
         F: Future<Output = ()> + 'static,

@@ -84,6 +84,45 @@ fn a_bare_task_that_drains_its_slab_then_panics_is_dropped_once_by_its_last_ref(
     });
 }
 
+/// Panics at its first poll; its drop is counted.
+struct PanicsAtOnce(DropGuard);
+
+impl Future for PanicsAtOnce {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        panic!("at the first poll");
+    }
+}
+
+#[test]
+fn a_bare_task_whose_poll_panics_stays_running_until_its_caller_removes_it() {
+    // The contract `Tasks::insert` states: `step` catches no panic, so the slot of a
+    // bare task whose poll unwound still says a step holds it. A later step of it is
+    // stale (no second poll of a future that panicked), and the caller frees it, as
+    // stage 4's loop does after it catches the panic: the future is dropped then, once.
+    watchdog_default(|| {
+        let recorder = Arc::new(Recorder::default());
+        let tasks = RefCell::new(Tasks::new(Arc::clone(&recorder)));
+        let base = Arc::strong_count(&recorder);
+        let drops = DropFlag::new();
+        let id = tasks.borrow_mut().insert(PanicsAtOnce(drops.guard()), None);
+        let unwound = panic::catch_unwind(AssertUnwindSafe(|| step(&tasks, id)));
+        assert!(unwound.is_err(), "a bare task's panic is not caught");
+        assert_eq!(drops.drops(), 0, "the future is still in its slot");
+        assert!(
+            tasks.borrow().get(id).is_some_and(|slot| slot.is_running()),
+            "the slot still says a step holds it"
+        );
+        assert_eq!(step(&tasks, id), StepOutcome::Stale, "it is not polled again");
+        let removed = tasks.borrow_mut().remove(id);
+        assert!(removed.is_some(), "the caller frees the slot");
+        drop(removed);
+        assert_eq!(drops.drops(), 1, "the future was dropped, once");
+        assert!(tasks.borrow().is_empty());
+        assert_eq!(Arc::strong_count(&recorder), base, "the cell is freed");
+    });
+}
+
 /// Pending for ever; sends a clone of its waker at its first poll.
 struct SendsItsWaker(Option<mpsc::Sender<Waker>>);
 
