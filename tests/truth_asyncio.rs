@@ -222,6 +222,13 @@ scenarios! {
     shield_inner: differs [ShieldOuterCallback],
         cpython_says ["turn=3 run=_outer_done_callback", "turn=3 event=outer-cancelled",
             "turn=6 event=inner-done"];
+    /// shield of a task that ends while it is awaited: CPython's outer future takes a
+    /// hop; a cancel of the task from elsewhere reaches the awaiting task as a cancel
+    /// with no message, and its cancelling() stays 0.
+    shield_inner_ends: differs [ShieldOuterCallback],
+        cpython_says ["section=inner-returns", "turn=5 run=_inner_done_callback",
+            "turn=6 event=outer-got-inner", "section=inner-cancelled",
+            "turn=5 event=outer-caught-cancel-None-cancelling-0"];
     /// cancelling() counts two requests, uncancel() takes them back; a task's own
     /// request is delivered at its next step.
     uncancel_counts: differs [],
@@ -1361,6 +1368,56 @@ mod oneloop {
                 rec.event(format!("main-got-{value}"));
                 Ok(())
             });
+        }
+
+        pub fn shield_inner_ends(rec: &Rc<Recorder>) {
+            for (section, cancel_inner) in [("inner-returns", false), ("inner-cancelled", true)] {
+                rec.section(section);
+                run_task_main(rec, |rec| async move {
+                    let r = Rc::clone(&rec);
+                    let task = Rc::new(spawn_named("inner", async move {
+                        let slept = async {
+                            yield_now().await?;
+                            yield_now().await
+                        };
+                        if let Err(error) = slept.await {
+                            r.event("inner-cancelled");
+                            return Err(error);
+                        }
+                        r.event("inner-returns");
+                        Ok("inner")
+                    }));
+                    let (r, t) = (Rc::clone(&rec), Rc::clone(&task));
+                    let waiter = spawn_named("outer", async move {
+                        let me = current().expect("outer is a task");
+                        match shield(&t).await {
+                            Ok(value) => {
+                                r.event(format!("outer-got-{value}"));
+                                Ok(value)
+                            }
+                            Err(error @ Error::Cancelled(_)) => {
+                                r.event(format!(
+                                    "outer-caught-cancel-{}-cancelling-{}",
+                                    super::message(&error),
+                                    me.cancelling()
+                                ));
+                                Ok("caught")
+                            }
+                            Err(other) => Err(other),
+                        }
+                    });
+                    yield_now().await?;
+                    if cancel_inner {
+                        task.cancel(Some("stop"));
+                    }
+                    let value = waiter.join().await?;
+                    rec.event(format!(
+                        "main-joined-{value}-inner-cancelled-{}",
+                        py(task.is_cancelled())
+                    ));
+                    Ok(())
+                });
+            }
         }
 
         pub fn uncancel_counts(rec: &Rc<Recorder>) {

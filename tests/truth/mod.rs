@@ -312,10 +312,14 @@ pub enum Difference {
     /// `_set_result_unless_cancelled`, the sleep timer's name.
     TimeoutFiresASleep,
     /// asyncio's `shield` returns an outer future tied to the inner one by two done
-    /// callbacks; cancelling the outer runs `_outer_done_callback` in the same turn as
-    /// the awaiting task's step. oneloop's `shield` is a cancellation point over the
-    /// task's join, with no future in between. Rewrite: `_outer_done_callback`
-    /// handles are removed, and a turn left with nothing is removed.
+    /// callbacks. Cancelling the outer runs `_outer_done_callback` in the same turn as
+    /// the awaiting task's step; an inner task that ends runs `_inner_done_callback` in
+    /// the next turn, which completes the outer future, which wakes the awaiting task a
+    /// turn later still (and runs `_outer_done_callback` beside it). oneloop's `shield`
+    /// is a cancellation point over the task's join, with no future in between: the
+    /// task's end wakes the awaiting task directly. Rewrite: `_outer_done_callback`
+    /// and `_inner_done_callback` handles are removed, and a turn left with nothing
+    /// is removed.
     ShieldOuterCallback,
     /// asyncio's `wait` hangs `_on_completion` on every task, which completes a waiter
     /// future, which wakes the awaiting task: one hop more than a task join
@@ -352,7 +356,7 @@ impl Difference {
             Difference::SelfPipeRead => "self-pipe read",
             Difference::ChainCancelCheck => "chained future's cancel check",
             Difference::TimeoutFiresASleep => "timeout fires a sleep",
-            Difference::ShieldOuterCallback => "shield's outer-future callback",
+            Difference::ShieldOuterCallback => "shield's outer-future callbacks",
             Difference::WaitDoneCallbackHop => "wait's done-callback hop",
             Difference::WaitForReleasesAWaiter => "3.11 wait_for's waiter",
             Difference::GroupCancelsInSetOrder => "group cancels in set order",
@@ -381,7 +385,8 @@ fn removed_handle(name: &str, differences: &[Difference]) -> bool {
     (has(Difference::GatherDoneCallbackHop) && name == "_done_callback")
         || (has(Difference::SelfPipeRead) && name == "_read_from_self")
         || (has(Difference::ChainCancelCheck) && name == "_call_check_cancel")
-        || (has(Difference::ShieldOuterCallback) && name == "_outer_done_callback")
+        || (has(Difference::ShieldOuterCallback)
+            && (name == "_outer_done_callback" || name == "_inner_done_callback"))
         || (has(Difference::WaitDoneCallbackHop) && name == "_on_completion")
         || (has(Difference::WaitForReleasesAWaiter) && name == "partial")
 }

@@ -22,6 +22,11 @@ fn take_request() -> Option<Error> {
 // ANCHOR: shield
 /// Awaits `task` without passing a cancel on to it (asyncio's `shield`): a cancel of
 /// the awaiting task is delivered here, and `task` runs on.
+///
+/// A `task` that ends cancelled (cancelled by someone else) gives a cancel with no
+/// message, as asyncio's `shield` cancels its outer future without one; its own
+/// message stays in its handle (`Task::try_result`). The awaiting task's request count
+/// does not move: no one asked to cancel it.
 pub fn shield<T>(task: &Task<T>) -> Shield<'_, T> {
     Shield { task }
 }
@@ -41,6 +46,9 @@ impl<T> Future for Shield<'_, T> {
             return Poll::Ready(Err(cancel));
         }
         if let Some(result) = self.task.try_result() {
+            if self.task.is_cancelled() {
+                return Poll::Ready(Err(Error::Cancelled(None)));
+            }
             return Poll::Ready(result);
         }
         self.task.add_joiner(cx.waker());

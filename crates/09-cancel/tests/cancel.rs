@@ -334,6 +334,35 @@ fn shield_keeps_the_awaited_task_running() {
 }
 
 #[test]
+fn shield_of_a_task_cancelled_elsewhere_gives_a_cancel_with_no_message() {
+    watchdog_default(|| {
+        let result = run(async {
+            let inner = Rc::new(spawn(async {
+                sleep(secs(2)).await?;
+                Ok("inner done")
+            }));
+            let i = Rc::clone(&inner);
+            let outer = spawn(async move {
+                let shielded = shield(&i).await;
+                let me = current().expect("outer is a task");
+                Ok((shielded, me.cancelling()))
+            });
+            sleep(secs(1)).await?;
+            inner.cancel(Some("stop"));
+            let outer_result = outer.join().await;
+            Ok((outer_result, inner.try_result()))
+        });
+        assert_eq!(
+            result,
+            Ok((
+                Ok((Err(Error::Cancelled(None)), 0)),
+                Some(Err(Error::Cancelled(Some("stop".to_owned()))))
+            ))
+        );
+    });
+}
+
+#[test]
 fn uncancel_takes_a_request_back() {
     watchdog_default(|| {
         let result = run(async {
