@@ -44,6 +44,7 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use oneloop_testkit::watchdog_default;
+use truth::Difference::ThreadSafeCallsAtThePark;
 use truth::Difference::WaitForReleasesAWaiter;
 use truth::Difference::{
     CancelBecomesDrop, ChainCancelCheck, GatherDoneCallbackHop, SelfPipeRead, ShutdownTurns,
@@ -197,6 +198,10 @@ scenarios! {
     /// main one turn later.
     threadsafe_wakes_idle_loop: differs [SelfPipeRead],
         cpython_says ["turn=2 run=wake", "turn=3 event=main-resumed-woken", "turns=4"];
+    /// call_soon_threadsafe among the loop's own handles: CPython runs the calls where
+    /// they were made; oneloop runs them at the end of the next turn.
+    threadsafe_among_call_soon: differs [SelfPipeRead, ThreadSafeCallsAtThePark],
+        cpython_says ["turn=2 run=from_thread_0", "turn=2 run=local_1", "turn=2 run=timer"];
     /// to_thread: the result comes back through call_soon_threadsafe in turn 2, main
     /// resumes in turn 3.
     to_thread_result: differs [SelfPipeRead, ChainCancelCheck, ShutdownTurns],
@@ -1238,6 +1243,40 @@ mod oneloop {
             .expect("main finishes");
         assert_eq!(value, 5050);
         runner.close();
+    }
+
+    pub fn threadsafe_among_call_soon(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_offload::new_event_loop().expect("epoll and eventfd");
+        run_main(rec, event_loop, |rec| async move {
+            let done = OneShot::<(), ()>::new();
+            call_soon("local_0", named(&rec, "local_0"));
+            let (timer_rec, timer_done) = (Rc::clone(&rec), done.clone());
+            Timers::current().expect("a timer layer").call_later_named(
+                Duration::ZERO,
+                "timer",
+                move || {
+                    timer_rec.event("timer");
+                    timer_done.set_result(()).expect("set once");
+                },
+            );
+            // The thread makes its two calls, in this order, and is joined before
+            // `local_1` is queued. Their callbacks record nothing: a callback made on
+            // another thread cannot hold the recorder, and the handle's line is enough.
+            let handle = LoopHandle::current().expect("an offload layer");
+            thread::spawn(move || {
+                for name in ["from_thread_0", "from_thread_1"] {
+                    handle
+                        .call_soon_threadsafe_named(name, || {})
+                        .expect("the loop is open");
+                }
+            })
+            .join()
+            .expect("the worker does not panic");
+            rec.event("thread-joined");
+            call_soon("local_1", named(&rec, "local_1"));
+            done.wait().await.expect("the timer sets it");
+            rec.event("main-resumed");
+        });
     }
 
     // Stage 9: each main is a task of `oneloop_cancel`, so that it can be cancelled and
@@ -3368,6 +3407,20 @@ fn the_later_stages_differences_rewrite_cpython_traces_as_documented() {
         let woken = lines("turn=1 run=main\nturn=2 run=wake\nturn=3 run=main\nturns=3");
         let pipe = on_paper(&[SelfPipeRead]);
         assert_eq!(truth::verdict(&pipe, &piped, &woken), Ok(()));
+
+        // Thread-safe calls: each with its events, to the end of its own turn only.
+        let appended = lines(
+            "turn=2 run=local_0\nturn=2 run=from_thread_0\nturn=2 event=t0\n\
+             turn=2 run=from_thread_1\nturn=2 run=local_1\nturn=2 event=l1\n\
+             turn=3 run=from_thread_2\nturn=3 run=main\nturns=3",
+        );
+        let at_the_park = lines(
+            "turn=2 run=local_0\nturn=2 run=local_1\nturn=2 event=l1\n\
+             turn=2 run=from_thread_0\nturn=2 event=t0\nturn=2 run=from_thread_1\n\
+             turn=3 run=main\nturn=3 run=from_thread_2\nturns=3",
+        );
+        let inbox = on_paper(&[ThreadSafeCallsAtThePark]);
+        assert_eq!(truth::verdict(&inbox, &appended, &at_the_park), Ok(()));
 
         // The executor's shutdown: both steps of its task, the turn between them, and
         // the stop callback's turn all go.

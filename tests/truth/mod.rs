@@ -342,6 +342,15 @@ pub enum Difference {
     /// order. Rewrite: in each turn, a run of handles named `member_<n>` (each with
     /// the events it recorded) is sorted by `n`.
     GroupCancelsInSetOrder,
+    /// asyncio's `call_soon_threadsafe` appends to `_ready` at once, as `call_soon`
+    /// does, so a call made from another thread runs among the loop's own handles in
+    /// the order the calls were made, and before the I/O and timers of the next select.
+    /// oneloop's ready queue belongs to the loop's thread: another thread's call waits
+    /// in the inbox, and the park queues it after that park's I/O and due timers, at
+    /// the end of the next turn. Rewrite: in each turn, the handles named
+    /// `from_thread_<n>` (each with the events it recorded) move to the end of the
+    /// turn, in their order.
+    ThreadSafeCallsAtThePark,
 }
 // ANCHOR_END: differences
 
@@ -360,6 +369,7 @@ impl Difference {
             Difference::WaitDoneCallbackHop => "wait's done-callback hop",
             Difference::WaitForReleasesAWaiter => "3.11 wait_for's waiter",
             Difference::GroupCancelsInSetOrder => "group cancels in set order",
+            Difference::ThreadSafeCallsAtThePark => "thread-safe calls at the park",
         }
     }
 }
@@ -434,6 +444,34 @@ fn sort_numbered(entries: &[Entry], prefix: &str) -> Vec<Entry> {
     out
 }
 
+/// Moves the `<prefix><n>` handles of each turn, each with the events it recorded, to
+/// the end of that turn, keeping their order.
+fn move_to_turn_end(entries: &[Entry], prefix: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut moved: Vec<Entry> = Vec::new();
+    // The turn being read, and whether the current handle's events move with it.
+    let mut turn = None;
+    let mut moving = false;
+    for entry in entries {
+        let entry_turn = turn_of(entry);
+        if entry_turn != turn {
+            out.append(&mut moved);
+            turn = entry_turn;
+            moving = false;
+        }
+        if let Entry::Run { .. } = entry {
+            moving = numbered(entry, prefix).is_some();
+        }
+        if moving && entry_turn.is_some() {
+            moved.push(entry.clone());
+        } else {
+            out.push(entry.clone());
+        }
+    }
+    out.append(&mut moved);
+    out
+}
+
 /// Applies `differences` to one loop's entries (up to and including its `turns=N`).
 fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
     let has = |d: Difference| differences.contains(&d);
@@ -453,6 +491,9 @@ fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
     }
     if has(Difference::GroupCancelsInSetOrder) {
         entries = sort_numbered(&entries, "member_");
+    }
+    if has(Difference::ThreadSafeCallsAtThePark) {
+        entries = move_to_turn_end(&entries, "from_thread_");
     }
     // The turns right after a `_release_waiter`, when they record no event.
     let mut waiter_wakes = BTreeSet::new();
