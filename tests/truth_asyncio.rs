@@ -171,6 +171,11 @@ scenarios! {
     timeout_sleep: differs [TimeoutFiresASleep],
         cpython_says ["turn=2 run=_on_timeout", "turn=3 event=nap-ends",
             "turn=3 event=main-timed-out-scheduled=1-cancelled=1", "turns=4"];
+    /// Debug mode reports every handle that ran at least the threshold, of each kind,
+    /// right after it ran; a quick one is not reported.
+    debug_slow_handles: differs [],
+        cpython_says ["turn=1 event=slow-Task-main", "turn=2 event=slow-Handle-block_cb",
+            "turn=2 run=quick", "turn=2 event=slow-TimerHandle-alarm"];
     /// sleep(0) is a bare yield: the same turns as yield_now, and no timer.
     sleep_zero_yields: differs [],
         cpython_says ["section=sleep-zero", "turn=4 event=main-done", "turns=5"];
@@ -497,7 +502,7 @@ mod oneloop {
     use oneloop_future::{OneShot, Wait};
     use oneloop_io::Io;
     use oneloop_offload::{LoopHandle, to_thread};
-    use oneloop_timers::{LoopTimers, TimedOut, Timers, real_time_loop, sleep, timeout};
+    use oneloop_timers::{LoopTimers, TimedOut, Timers, block_for, real_time_loop, sleep, timeout};
 
     use super::truth::{Recorder, current};
 
@@ -1020,6 +1025,45 @@ mod oneloop {
                 Ok(()) => rec.event("nap-finished"),
                 Err(TimedOut { .. }) => rec.event(format!("main-timed-out-{}", counts())),
             }
+        });
+    }
+
+    pub fn debug_slow_handles(rec: &Rc<Recorder>) {
+        const THRESHOLD: Duration = Duration::from_millis(300);
+        const BLOCK: Duration = Duration::from_millis(350);
+        let event_loop = oneloop_timers::virtual_time_loop();
+        let timers = event_loop.core().timers();
+        timers.set_debug(true);
+        timers.set_slow_callback_duration(THRESHOLD);
+        let slow = Rc::clone(rec);
+        event_loop.core().set_exception_handler(move |report| {
+            // "Executing <KIND LABEL> took ...": the kind as the angle brackets begin.
+            let kind = report
+                .message
+                .strip_prefix("Executing <")
+                .and_then(|rest| rest.split(' ').next())
+                .unwrap_or("not-a-slow-report");
+            slow.event(format!("slow-{kind}-{}", report.label));
+        });
+        run_main(rec, event_loop, |rec| async move {
+            let block_rec = Rc::clone(&rec);
+            call_soon("block_cb", move || {
+                block_rec.event("block_cb");
+                block_for(BLOCK);
+            });
+            call_soon("quick", named(&rec, "quick"));
+            let alarm_rec = Rc::clone(&rec);
+            Timers::current().expect("a timer layer").call_later_named(
+                Duration::ZERO,
+                "alarm",
+                move || {
+                    alarm_rec.event("alarm");
+                    block_for(BLOCK);
+                },
+            );
+            block_for(BLOCK);
+            yield_now().await;
+            rec.event("main-done");
         });
     }
 

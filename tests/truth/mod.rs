@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use crate::external::{self, Interpreter};
 
-use oneloop_core::hooks::with_current;
+use oneloop_core::hooks::{Handle, with_current};
 use oneloop_core::{Core, EventLoop, Label, Observer, ParkReport};
 
 /// The longest a scenario script may run before it counts as hung.
@@ -52,7 +52,8 @@ pub struct Recorder {
     turn: Cell<Option<u64>>,
     /// Turns started on the current loop.
     turns: Cell<u64>,
-    /// Where the next handle's line goes: before the events that handle records.
+    /// Where the running handle's line goes: where the trace stood when it started,
+    /// before the events it records (and after those recorded before it started).
     handle_at: Cell<usize>,
 }
 
@@ -60,16 +61,20 @@ impl Observer for Recorder {
     fn turn_started(&self, turn: u64) {
         self.turn.set(Some(turn));
         self.turns.set(self.turns.get() + 1);
+    }
+
+    fn handle_started(&self, _turn: u64, _handle: &Handle) {
         self.handle_at.set(self.lines.borrow().len());
     }
 
+    // What another observer records after this one hears that a handle ran (debug
+    // mode's report of a slow handle) stays after that handle's line and events, as
+    // on the Python side, where the loop logs it once the handle has returned.
     fn handle_ran(&self, turn: u64, label: &Label, _elapsed: Duration) {
-        let mut lines = self.lines.borrow_mut();
-        lines.insert(
+        self.lines.borrow_mut().insert(
             self.handle_at.get(),
             format!("turn={turn} run={}", label_name(label)),
         );
-        self.handle_at.set(lines.len());
     }
 
     fn turn_ended(&self, _turn: u64, _park: &ParkReport, _handles: usize) {
