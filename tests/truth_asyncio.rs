@@ -122,6 +122,11 @@ scenarios! {
     stop_before_run: differs [],
         cpython_says ["turn=1 event=first", "turn=- event=run_forever-returned",
             "turn=2 event=second", "turns=2"];
+    /// stop() while run_until_complete's main waits: the call fails, main lives on, a
+    /// later run_forever finishes it, and its end stops nothing.
+    stopped_before_complete: differs [],
+        cpython_says ["turn=2 event=stop", "turn=- event=raised-stopped-before-complete",
+            "turn=4 event=main-got-7", "turns=4"];
     /// A raising (panicking) callback is reported, and the loop goes on.
     raising_callback: differs [],
         cpython_says ["turn=1 event=exception:bad:oops", "turn=1 run=good", "turns=2"];
@@ -197,6 +202,12 @@ scenarios! {
     replace_queued_reader: differs [],
         cpython_says ["turn=2 run=on_a", "turn=2 event=removed-c-True", "turn=3 run=on_b_new",
             "turns=5"];
+
+    /// A reader and a writer on one socket: the reader runs first, whichever was added
+    /// first, and a writer runs in every turn while the socket stays writable.
+    reader_and_writer_one_socket: differs [],
+        cpython_says ["turn=2 run=on_read", "turn=2 run=on_write", "turn=4 event=writable-3",
+            "turns=6"];
 
     // Stage 7: offload.
     /// call_soon_threadsafe wakes an idle loop: the callback runs in the next turn,
@@ -401,6 +412,17 @@ scenarios! {
         cpython_says ["turn=3 event=waiting-cancelled-first-locked-True",
             "turn=8 event=reacquiring-cancelled-None-locked-True",
             "turn=14 event=twice-cancelled-None-locked-True"];
+    /// notify(1) passes over a waiter cancelled in the same step and wakes the next;
+    /// the cancelled one takes the lock back first, then the notified one.
+    condition_notify_skips_cancelled: differs [],
+        cpython_says ["turn=3 event=a-cancelled-locked-True", "turn=3 event=b-notified-locked-True",
+            "turn=4 event=c-done-False", "turn=5 event=c-notified-locked-True"];
+    /// Two releases in one step with one waiter: the woken waiter still counts until it
+    /// runs, so a newcomer queues behind it though a unit is free, and gets it from
+    /// the waiter's resumption.
+    semaphore_woken_waiter_passes_on: differs [],
+        cpython_says ["turn=2 event=released-twice-value-1-locked-True",
+            "turn=3 event=c-asks-locked-True-value-1", "turn=4 event=c-in-value-0"];
     /// A semaphore waiter woken and cancelled gives its unit on to the next waiter; a
     /// newcomer queues behind.
     semaphore_cancelled_waiter: differs [],
@@ -498,7 +520,7 @@ mod oneloop {
     use std::thread;
     use std::time::Duration;
 
-    use oneloop_core::{Driver, EventLoop, Runner, gather, run_with, yield_now};
+    use oneloop_core::{Driver, EventLoop, LoopError, Runner, gather, run_with, yield_now};
     use oneloop_future::{OneShot, Wait};
     use oneloop_io::Io;
     use oneloop_offload::{LoopHandle, to_thread};
@@ -783,6 +805,35 @@ mod oneloop {
         rec.event("run_forever-returned");
         event_loop.run_forever().expect("second stops the loop");
         rec.event("run_forever-returned-again");
+        event_loop.close();
+    }
+
+    pub fn stopped_before_complete(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let future = OneShot::<u32, ()>::new();
+        let (main_rec, main_future) = (Rc::clone(rec), future.clone());
+        let outcome = event_loop.run_until_complete(async move {
+            main_rec.event("main-waits");
+            let stop_rec = Rc::clone(&main_rec);
+            call_soon("stopper", move || {
+                stop_rec.event("stop");
+                current().stop();
+            });
+            let value = main_future.wait().await.expect("the setter sets it");
+            main_rec.event(format!("main-got-{value}"));
+            current().stop();
+        });
+        match outcome {
+            Err(LoopError::StoppedBeforeComplete) => rec.event("raised-stopped-before-complete"),
+            other => rec.event(format!("raised-{other:?}")),
+        }
+        let set_rec = Rc::clone(rec);
+        event_loop.call_soon_named("setter", move || {
+            set_rec.event("set");
+            future.set_result(7).expect("set once");
+        });
+        event_loop.run_forever().expect("main stops the loop");
+        rec.event("run_forever-returned");
         event_loop.close();
     }
 
@@ -1225,6 +1276,46 @@ mod oneloop {
             }
             rec.event("written-a-b-c");
             done.wait().await.expect("the new reader sets it");
+            rec.event("main-resumed");
+        });
+    }
+
+    pub fn reader_and_writer_one_socket(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let io = Io::current().expect("an I/O layer");
+            let (ours, mut peer) = UnixStream::pair().expect("a socket pair");
+            ours.set_nonblocking(true).expect("non-blocking");
+            let ours = Rc::new(ours);
+            let done = OneShot::<(), ()>::new();
+            let calls = Rc::new(Cell::new(0));
+            let (w_rec, w_io, w_socket, w_done) = (
+                Rc::clone(&rec),
+                Rc::clone(&io),
+                Rc::clone(&ours),
+                done.clone(),
+            );
+            // The writer first; it writes nothing, so the socket stays writable.
+            io.add_writer_named(&*ours, "on_write", move || {
+                calls.set(calls.get() + 1);
+                w_rec.event(format!("writable-{}", calls.get()));
+                if calls.get() == 3 {
+                    w_io.remove_writer(&*w_socket);
+                    w_done.set_result(()).expect("set once");
+                }
+            })
+            .expect("the writer is registered");
+            let (r_rec, r_io, r_socket) = (Rc::clone(&rec), Rc::clone(&io), Rc::clone(&ours));
+            io.add_reader_named(&*ours, "on_read", move || {
+                let mut byte = [0; 1];
+                (&*r_socket).read_exact(&mut byte).expect("a byte is there");
+                r_rec.event(format!("read-{}", char::from(byte[0])));
+                r_io.remove_reader(&*r_socket);
+            })
+            .expect("the reader is registered");
+            peer.write_all(b"x").expect("the peer takes a byte");
+            rec.event("written-x");
+            done.wait().await.expect("the writer sets it");
             rec.event("main-resumed");
         });
     }
@@ -2690,6 +2781,79 @@ mod oneloop {
                         rec.event(format!("{name}-joined-{}", message(&error)));
                     }
                 }
+                Ok(())
+            });
+        }
+
+        pub fn condition_notify_skips_cancelled(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let cond = Rc::new(Condition::new());
+                let tasks = ["a", "b", "c"].map(|name| {
+                    let (r, c) = (Rc::clone(&rec), Rc::clone(&cond));
+                    spawn_named(name, async move {
+                        c.acquire().await?;
+                        let waited = c.wait().await;
+                        let locked = py(c.lock().locked());
+                        match &waited {
+                            Ok(()) => r.event(format!("{name}-notified-locked-{locked}")),
+                            Err(_) => r.event(format!("{name}-cancelled-locked-{locked}")),
+                        }
+                        c.release()?;
+                        waited
+                    })
+                });
+                let [a, b, c] = &tasks;
+                bare_yield().await?;
+                cond.acquire().await?;
+                a.cancel(None);
+                cond.notify(1)?;
+                rec.event("cancelled-a-notified-one");
+                cond.release()?;
+                bare_yield().await?;
+                bare_yield().await?;
+                rec.event(format!("c-done-{}", py(c.is_done())));
+                cond.acquire().await?;
+                cond.notify(1)?;
+                cond.release()?;
+                c.join().await?;
+                rec.event(format!(
+                    "a-cancelled-{}-b-done-{}",
+                    py(a.is_cancelled()),
+                    py(b.is_done())
+                ));
+                Ok(())
+            });
+        }
+
+        pub fn semaphore_woken_waiter_passes_on(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let sem = Rc::new(Semaphore::new(0));
+                let worker = |name: &'static str| {
+                    let (r, s) = (Rc::clone(&rec), Rc::clone(&sem));
+                    spawn_named(name, async move {
+                        r.event(format!(
+                            "{name}-asks-locked-{}-value-{}",
+                            py(s.locked()),
+                            s.value()
+                        ));
+                        s.acquire().await?;
+                        r.event(format!("{name}-in-value-{}", s.value()));
+                        Ok(())
+                    })
+                };
+                let a = worker("a");
+                bare_yield().await?;
+                let c = worker("c");
+                sem.release();
+                sem.release();
+                rec.event(format!(
+                    "released-twice-value-{}-locked-{}",
+                    sem.value(),
+                    py(sem.locked())
+                ));
+                c.join().await?;
+                a.join().await?;
+                rec.event(format!("main-value-{}", sem.value()));
                 Ok(())
             });
         }
