@@ -172,6 +172,7 @@ const LISTED: &[&str] = &[
     "late_loop_runs_lists",
     "interval_behind_its_list",
     "unref_timer",
+    "unref_interval",
     "refresh_timer",
     "delays_clamped",
     "timers_phase_reads_clock_once",
@@ -304,6 +305,13 @@ fn interval_behind_its_list() {
 #[test]
 fn unref_timer() {
     check("unref_timer");
+}
+
+/// An unref'd interval runs at 40 and 80 ms while a 100 ms timer keeps the loop alive,
+/// and the loop ends once that timer has run, though the interval is still armed.
+#[test]
+fn unref_interval() {
+    check("unref_interval");
 }
 
 /// Fails if `refresh_timer` leaves the timer due at its first deadline (it would run

@@ -9,7 +9,7 @@ use crate::scenarios::{
     main_timeout_vs_immediate, main_timer_then_busy, microtasks_between_timers,
     refresh_in_own_interval, refresh_timer_scenario, same_deadline_lists, tick_before_promise,
     tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
-    timers_phase_reads_clock_once, unref_timer_scenario,
+    timers_phase_reads_clock_once, unref_interval, unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -238,6 +238,17 @@ const SCENARIOS: &[Scenario] = &[
         about: "an unref'd timer runs only while something else keeps the loop alive",
         node: NodeOrder::Fixed,
         script: unref_timer_scenario,
+    },
+    Scenario {
+        name: "unref_interval",
+        about: "an unref'd interval runs while a ref'd timer keeps the loop alive",
+        node: NodeOrder::Paced {
+            order: &["hasRef false", "interval 1", "interval 2", "100 ms"],
+            // A first run late past 60 ms puts the second after the 100 ms timer, and
+            // the loop ends before it.
+            stalled: &[&["hasRef false", "interval 1", "100 ms"]],
+        },
+        script: unref_interval,
     },
     Scenario {
         name: "refresh_timer",

@@ -333,6 +333,20 @@ pub(crate) fn unref_timer_scenario() {
 }
 // ANCHOR_END: unref_timer
 
+pub(crate) fn unref_interval() {
+    let mut n = 0;
+    let id = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("interval {n}"));
+        },
+        40,
+    );
+    unref_timer(id);
+    console_log(format!("hasRef {}", timer_has_ref(id)));
+    set_timeout(|| console_log("100 ms"), 100);
+}
+
 // ANCHOR: refresh_timer
 pub(crate) fn refresh_timer_scenario() {
     let timer = set_timeout(|| console_log("refreshed 200 ms timer"), 200);
