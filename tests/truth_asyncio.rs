@@ -203,6 +203,11 @@ scenarios! {
         cpython_says ["turn=2 run=on_a", "turn=2 event=removed-c-True", "turn=3 run=on_b_new",
             "turns=5"];
 
+    /// A reader on a socket whose peer closed runs in every turn, reading the end of
+    /// file each time, until it removes itself.
+    reader_at_eof: differs [],
+        cpython_says ["turn=2 event=read-x", "turn=3 event=eof-1", "turn=5 event=eof-3",
+            "turns=7"];
     /// A reader and a writer on one socket: the reader runs first, whichever was added
     /// first, and a writer runs in every turn while the socket stays writable.
     reader_and_writer_one_socket: differs [],
@@ -259,11 +264,23 @@ scenarios! {
     timeout_vs_outer_cancel: differs [],
         cpython_says ["turn=3 run=_on_timeout", "turn=4 event=timed-out-cancelling-0",
             "turn=7 event=guarded-cancelled"];
+    /// A timeout in a task that caught an earlier cancel without uncancel: the scope
+    /// still gives a timeout, measured against the count it found on entry.
+    timeout_after_caught_cancel: differs [],
+        cpython_says ["turn=2 event=caught-early-cancelling-1",
+            "turn=4 event=leftover-timed-out-cancelling-1",
+            "turn=6 event=clean-timed-out-cancelling-0"];
     /// A TaskGroup whose child fails: _on_task_done cancels the sibling and the body in
     /// the next turn; the group raises when the last child is done.
     taskgroup_one_fails: differs [],
         cpython_says ["turn=5 run=_on_task_done", "turn=6 event=a-cancelled",
             "turn=6 event=body-cancelled", "turn=8 event=main-caught-1-boom"];
+    /// A group's child spawns a sibling after the body ended: the group waits for it;
+    /// once exited, the group refuses new tasks.
+    taskgroup_child_spawns_sibling: differs [],
+        cpython_says ["turn=3 event=first-spawned-late", "turn=4 run=_on_task_done",
+            "turn=7 run=_on_task_done", "turn=8 event=group-exited",
+            "turn=8 event=refused-finished-True"];
     /// Nested TaskGroups: the inner failure fails the inner group's task, which makes
     /// the outer group cancel the rest.
     taskgroup_nested: differs [],
@@ -1280,6 +1297,46 @@ mod oneloop {
         });
     }
 
+    pub fn reader_at_eof(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let io = Io::current().expect("an I/O layer");
+            let (ours, mut peer) = UnixStream::pair().expect("a socket pair");
+            ours.set_nonblocking(true).expect("non-blocking");
+            let ours = Rc::new(ours);
+            let done = OneShot::<(), ()>::new();
+            let eofs = Rc::new(Cell::new(0));
+            let (r, io_in, socket, done_in) = (
+                Rc::clone(&rec),
+                Rc::clone(&io),
+                Rc::clone(&ours),
+                done.clone(),
+            );
+            io.add_reader_named(&*ours, "on_data", move || {
+                let mut buf = [0; 16];
+                let n = (&*socket)
+                    .read(&mut buf)
+                    .expect("readable: data or the end");
+                if n > 0 {
+                    r.event(format!("read-{}", String::from_utf8_lossy(&buf[..n])));
+                    return;
+                }
+                eofs.set(eofs.get() + 1);
+                r.event(format!("eof-{}", eofs.get()));
+                if eofs.get() == 3 {
+                    io_in.remove_reader(&*socket);
+                    done_in.set_result(()).expect("set once");
+                }
+            })
+            .expect("the reader is registered");
+            peer.write_all(b"x").expect("the peer takes a byte");
+            drop(peer);
+            rec.event("peer-closed");
+            done.wait().await.expect("the reader sets it");
+            rec.event("main-resumed");
+        });
+    }
+
     pub fn reader_and_writer_one_socket(rec: &Rc<Recorder>) {
         let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
         run_main(rec, event_loop, |rec| async move {
@@ -1646,6 +1703,38 @@ mod oneloop {
             });
         }
 
+        pub fn timeout_after_caught_cancel(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                let scoped = |label: &'static str| {
+                    let (r, me) = (Rc::clone(&rec), me.clone());
+                    async move {
+                        match timeout(ms(10), sleep(Duration::from_secs(10))).await {
+                            Err(Error::TimedOut) => {
+                                r.event(format!("{label}-timed-out-cancelling-{}", me.cancelling()))
+                            }
+                            Err(Error::Cancelled(_)) => {
+                                r.event(format!("{label}-cancelled-cancelling-{}", me.cancelling()))
+                            }
+                            _ => {}
+                        }
+                    }
+                };
+                me.cancel(Some("early"));
+                if let Err(error) = yield_now().await {
+                    rec.event(format!(
+                        "caught-{}-cancelling-{}",
+                        super::message(&error),
+                        me.cancelling()
+                    ));
+                }
+                scoped("leftover").await;
+                rec.event(format!("uncancel-{}", me.uncancel()));
+                scoped("clean").await;
+                Ok(())
+            });
+        }
+
         pub fn taskgroup_one_fails(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
                 let r = Rc::clone(&rec);
@@ -1675,6 +1764,42 @@ mod oneloop {
                         other => other.to_string(),
                     };
                     rec.event(format!("main-caught-{}-{first}", errors.len()));
+                }
+                Ok(())
+            });
+        }
+
+        pub fn taskgroup_child_spawns_sibling(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let kept = Rc::new(std::cell::RefCell::new(None));
+                let (r, keep) = (Rc::clone(&rec), Rc::clone(&kept));
+                task_group(|tg| async move {
+                    *keep.borrow_mut() = Some(tg.clone());
+                    let (r2, group) = (Rc::clone(&r), tg.clone());
+                    tg.spawn("first", async move {
+                        yield_now().await?;
+                        let r3 = Rc::clone(&r2);
+                        group.spawn("late", async move {
+                            yield_now().await?;
+                            yield_now().await?;
+                            r3.event("late-returns");
+                            Ok(())
+                        })?;
+                        r2.event("first-spawned-late");
+                        Ok(())
+                    })?;
+                    r.event("body-ends");
+                    Ok(())
+                })
+                .await?;
+                rec.event("group-exited");
+                let tg = kept.borrow_mut().take().expect("the body kept it");
+                let refused = tg.spawn("refused", async { Ok(()) });
+                if let Err(Error::Misuse(message)) = refused {
+                    rec.event(format!(
+                        "refused-finished-{}",
+                        py(message == oneloop_cancel::GROUP_FINISHED)
+                    ));
                 }
                 Ok(())
             });
