@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
+use oneloop_core::hooks::with_current;
+
 use crate::ctl::{Ctl, WakeOn, current_ctl};
 use crate::error::WAIT_NOTHING;
 use crate::{Error, LoserFate, Selected, Task, spawn};
@@ -72,7 +74,9 @@ pub enum ReturnWhen {
 
 /// Waits for `tasks` as `when` says, and returns the indices of the done ones and of
 /// the pending ones (asyncio's `wait`). It is a cancellation point; a cancel of the
-/// awaiting task does not reach the tasks. No task at all is a misuse,
+/// awaiting task does not reach the tasks. It always suspends the awaiting task once,
+/// as asyncio's does, whose waiter completes from a done callback: when `when` already
+/// holds at the first poll, the task wakes itself and looks again in the next turn. No task at all is a misuse,
 /// `Err(Error::Misuse(WAIT_NOTHING))`, at once, as asyncio's `wait` raises.
 pub async fn wait<T>(
     tasks: &[Task<T>],
@@ -81,12 +85,19 @@ pub async fn wait<T>(
     if tasks.is_empty() {
         return Err(Error::Misuse(WAIT_NOTHING));
     }
-    Wait { tasks, when }.await
+    Wait {
+        tasks,
+        when,
+        suspended: false,
+    }
+    .await
 }
 
 struct Wait<'a, T> {
     tasks: &'a [Task<T>],
     when: ReturnWhen,
+    /// Whether the awaiting task has been suspended here once.
+    suspended: bool,
 }
 
 impl<T> Future for Wait<'_, T> {
@@ -96,20 +107,28 @@ impl<T> Future for Wait<'_, T> {
         if let Some(cancel) = take_request() {
             return Poll::Ready(Err(cancel));
         }
+        let this = self.get_mut();
+        let tasks = this.tasks;
         let (done, pending): (Vec<usize>, Vec<usize>) =
-            (0..self.tasks.len()).partition(|&i| self.tasks[i].is_done());
+            (0..tasks.len()).partition(|&i| tasks[i].is_done());
         let failed = done.iter().any(|&i| {
-            let ctl = &self.tasks[i].ctl;
-            !ctl.ended_cancelled.get() && Task::watch(&self.tasks[i]).error().is_some()
+            let ctl = &tasks[i].ctl;
+            !ctl.ended_cancelled.get() && Task::watch(&tasks[i]).error().is_some()
         });
         let ready = pending.is_empty()
-            || match self.when {
+            || match this.when {
                 ReturnWhen::FirstCompleted => !done.is_empty(),
                 ReturnWhen::FirstException => failed,
                 ReturnWhen::AllCompleted => false,
             };
-        if ready {
+        let suspended = std::mem::replace(&mut this.suspended, true);
+        if ready && suspended {
             return Poll::Ready(Ok((done, pending)));
+        }
+        if ready {
+            // asyncio's waiter completes only from a done callback: not before a turn.
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
         }
         // Woken by the last task, and by what else `when` waits for: any end, or a
         // failure (asyncio's `_on_completion` completes its waiter only then).
@@ -117,19 +136,19 @@ impl<T> Future for Wait<'_, T> {
             left: AtomicUsize::new(pending.len()),
             waker: cx.waker().clone(),
         }));
-        let also = match self.when {
+        let also = match this.when {
             ReturnWhen::FirstCompleted => Some(WakeOn::End),
             ReturnWhen::FirstException => Some(WakeOn::Failure),
             ReturnWhen::AllCompleted => None,
         };
         let awaiting = current_ctl();
         for &i in &pending {
-            self.tasks[i].add_joiner(&last);
+            tasks[i].add_joiner(&last);
             if let Some(on) = also {
-                self.tasks[i].add_joiner_on(cx.waker(), on);
+                tasks[i].add_joiner_on(cx.waker(), on);
             }
             if let Some(awaiting) = &awaiting {
-                awaiting.watch(&self.tasks[i].ctl, "wait");
+                awaiting.watch(&tasks[i].ctl, "wait");
             }
         }
         Poll::Pending
@@ -306,9 +325,16 @@ impl Wake for CountDown {
 }
 
 /// Yields tasks' results in the order they finish (asyncio's `as_completed`).
+///
+/// A task already done when the first `next` is called is yielded a turn later, as
+/// asyncio's `as_completed` hands it over through a done callback: that `next`
+/// suspends the awaiting task once.
 #[derive(Debug)]
 pub struct AsCompleted<T> {
     tasks: Vec<Option<Task<T>>>,
+    /// `None` before the first `next`. Then the turn of that call, kept while a task
+    /// that was done by then has not been yielded after a turn has passed.
+    watched_in: Option<Option<u64>>,
 }
 
 impl<T> AsCompleted<T> {
@@ -316,6 +342,7 @@ impl<T> AsCompleted<T> {
     pub fn new(tasks: Vec<Task<T>>) -> Self {
         Self {
             tasks: tasks.into_iter().map(Some).collect(),
+            watched_in: None,
         }
     }
 
@@ -324,6 +351,13 @@ impl<T> AsCompleted<T> {
     pub async fn next(&mut self) -> Option<Result<(usize, Result<T, Error>), Error>> {
         if self.tasks.iter().all(Option::is_none) {
             return None;
+        }
+        if self.watched_in.is_none() {
+            // asyncio watches the tasks from here; one already done is handed over by
+            // a done callback queued now, so not before the next turn.
+            let any_done = self.tasks.iter().flatten().any(Task::is_done);
+            let turn = with_current(|core| core.turn()).filter(|_| any_done);
+            self.watched_in = Some(turn);
         }
         Some(NextDone(self).await)
     }
@@ -339,6 +373,13 @@ impl<T> Future for NextDone<'_, T> {
             return Poll::Ready(Err(cancel));
         }
         let this = self.get_mut();
+        if let Some(Some(turn)) = this.0.watched_in {
+            if with_current(|core| core.turn()) == Some(turn) {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            this.0.watched_in = Some(None);
+        }
         // The done task that finished first: several may have finished since the last
         // poll, and their order is the order of their finishes, not of the tasks.
         let first = this

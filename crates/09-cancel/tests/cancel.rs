@@ -1071,6 +1071,26 @@ fn wait_returns_done_and_pending_as_asked() {
 }
 
 #[test]
+fn wait_and_as_completed_on_a_done_task_suspend_once() {
+    watchdog_default(|| {
+        let result = run(async {
+            let tasks = vec![spawn(async { Ok(7) })];
+            yield_now().await?;
+            yield_now().await?;
+            let done = tasks[0].is_done();
+            let called = turn();
+            let waited = wait(&tasks, ReturnWhen::AllCompleted).await?;
+            let wait_turns = turn() - called;
+            let mut completed = AsCompleted::new(tasks);
+            let called = turn();
+            let (_, value) = completed.next().await.expect("one task")?;
+            Ok((done, waited, wait_turns, value?, turn() - called))
+        });
+        assert_eq!(result, Ok((true, (vec![0], vec![]), 1, 7, 1)));
+    });
+}
+
+#[test]
 fn as_completed_yields_in_finishing_order() {
     watchdog_default(|| {
         let result = run(async {
