@@ -130,6 +130,11 @@ scenarios! {
     /// A raising (panicking) callback is reported, and the loop goes on.
     raising_callback: differs [],
         cpython_says ["turn=1 event=exception:bad:oops", "turn=1 run=good", "turns=2"];
+    /// A task that fails with no one holding it is reported right after its failing
+    /// step, in the same turn.
+    task_exception_never_retrieved: differs [],
+        cpython_says ["turn=3 run=failing", "turn=3 event=report-never-retrieved-oops",
+            "turn=3 run=main"];
     /// A task left waiting when run's main returns: cancelled by CPython, dropped here.
     run_drops_leftover: differs [ShutdownTurns, CancelBecomesDrop],
         cpython_says ["turn=4 event=leftover-cleanup", "turns=10"];
@@ -417,6 +422,11 @@ scenarios! {
         cpython_says ["turn=2 run=_on_timeout", "turn=3 event=past-timed-out-expired-True",
             "turn=5 event=refused-while-expiring", "turn=5 event=refused-after-exit",
             "turn=6 event=refused-after-clean-exit-expired-False"];
+    /// A timeout around a TaskGroup: the deadline cancels the body and the child; a
+    /// quiet child gives the timeout, a cleanup that fails gives the group's error.
+    timeout_around_taskgroup: differs [],
+        cpython_says ["turn=3 run=_on_timeout", "turn=7 event=quiet-raised-TimeoutError-cancelling-0",
+            "turn=13 event=cleanup-fails-raised-ExceptionGroup[ValueError(cleanup-fails)]-cancelling-0"];
     /// TaskGroup corners: two children failing in one turn, a child failing while the
     /// body gets an outer cancel, a task refused by an aborting group, an outer cancel,
     /// a body that swallows the group's cancel: what the group raises, and the count.
@@ -875,6 +885,30 @@ mod oneloop {
         event_loop.call_soon_named("good", named(rec, "good"));
         event_loop.run_forever().expect("next_turn stops the loop");
         event_loop.close();
+    }
+
+    pub fn task_exception_never_retrieved(rec: &Rc<Recorder>) {
+        let event_loop = EventLoop::new();
+        let reports = Rc::clone(rec);
+        event_loop.core().set_exception_handler(move |report| {
+            if report.message == oneloop_task::NEVER_RETRIEVED {
+                reports.event(format!("report-never-retrieved-{}", report.panic));
+            } else {
+                reports.event(format!("report-{}", report.message));
+            }
+        });
+        run_main(rec, event_loop, |rec| async move {
+            // The join handle is dropped at once: no one will retrieve the panic.
+            drop(current().spawn_named("failing", async {
+                yield_now().await;
+                panic!("oops");
+            }));
+            rec.event("spawned-and-dropped");
+            for _ in 0..3 {
+                yield_now().await;
+            }
+            rec.event("main-done");
+        });
     }
 
     /// Records an event when dropped: the Rust place for a `finally` block.
@@ -2749,6 +2783,40 @@ mod oneloop {
                             py(inner.expired())
                         ));
                     }
+                }
+                Ok(())
+            });
+        }
+
+        pub fn timeout_around_taskgroup(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                for (label, fails) in [("quiet", false), ("cleanup-fails", true)] {
+                    let r = Rc::clone(&rec);
+                    let child = async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        if slept.is_err() {
+                            r.event(format!("{label}-child-cancelled"));
+                            if fails {
+                                return Err(Error::Failed(label.to_owned()));
+                            }
+                        }
+                        slept
+                    };
+                    let grouped = task_group(|tg| async move {
+                        tg.spawn("child", child)?;
+                        sleep(Duration::from_secs(10)).await
+                    });
+                    let raised =
+                        match oneloop_cancel::timeout(Duration::from_millis(10), grouped).await {
+                            Ok(_) => "nothing".to_owned(),
+                            Err(Error::TimedOut) => "TimeoutError".to_owned(),
+                            Err(error) => show(&error),
+                        };
+                    rec.event(format!(
+                        "{label}-raised-{raised}-cancelling-{}",
+                        me.cancelling()
+                    ));
                 }
                 Ok(())
             });
