@@ -186,6 +186,11 @@ scenarios! {
     debug_slow_handles: differs [],
         cpython_says ["turn=1 event=slow-Task-main", "turn=2 event=slow-Handle-block_cb",
             "turn=2 run=quick", "turn=2 event=slow-TimerHandle-alarm"];
+    /// call_soon, sleep(0) and call_later(0) from one step: the callback, the task's
+    /// next step, then the timer, all in the next turn.
+    soon_sleep_zero_later: differs [],
+        cpython_says ["turn=2 run=soon", "turn=2 event=main-after-soon",
+            "turn=2 event=later-after-soon-main-later"];
     /// sleep(0) is a bare yield: the same turns as yield_now, and no timer.
     sleep_zero_yields: differs [],
         cpython_says ["section=sleep-zero", "turn=4 event=main-done", "turns=5"];
@@ -208,6 +213,10 @@ scenarios! {
         cpython_says ["turn=2 run=on_a", "turn=2 event=removed-c-True", "turn=3 run=on_b_new",
             "turns=5"];
 
+    /// One turn runs what call_soon queued, then the select's I/O callbacks, then the
+    /// timers that came due, whichever was scheduled first.
+    io_then_timers_in_a_turn: differs [],
+        cpython_says ["turn=2 run=soon", "turn=2 run=on_read", "turn=2 run=timer", "turns=4"];
     /// A reader on a socket whose peer closed runs in every turn, reading the end of
     /// file each time, until it removes itself.
     reader_at_eof: differs [],
@@ -422,6 +431,11 @@ scenarios! {
         cpython_says ["turn=2 run=_on_timeout", "turn=3 event=past-timed-out-expired-True",
             "turn=5 event=refused-while-expiring", "turn=5 event=refused-after-exit",
             "turn=6 event=refused-after-clean-exit-expired-False"];
+    /// A group whose body fails: the child is cancelled and awaited, and the group
+    /// raises the child's failure first, the body's last.
+    taskgroup_body_fails: differs [],
+        cpython_says ["turn=2 event=body-raises", "turn=3 event=noisy-cancelled",
+            "turn=5 event=raised-ExceptionGroup[ValueError(noisy),ValueError(body)]-cancelling-0"];
     /// A timeout around a TaskGroup: the deadline cancels the body and the child; a
     /// quiet child gives the timeout, a cleanup that fails gives the group's error.
     timeout_around_taskgroup: differs [],
@@ -1175,6 +1189,28 @@ mod oneloop {
         });
     }
 
+    pub fn soon_sleep_zero_later(rec: &Rc<Recorder>) {
+        run_main(rec, real_time_loop(), |rec| async move {
+            let ran = Rc::new(std::cell::RefCell::new(Vec::<&str>::new()));
+            let (later_ran, later_rec) = (Rc::clone(&ran), Rc::clone(&rec));
+            Timers::current().expect("a timer layer").call_later_named(
+                Duration::ZERO,
+                "later",
+                move || {
+                    later_ran.borrow_mut().push("later");
+                    later_rec.event(format!("later-after-{}", later_ran.borrow().join("-")));
+                },
+            );
+            let soon_ran = Rc::clone(&ran);
+            call_soon("soon", move || soon_ran.borrow_mut().push("soon"));
+            sleep(Duration::ZERO).await;
+            rec.event(format!("main-after-{}", ran.borrow().join("-")));
+            ran.borrow_mut().push("main");
+            sleep(Duration::ZERO).await;
+            rec.event(format!("main-again-after-{}", ran.borrow().join("-")));
+        });
+    }
+
     pub fn sleep_zero_yields(rec: &Rc<Recorder>) {
         for with_sleep in [true, false] {
             rec.section(if with_sleep {
@@ -1333,6 +1369,39 @@ mod oneloop {
             }
             rec.event("written-a-b-c");
             done.wait().await.expect("the new reader sets it");
+            rec.event("main-resumed");
+        });
+    }
+
+    pub fn io_then_timers_in_a_turn(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let io = Io::current().expect("an I/O layer");
+            let (ours, mut peer) = UnixStream::pair().expect("a socket pair");
+            ours.set_nonblocking(true).expect("non-blocking");
+            let ours = Rc::new(ours);
+            let done = OneShot::<(), ()>::new();
+            let (timer_rec, timer_done) = (Rc::clone(&rec), done.clone());
+            Timers::current().expect("a timer layer").call_later_named(
+                Duration::ZERO,
+                "timer",
+                move || {
+                    timer_rec.event("timer");
+                    timer_done.set_result(()).expect("set once");
+                },
+            );
+            call_soon("soon", named(&rec, "soon"));
+            let (r, io_in, socket) = (Rc::clone(&rec), Rc::clone(&io), Rc::clone(&ours));
+            io.add_reader_named(&*ours, "on_read", move || {
+                let mut byte = [0; 1];
+                (&*socket).read_exact(&mut byte).expect("a byte is there");
+                r.event(format!("read-{}", char::from(byte[0])));
+                io_in.remove_reader(&*socket);
+            })
+            .expect("the reader is registered");
+            peer.write_all(b"x").expect("the peer takes a byte");
+            rec.event("queued-all-three");
+            done.wait().await.expect("the timer sets it");
             rec.event("main-resumed");
         });
     }
@@ -2783,6 +2852,36 @@ mod oneloop {
                             py(inner.expired())
                         ));
                     }
+                }
+                Ok(())
+            });
+        }
+
+        pub fn taskgroup_body_fails(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let me = current().expect("main is a task");
+                let r = Rc::clone(&rec);
+                let grouped = task_group(|tg| async move {
+                    let r2 = Rc::clone(&r);
+                    tg.spawn("noisy", async move {
+                        let slept = sleep(Duration::from_secs(10)).await;
+                        if slept.is_err() {
+                            r2.event("noisy-cancelled");
+                            return Err(Error::Failed("noisy".to_owned()));
+                        }
+                        slept
+                    })?;
+                    yield_now().await?;
+                    r.event("body-raises");
+                    Err::<(), _>(Error::Failed("body".to_owned()))
+                })
+                .await;
+                if let Err(error) = grouped {
+                    rec.event(format!(
+                        "raised-{}-cancelling-{}",
+                        show(&error),
+                        me.cancelling()
+                    ));
                 }
                 Ok(())
             });
