@@ -130,6 +130,11 @@ scenarios! {
     /// A raising (panicking) callback is reported, and the loop goes on.
     raising_callback: differs [],
         cpython_says ["turn=1 event=exception:bad:oops", "turn=1 run=good", "turns=2"];
+    /// A main that raises (panics): run_until_complete runs the stop callback's turn,
+    /// then gives main's error; nothing goes to the exception handler.
+    main_raises: differs [],
+        cpython_says ["turn=2 event=main-raises", "turn=3 run=_run_until_complete_cb",
+            "turn=- event=run_until_complete-raised-oops", "turns=3"];
     /// A task that fails with no one holding it is reported right after its failing
     /// step, in the same turn.
     task_exception_never_retrieved: differs [],
@@ -475,6 +480,11 @@ scenarios! {
     semaphore_cancelled_waiter: differs [],
         cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-in", "turn=6 event=c-in",
             "turn=8 event=a-joined-value-1"];
+    /// A queue putter woken by a get and cancelled before it runs passes the room on
+    /// to the next putter.
+    queue_cancelled_putter: differs [],
+        cpython_says ["turn=3 event=p1-cancelled-size-0", "turn=4 event=p2-put-size-1",
+            "turn=5 event=main-sees-p2-p1-cancelled-True"];
     /// A queue getter woken and cancelled passes the item on; the misuse of queues,
     /// semaphores and locks fails at once, with no turn.
     primitives_corners: differs [],
@@ -898,6 +908,24 @@ mod oneloop {
         });
         event_loop.call_soon_named("good", named(rec, "good"));
         event_loop.run_forever().expect("next_turn stops the loop");
+        event_loop.close();
+    }
+
+    pub fn main_raises(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        rec.report_exceptions(event_loop.core());
+        let main_rec = Rc::clone(rec);
+        let outcome = event_loop.run_until_complete(async move {
+            yield_now().await;
+            main_rec.event("main-raises");
+            panic!("oops");
+        });
+        match outcome {
+            Err(LoopError::MainFailed(oneloop_task::JoinError::Panicked { message })) => {
+                rec.event(format!("run_until_complete-raised-{message}"));
+            }
+            other => rec.event(format!("run_until_complete-gave-{other:?}")),
+        }
         event_loop.close();
     }
 
@@ -3172,6 +3200,39 @@ mod oneloop {
                 c.join().await?;
                 a.join().await?;
                 rec.event(format!("main-value-{}", sem.value()));
+                Ok(())
+            });
+        }
+
+        pub fn queue_cancelled_putter(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(1));
+                queue.put_nowait("x")?;
+                let putter = |name: &'static str| {
+                    let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                    spawn_named(name, async move {
+                        match q.put(name).await {
+                            Ok(()) => {
+                                r.event(format!("{name}-put-size-{}", q.len()));
+                                Ok(())
+                            }
+                            Err(error) => {
+                                r.event(format!("{name}-cancelled-size-{}", q.len()));
+                                Err(Error::from(error))
+                            }
+                        }
+                    })
+                };
+                let (p1, p2) = (putter("p1"), putter("p2"));
+                bare_yield().await?;
+                rec.event(format!("main-took-{}", queue.get_nowait()?));
+                p1.cancel(None);
+                p2.join().await?;
+                rec.event(format!(
+                    "main-sees-{}-p1-cancelled-{}",
+                    queue.get_nowait()?,
+                    py(p1.is_cancelled())
+                ));
                 Ok(())
             });
         }

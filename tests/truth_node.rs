@@ -173,6 +173,7 @@ const LISTED: &[&str] = &[
     "interval_behind_its_list",
     "unref_timer",
     "unref_interval",
+    "interval_cleared_by_its_tick",
     "refresh_timer",
     "delays_clamped",
     "timers_phase_reads_clock_once",
@@ -312,6 +313,13 @@ fn unref_timer() {
 #[test]
 fn unref_interval() {
     check("unref_interval");
+}
+
+/// An interval is re-armed right after its callback, before the drain, so a nextTick
+/// that run queued can clear it: it never runs again, and the loop goes on.
+#[test]
+fn interval_cleared_by_its_tick() {
+    check("interval_cleared_by_its_tick");
 }
 
 /// Fails if `refresh_timer` leaves the timer due at its first deadline (it would run

@@ -5,11 +5,12 @@ use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
     await_vs_then_chain, clear_due_timer, close_after_check, close_microtasks, close_order,
     delays_clamped, immediate_in_immediate, interval_behind_its_list, interval_cleared,
-    interval_slow_callback, io_timeout_vs_immediate, late_loop_runs_lists, main_busy_then_race,
-    main_timeout_vs_immediate, main_timer_then_busy, microtasks_between_timers,
-    refresh_in_own_interval, refresh_timer_scenario, same_deadline_lists, tick_before_promise,
-    tick_inside_immediate, tick_microtask_nesting, timer_timeout_vs_immediate, timers_by_deadline,
-    timers_phase_reads_clock_once, unref_interval, unref_timer_scenario,
+    interval_cleared_by_its_tick, interval_slow_callback, io_timeout_vs_immediate,
+    late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
+    microtasks_between_timers, refresh_in_own_interval, refresh_timer_scenario,
+    same_deadline_lists, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
+    timer_timeout_vs_immediate, timers_by_deadline, timers_phase_reads_clock_once, unref_interval,
+    unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -238,6 +239,12 @@ const SCENARIOS: &[Scenario] = &[
         about: "an unref'd timer runs only while something else keeps the loop alive",
         node: NodeOrder::Fixed,
         script: unref_timer_scenario,
+    },
+    Scenario {
+        name: "interval_cleared_by_its_tick",
+        about: "an interval re-armed after its run is cleared by the nextTick that run queued",
+        node: NodeOrder::Fixed,
+        script: interval_cleared_by_its_tick,
     },
     Scenario {
         name: "unref_interval",

@@ -7,7 +7,9 @@
 //! `process.nextTick` is [`next_tick`], an `async function` is an `async` block given
 //! to [`spawn_async`], `await p` is `p.await`.
 
+use std::cell::Cell;
 use std::io::Write;
+use std::rc::Rc;
 
 use crate::{
     Interest, Promise, busy_wait, clear_interval, clear_timeout, close, console_log, next_tick,
@@ -332,6 +334,26 @@ pub(crate) fn unref_timer_scenario() {
     );
 }
 // ANCHOR_END: unref_timer
+
+pub(crate) fn interval_cleared_by_its_tick() {
+    let id = Rc::new(Cell::new(None));
+    let in_tick = Rc::clone(&id);
+    let interval = set_interval(
+        move || {
+            console_log("interval");
+            let in_tick = Rc::clone(&in_tick);
+            next_tick(move || {
+                console_log("tick clears it");
+                if let Some(id) = in_tick.get() {
+                    clear_interval(id);
+                }
+            });
+        },
+        10,
+    );
+    id.set(Some(interval));
+    set_timeout(|| console_log("50 ms"), 50);
+}
 
 pub(crate) fn unref_interval() {
     let mut n = 0;
