@@ -44,13 +44,13 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use oneloop_testkit::watchdog_default;
-use truth::Difference::ThreadSafeCallsAtThePark;
 use truth::Difference::WaitForReleasesAWaiter;
 use truth::Difference::{
     CancelBecomesDrop, ChainCancelCheck, GatherDoneCallbackHop, SelfPipeRead, ShutdownTurns,
     TiesInSchedulingOrder, TimeoutFiresASleep,
 };
 use truth::Difference::{GroupCancelsInSetOrder, ShieldOuterCallback, WaitDoneCallbackHop};
+use truth::Difference::{SockRecvCallbackHop, ThreadSafeCallsAtThePark};
 use truth::{Difference, Scenario};
 
 /// Declares the scenarios: the list `SCENARIOS`, and one `#[test]` per scenario, so a
@@ -218,6 +218,12 @@ scenarios! {
         cpython_says ["turn=2 run=on_a", "turn=2 event=removed-c-True", "turn=3 run=on_b_new",
             "turns=5"];
 
+    /// A task waiting to read an empty socket, woken by data written a turn later:
+    /// CPython's sock_recv reads in a reader callback and wakes the task a turn after;
+    /// oneloop's readiness future wakes the task, which reads.
+    sock_recv_waits: differs [SockRecvCallbackHop],
+        cpython_says ["turn=2 event=writes-x", "turn=3 run=_sock_recv", "turn=4 run=partial",
+            "turn=4 event=main-got-x", "turns=5"];
     /// One turn runs what call_soon queued, then the select's I/O callbacks, then the
     /// timers that came due, whichever was scheduled first.
     io_then_timers_in_a_turn: differs [],
@@ -1398,6 +1404,32 @@ mod oneloop {
             rec.event("written-a-b-c");
             done.wait().await.expect("the new reader sets it");
             rec.event("main-resumed");
+        });
+    }
+
+    pub fn sock_recv_waits(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let (ours, peer) = UnixStream::pair().expect("a socket pair");
+            ours.set_nonblocking(true).expect("non-blocking");
+            let r = Rc::clone(&rec);
+            call_soon("writer", move || {
+                r.event("writes-x");
+                (&peer).write_all(b"x").expect("the peer takes a byte");
+            });
+            // `sock_recv` as oneloop spells it: try the read, and on `WouldBlock` wait
+            // for readiness and try again.
+            let mut buf = [0; 16];
+            let n = loop {
+                match (&ours).read(&mut buf) {
+                    Ok(n) => break n,
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                        oneloop_io::readable(&ours).await.expect("the fd registers");
+                    }
+                    Err(error) => panic!("the read fails: {error}"),
+                }
+            };
+            rec.event(format!("main-got-{}", String::from_utf8_lossy(&buf[..n])));
         });
     }
 
@@ -4008,6 +4040,18 @@ fn the_later_stages_differences_rewrite_cpython_traces_as_documented() {
         );
         let inbox = on_paper(&[ThreadSafeCallsAtThePark]);
         assert_eq!(truth::verdict(&inbox, &appended, &at_the_park), Ok(()));
+
+        // sock_recv's reader does the read: its turn goes, and the partial beside main.
+        let read_by_callback = lines(
+            "turn=2 run=writer\nturn=3 run=_sock_recv\nturn=4 run=partial\n\
+             turn=4 run=main\nturn=4 event=got\nturns=4",
+        );
+        let read_by_task = lines("turn=2 run=writer\nturn=3 run=main\nturn=3 event=got\nturns=3");
+        let sock = on_paper(&[SockRecvCallbackHop]);
+        assert_eq!(
+            truth::verdict(&sock, &read_by_callback, &read_by_task),
+            Ok(())
+        );
 
         // The executor's shutdown: both steps of its task, the turn between them, and
         // the stop callback's turn all go.

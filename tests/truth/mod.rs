@@ -356,6 +356,13 @@ pub enum Difference {
     /// `from_thread_<n>` (each with the events it recorded) move to the end of the
     /// turn, in their order.
     ThreadSafeCallsAtThePark,
+    /// asyncio's `sock_recv`, when its first `recv` would block, registers a reader,
+    /// `_sock_recv`, that does the read and completes a future; the awaiting task
+    /// resumes a turn later, beside the future's other done callback (a `partial` of
+    /// `_sock_read_done`, which removes the reader). oneloop's readiness future does no
+    /// I/O: the event wakes the task, and its next step reads. Rewrite: `_sock_recv`
+    /// and `partial` handles are removed, and a turn left with nothing is removed.
+    SockRecvCallbackHop,
 }
 // ANCHOR_END: differences
 
@@ -375,6 +382,7 @@ impl Difference {
             Difference::WaitForReleasesAWaiter => "3.11 wait_for's waiter",
             Difference::GroupCancelsInSetOrder => "group cancels in set order",
             Difference::ThreadSafeCallsAtThePark => "thread-safe calls at the park",
+            Difference::SockRecvCallbackHop => "sock_recv's reader callback",
         }
     }
 }
@@ -404,6 +412,7 @@ fn removed_handle(name: &str, differences: &[Difference]) -> bool {
             && (name == "_outer_done_callback" || name == "_inner_done_callback"))
         || (has(Difference::WaitDoneCallbackHop) && name == "_on_completion")
         || (has(Difference::WaitForReleasesAWaiter) && name == "partial")
+        || (has(Difference::SockRecvCallbackHop) && (name == "_sock_recv" || name == "partial"))
 }
 
 /// The `n` of a handle named `<prefix><n>`.
