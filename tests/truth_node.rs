@@ -174,6 +174,7 @@ const LISTED: &[&str] = &[
     "unref_timer",
     "unref_interval",
     "interval_cleared_by_its_tick",
+    "refresh_due_timer",
     "refresh_timer",
     "delays_clamped",
     "timers_phase_reads_clock_once",
@@ -320,6 +321,13 @@ fn unref_interval() {
 #[test]
 fn interval_cleared_by_its_tick() {
     check("interval_cleared_by_its_tick");
+}
+
+/// A timer due in this timers phase, refreshed by an earlier timer of its list, leaves
+/// the phase: it runs 20 ms after the refresh, behind a 30 ms timer.
+#[test]
+fn refresh_due_timer() {
+    check("refresh_due_timer");
 }
 
 /// Fails if `refresh_timer` leaves the timer due at its first deadline (it would run

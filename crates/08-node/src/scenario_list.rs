@@ -7,7 +7,7 @@ use crate::scenarios::{
     delays_clamped, immediate_in_immediate, interval_behind_its_list, interval_cleared,
     interval_cleared_by_its_tick, interval_slow_callback, io_timeout_vs_immediate,
     late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
-    microtasks_between_timers, refresh_in_own_interval, refresh_timer_scenario,
+    microtasks_between_timers, refresh_due_timer, refresh_in_own_interval, refresh_timer_scenario,
     same_deadline_lists, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
     timer_timeout_vs_immediate, timers_by_deadline, timers_phase_reads_clock_once, unref_interval,
     unref_timer_scenario,
@@ -245,6 +245,16 @@ const SCENARIOS: &[Scenario] = &[
         about: "an interval re-armed after its run is cleared by the nextTick that run queued",
         node: NodeOrder::Fixed,
         script: interval_cleared_by_its_tick,
+    },
+    Scenario {
+        name: "refresh_due_timer",
+        about: "a due timer refreshed by an earlier one of its list leaves the phase",
+        node: NodeOrder::Paced {
+            order: &["A 20 ms refreshes B", "C 30 ms", "B 20 ms, refreshed"],
+            // A stall of 10 ms before the 30 ms timer is set puts it last.
+            stalled: &[&["A 20 ms refreshes B", "B 20 ms, refreshed", "C 30 ms"]],
+        },
+        script: refresh_due_timer,
     },
     Scenario {
         name: "unref_interval",

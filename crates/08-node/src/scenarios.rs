@@ -355,6 +355,22 @@ pub(crate) fn interval_cleared_by_its_tick() {
     set_timeout(|| console_log("50 ms"), 50);
 }
 
+pub(crate) fn refresh_due_timer() {
+    let b = Rc::new(Cell::new(None));
+    let in_a = Rc::clone(&b);
+    set_timeout(
+        move || {
+            console_log("A 20 ms refreshes B");
+            if let Some(b) = in_a.get() {
+                refresh_timer(b);
+            }
+        },
+        20,
+    );
+    b.set(Some(set_timeout(|| console_log("B 20 ms, refreshed"), 20)));
+    set_timeout(|| console_log("C 30 ms"), 30);
+}
+
 pub(crate) fn unref_interval() {
     let mut n = 0;
     let id = set_interval(
