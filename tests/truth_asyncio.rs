@@ -4203,6 +4203,35 @@ asyncio.run(main())
     );
 }
 
+/// Chapter 9.3 on 3.11's `wait_for` of a task already done: it still hangs a done
+/// callback (a `partial` of `_release_waiter`) on the task and awaits its waiter, so it
+/// returns two turns later. 3.12's, and oneloop's, return at once
+/// (`wait_for_on_a_done_task_takes_no_turn` in stage 9's suite).
+#[test]
+fn cpython_wait_for_on_a_done_task_takes_two_turns() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import asyncio
+async def main():
+    loop = asyncio.get_running_loop()
+    task = asyncio.create_task(asyncio.sleep(0, 'v'))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    turns = 0
+    def tick():
+        nonlocal turns
+        turns += 1
+        loop.call_soon(tick)
+    loop.call_soon(tick)
+    print('task done', task.done())
+    value = await asyncio.wait_for(task, 10)
+    print('wait_for gave', value, 'after', turns, 'turns')
+asyncio.run(main())
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(printed, ["task done True", "wait_for gave v after 2 turns"]);
+}
+
 /// Chapters 4.3 and 5.5 on CPython's pulse: a task that ticks and sleeps 10 ms, spawned
 /// before a worker that blocks 100 ms ten times with a `sleep(0)` after each. 3.11
 /// ticks four times, in turns 2, 4, 7 and 10 (the turns oneloop's

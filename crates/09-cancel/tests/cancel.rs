@@ -1091,6 +1091,22 @@ fn wait_and_as_completed_on_a_done_task_suspend_once() {
 }
 
 #[test]
+fn wait_for_on_a_done_task_takes_no_turn() {
+    watchdog_default(|| {
+        let result = run(async {
+            let task = spawn(async { Ok(7) });
+            yield_now().await?;
+            yield_now().await?;
+            let done = task.is_done();
+            let called = turn();
+            let value = wait_for(secs(10), task.join()).await?;
+            Ok((done, value, turn() - called))
+        });
+        assert_eq!(result, Ok((true, 7, 0)));
+    });
+}
+
+#[test]
 fn as_completed_yields_in_finishing_order() {
     watchdog_default(|| {
         let result = run(async {
