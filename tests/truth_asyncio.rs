@@ -247,7 +247,8 @@ scenarios! {
     /// call_soon_threadsafe among the loop's own handles: CPython runs the calls where
     /// they were made; oneloop runs them at the end of the next turn.
     threadsafe_among_call_soon: differs [SelfPipeRead, ThreadSafeCallsAtThePark],
-        cpython_says ["turn=2 run=from_thread_0", "turn=2 run=local_1", "turn=2 run=timer"];
+        cpython_says ["turn=2 run=from_thread_0", "turn=2 run=local_1", "turn=2 run=from_thread_2",
+            "turn=2 run=timer"];
     /// to_thread: the result comes back through call_soon_threadsafe in turn 2, main
     /// resumes in turn 3.
     to_thread_result: differs [SelfPipeRead, ChainCancelCheck, ShutdownTurns],
@@ -1624,6 +1625,7 @@ mod oneloop {
             // `local_1` is queued. Their callbacks record nothing: a callback made on
             // another thread cannot hold the recorder, and the handle's line is enough.
             let handle = LoopHandle::current().expect("an offload layer");
+            let own = handle.clone();
             thread::spawn(move || {
                 for name in ["from_thread_0", "from_thread_1"] {
                     handle
@@ -1635,6 +1637,9 @@ mod oneloop {
             .expect("the worker does not panic");
             rec.event("thread-joined");
             call_soon("local_1", named(&rec, "local_1"));
+            // On the loop's own thread: through the inbox all the same.
+            own.call_soon_threadsafe_named("from_thread_2", || {})
+                .expect("the loop is open");
             done.wait().await.expect("the timer sets it");
             rec.event("main-resumed");
         });
