@@ -1186,8 +1186,8 @@ mod oneloop {
     }
 
     pub fn debug_slow_handles(rec: &Rc<Recorder>) {
-        const THRESHOLD: Duration = Duration::from_millis(300);
-        const BLOCK: Duration = Duration::from_millis(350);
+        const THRESHOLD: Duration = Duration::from_millis(600);
+        const BLOCK: Duration = Duration::from_millis(650);
         let event_loop = oneloop_timers::virtual_time_loop();
         let timers = event_loop.core().timers();
         timers.set_debug(true);

@@ -1,13 +1,13 @@
 """Debug mode reports each handle that held the loop at least
 ``slow_callback_duration``, whatever kind of handle it was, right after it ran.
 
-The threshold is 0.3 s. Main's first step queues ``block_cb`` (``call_soon``),
-``quick`` and a ``call_later(0)`` timer ``alarm``, then blocks 0.35 s itself. The
+The threshold is 0.6 s. Main's first step queues ``block_cb`` (``call_soon``),
+``quick`` and a ``call_later(0)`` timer ``alarm``, then blocks 0.65 s itself. The
 blocking ones are ``block_cb``, ``alarm`` and that step of main: each is reported as
 soon as it returns, before the next handle runs, as ``<Task …>``, ``<Handle …>`` or
 ``<TimerHandle …>``. ``quick``, and main's second step, are not. The busy waits read
-the loop's clock, so each blocking handle took at least 0.35 s; a quick handle would
-need a stall of the whole machine of 0.3 s to be reported.
+the loop's clock, so each blocking handle took at least 0.65 s; a quick handle would
+need a stall of the whole machine of 0.6 s to be reported.
 
 asyncio logs the line to its logger as a warning; the script's log handler records it
 as ``slow-KIND-NAME`` (the kind as the line's angle brackets begin). oneloop reports
@@ -20,8 +20,8 @@ import time
 
 import truthtrace as truth
 
-THRESHOLD = 0.3
-BLOCK = 0.35
+THRESHOLD = 0.6
+BLOCK = 0.65
 
 loop = asyncio.new_event_loop()
 loop.set_debug(True)

@@ -113,7 +113,11 @@ fn a_bare_task_whose_poll_panics_stays_running_until_its_caller_removes_it() {
             tasks.borrow().get(id).is_some_and(|slot| slot.is_running()),
             "the slot still says a step holds it"
         );
-        assert_eq!(step(&tasks, id), StepOutcome::Stale, "it is not polled again");
+        assert_eq!(
+            step(&tasks, id),
+            StepOutcome::Stale,
+            "it is not polled again"
+        );
         let removed = tasks.borrow_mut().remove(id);
         assert!(removed.is_some(), "the caller frees the slot");
         drop(removed);

@@ -76,8 +76,9 @@ pub enum ReturnWhen {
 /// the pending ones (asyncio's `wait`). It is a cancellation point; a cancel of the
 /// awaiting task does not reach the tasks. It always suspends the awaiting task once,
 /// as asyncio's does, whose waiter completes from a done callback: when `when` already
-/// holds at the first poll, the task wakes itself and looks again in the next turn. No task at all is a misuse,
-/// `Err(Error::Misuse(WAIT_NOTHING))`, at once, as asyncio's `wait` raises.
+/// holds at the first poll, the task wakes itself and looks again in the next turn.
+/// No task at all is a misuse, `Err(Error::Misuse(WAIT_NOTHING))`, at once, as
+/// asyncio's `wait` raises.
 pub async fn wait<T>(
     tasks: &[Task<T>],
     when: ReturnWhen,
