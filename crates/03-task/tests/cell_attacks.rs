@@ -85,7 +85,9 @@ fn a_bare_task_that_drains_its_slab_then_panics_is_dropped_once_by_its_last_ref(
 }
 
 /// Panics at its first poll; its drop is counted.
-struct PanicsAtOnce(DropGuard);
+struct PanicsAtOnce {
+    _drops: DropGuard,
+}
 
 impl Future for PanicsAtOnce {
     type Output = ();
@@ -105,7 +107,12 @@ fn a_bare_task_whose_poll_panics_stays_running_until_its_caller_removes_it() {
         let tasks = RefCell::new(Tasks::new(Arc::clone(&recorder)));
         let base = Arc::strong_count(&recorder);
         let drops = DropFlag::new();
-        let id = tasks.borrow_mut().insert(PanicsAtOnce(drops.guard()), None);
+        let id = tasks.borrow_mut().insert(
+            PanicsAtOnce {
+                _drops: drops.guard(),
+            },
+            None,
+        );
         let unwound = panic::catch_unwind(AssertUnwindSafe(|| step(&tasks, id)));
         assert!(unwound.is_err(), "a bare task's panic is not caught");
         assert_eq!(drops.drops(), 0, "the future is still in its slot");
