@@ -597,6 +597,14 @@ mod oneloop {
         current().call_soon_named(name, callback);
     }
 
+    /// A connected pair of Unix sockets: the loop's end, non-blocking and shared, and
+    /// the peer's (Python's `socket.socketpair()` with `ours.setblocking(False)`).
+    fn socket_pair() -> (Rc<UnixStream>, UnixStream) {
+        let (ours, peer) = UnixStream::pair().expect("a socket pair");
+        ours.set_nonblocking(true).expect("non-blocking");
+        (Rc::new(ours), peer)
+    }
+
     /// A callback that records its own name as an event.
     fn named(rec: &Rc<Recorder>, name: &'static str) -> impl FnOnce() + 'static {
         let rec = Rc::clone(rec);
@@ -1282,9 +1290,8 @@ mod oneloop {
                 // One connected pair per name: the loop reads `ours`, the test
                 // writes to `peer`.
                 let pairs = ["a", "b"].map(|name| {
-                    let (ours, peer) = UnixStream::pair().expect("a socket pair");
-                    ours.set_nonblocking(true).expect("non-blocking");
-                    (name, Rc::new(ours), peer)
+                    let (ours, peer) = socket_pair();
+                    (name, ours, peer)
                 });
                 let both_read = OneShot::<(), ()>::new();
                 let read = Rc::new(Cell::new(0));
@@ -1328,9 +1335,7 @@ mod oneloop {
         let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
         run_main(rec, event_loop, |rec| async move {
             let io = Io::current().expect("an I/O layer");
-            let (ours, mut peer) = UnixStream::pair().expect("a socket pair");
-            ours.set_nonblocking(true).expect("non-blocking");
-            let ours = Rc::new(ours);
+            let (ours, mut peer) = socket_pair();
             let all_read = OneShot::<(), ()>::new();
             let (in_reader, io_in, socket, done) = (
                 Rc::clone(&rec),
@@ -1361,11 +1366,7 @@ mod oneloop {
             let io = Io::current().expect("an I/O layer");
             // One connected pair per name: the loop reads `ours`, the test writes to
             // `peer`.
-            let [a, b, c] = ["a", "b", "c"].map(|_| {
-                let (ours, peer) = UnixStream::pair().expect("a socket pair");
-                ours.set_nonblocking(true).expect("non-blocking");
-                (Rc::new(ours), peer)
-            });
+            let [a, b, c] = ["a", "b", "c"].map(|_| socket_pair());
             let done = OneShot::<(), ()>::new();
             let read_one = |socket: &UnixStream| {
                 let mut byte = [0; 1];
@@ -1438,9 +1439,7 @@ mod oneloop {
         let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
         run_main(rec, event_loop, |rec| async move {
             let io = Io::current().expect("an I/O layer");
-            let (ours, mut peer) = UnixStream::pair().expect("a socket pair");
-            ours.set_nonblocking(true).expect("non-blocking");
-            let ours = Rc::new(ours);
+            let (ours, mut peer) = socket_pair();
             let done = OneShot::<(), ()>::new();
             let (timer_rec, timer_done) = (Rc::clone(&rec), done.clone());
             Timers::current().expect("a timer layer").call_later_named(
@@ -1471,9 +1470,7 @@ mod oneloop {
         let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
         run_main(rec, event_loop, |rec| async move {
             let io = Io::current().expect("an I/O layer");
-            let (ours, mut peer) = UnixStream::pair().expect("a socket pair");
-            ours.set_nonblocking(true).expect("non-blocking");
-            let ours = Rc::new(ours);
+            let (ours, mut peer) = socket_pair();
             let done = OneShot::<(), ()>::new();
             let eofs = Rc::new(Cell::new(0));
             let (r, io_in, socket, done_in) = (
@@ -1511,9 +1508,7 @@ mod oneloop {
         let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
         run_main(rec, event_loop, |rec| async move {
             let io = Io::current().expect("an I/O layer");
-            let (ours, mut peer) = UnixStream::pair().expect("a socket pair");
-            ours.set_nonblocking(true).expect("non-blocking");
-            let ours = Rc::new(ours);
+            let (ours, mut peer) = socket_pair();
             let done = OneShot::<(), ()>::new();
             let calls = Rc::new(Cell::new(0));
             let (w_rec, w_io, w_socket, w_done) = (
