@@ -183,6 +183,14 @@ const LISTED: &[&str] = &[
     "refresh_in_own_interval",
     "close_order",
     "close_microtasks",
+    "tick_in_microtask_in_immediate",
+    "interval_zero_clamped",
+    "interval_cleared_by_list_mate",
+    "ref_from_callback",
+    "timer_set_in_check",
+    "every_phase_from_io",
+    "refresh_keeps_unref",
+    "interval_unrefs_itself",
 ];
 
 #[test]
@@ -433,6 +441,46 @@ fn close_order() {
 #[test]
 fn close_microtasks() {
     check("close_microtasks");
+}
+
+#[test]
+fn tick_in_microtask_in_immediate() {
+    check("tick_in_microtask_in_immediate");
+}
+
+#[test]
+fn interval_zero_clamped() {
+    check("interval_zero_clamped");
+}
+
+#[test]
+fn interval_cleared_by_list_mate() {
+    check("interval_cleared_by_list_mate");
+}
+
+#[test]
+fn ref_from_callback() {
+    check("ref_from_callback");
+}
+
+#[test]
+fn timer_set_in_check() {
+    check("timer_set_in_check");
+}
+
+#[test]
+fn every_phase_from_io() {
+    check("every_phase_from_io");
+}
+
+#[test]
+fn refresh_keeps_unref() {
+    check("refresh_keeps_unref");
+}
+
+#[test]
+fn interval_unrefs_itself() {
+    check("interval_unrefs_itself");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

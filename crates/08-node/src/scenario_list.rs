@@ -4,13 +4,15 @@
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
     await_vs_then_chain, clear_due_timer, close_after_check, close_microtasks, close_order,
-    delays_clamped, immediate_in_immediate, interval_behind_its_list, interval_cleared,
-    interval_cleared_by_its_tick, interval_slow_callback, io_timeout_vs_immediate,
+    delays_clamped, every_phase_from_io, immediate_in_immediate, interval_behind_its_list,
+    interval_cleared, interval_cleared_by_its_tick, interval_cleared_by_list_mate,
+    interval_slow_callback, interval_unrefs_itself, interval_zero_clamped, io_timeout_vs_immediate,
     late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
-    microtasks_between_timers, refresh_due_timer, refresh_in_own_interval, refresh_timer_scenario,
-    same_deadline_lists, tick_before_promise, tick_inside_immediate, tick_microtask_nesting,
-    timer_timeout_vs_immediate, timers_by_deadline, timers_phase_reads_clock_once, unref_interval,
-    unref_timer_scenario,
+    microtasks_between_timers, ref_from_callback, refresh_due_timer, refresh_in_own_interval,
+    refresh_keeps_unref, refresh_timer_scenario, same_deadline_lists, tick_before_promise,
+    tick_in_microtask_in_immediate, tick_inside_immediate, tick_microtask_nesting,
+    timer_set_in_check, timer_timeout_vs_immediate, timers_by_deadline,
+    timers_phase_reads_clock_once, unref_interval, unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
 
@@ -339,5 +341,53 @@ const SCENARIOS: &[Scenario] = &[
         about: "ticks and promises queued by a close callback run before the next one",
         node: NodeOrder::Fixed,
         script: close_microtasks,
+    },
+    Scenario {
+        name: "tick_in_microtask_in_immediate",
+        about: "a nextTick queued by a microtask in an immediate waits for the microtasks, then runs before the next immediate",
+        node: NodeOrder::Fixed,
+        script: tick_in_microtask_in_immediate,
+    },
+    Scenario {
+        name: "interval_zero_clamped",
+        about: "setInterval(f, 0) repeats every 1 ms, in the 1 ms list",
+        node: NodeOrder::Fixed,
+        script: interval_zero_clamped,
+    },
+    Scenario {
+        name: "interval_cleared_by_list_mate",
+        about: "an interval re-armed in its list is cleared by the next timer of that list",
+        node: NodeOrder::Fixed,
+        script: interval_cleared_by_list_mate,
+    },
+    Scenario {
+        name: "ref_from_callback",
+        about: "an unref'd timer ref'd again from a callback keeps the loop alive",
+        node: NodeOrder::Fixed,
+        script: ref_from_callback,
+    },
+    Scenario {
+        name: "timer_set_in_check",
+        about: "a 0 ms timer set by a busy immediate runs at the end of the iteration",
+        node: NodeOrder::Fixed,
+        script: timer_set_in_check,
+    },
+    Scenario {
+        name: "every_phase_from_io",
+        about: "from a data callback: tick, promise, immediate, close, then the timer",
+        node: NodeOrder::Fixed,
+        script: every_phase_from_io,
+    },
+    Scenario {
+        name: "refresh_keeps_unref",
+        about: "a refreshed unref'd timer stays unref'd: the loop ends without it",
+        node: NodeOrder::Fixed,
+        script: refresh_keeps_unref,
+    },
+    Scenario {
+        name: "interval_unrefs_itself",
+        about: "an interval that unrefs itself, the last thing alive, ends the loop",
+        node: NodeOrder::Fixed,
+        script: interval_unrefs_itself,
     },
 ];

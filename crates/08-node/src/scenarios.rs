@@ -532,3 +532,144 @@ pub(crate) fn close_microtasks() {
     })
     .expect("a registers");
 }
+
+// ANCHOR: tick_in_microtask_in_immediate
+pub(crate) fn tick_in_microtask_in_immediate() {
+    set_immediate(|| {
+        console_log("immediate 1");
+        Promise::resolved(()).then(|()| {
+            console_log("promise 1");
+            next_tick(|| {
+                console_log("tick from promise");
+                Promise::resolved(()).then(|()| console_log("promise from tick"));
+            });
+            queue_microtask(|| console_log("microtask 2"));
+        });
+    });
+    set_immediate(|| console_log("immediate 2"));
+}
+// ANCHOR_END: tick_in_microtask_in_immediate
+
+pub(crate) fn interval_zero_clamped() {
+    let id = Rc::new(Cell::new(None));
+    let handle = Rc::clone(&id);
+    let mut n = 0;
+    let interval = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("interval {n}"));
+            if n == 3
+                && let Some(interval) = handle.get()
+            {
+                clear_interval(interval);
+            }
+        },
+        0,
+    );
+    id.set(Some(interval));
+    set_timeout(|| console_log("timeout 1 ms"), 1);
+}
+
+pub(crate) fn interval_cleared_by_list_mate() {
+    let interval = set_interval(|| console_log("interval"), 10);
+    set_timeout(
+        move || {
+            console_log("timeout clears interval");
+            clear_interval(interval);
+        },
+        10,
+    );
+    set_timeout(|| console_log("50 ms"), 50);
+}
+
+pub(crate) fn ref_from_callback() {
+    let a = set_timeout(|| console_log("50 ms, ref again"), 50);
+    unref_timer(a);
+    let b = set_timeout(|| console_log("30 ms, unref"), 30);
+    unref_timer(b);
+    set_timeout(
+        move || {
+            console_log(format!("10 ms refs A {}", timer_has_ref(a)));
+            ref_timer(a);
+        },
+        10,
+    );
+}
+
+pub(crate) fn timer_set_in_check() {
+    set_immediate(|| {
+        console_log("immediate 1");
+        set_timeout(|| console_log("timeout"), 0);
+        set_immediate(|| console_log("immediate 2"));
+        busy_wait(5);
+    });
+}
+
+// ANCHOR: every_phase_from_io
+pub(crate) fn every_phase_from_io() {
+    let listener = crate::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a listener on 127.0.0.1");
+    let address = listener.local_addr().expect("the listener's address");
+    let socket = crate::TcpStream::connect(address).expect("a connecting socket");
+    once_ready(socket, Interest::WRITABLE, move |socket| {
+        // The server's side: accept the connection and send one byte.
+        let (mut conn, _) = listener
+            .accept()
+            .expect("the connection waits in the backlog");
+        conn.write_all(b"x").expect("one byte fits");
+        drop(listener);
+        let id = Rc::new(Cell::new(None));
+        let own = Rc::clone(&id);
+        let watched = watch(socket, Interest::READABLE, move |socket| {
+            let mut buf = [0; 16];
+            if !matches!(std::io::Read::read(socket, &mut buf), Ok(n) if n > 0) {
+                return;
+            }
+            console_log("data");
+            if let Some(id) = own.get() {
+                close(id, || console_log("close")).expect("the socket deregisters");
+            }
+            set_timeout(|| console_log("timeout"), 0);
+            set_immediate(|| console_log("immediate"));
+            Promise::resolved(()).then(|()| console_log("promise"));
+            next_tick(|| console_log("tick"));
+            busy_wait(5);
+        })
+        .expect("the socket registers");
+        id.set(Some(watched));
+        drop(conn);
+    })
+    .expect("the socket registers");
+}
+// ANCHOR_END: every_phase_from_io
+
+pub(crate) fn refresh_keeps_unref() {
+    let a = set_timeout(|| console_log("never"), 30);
+    unref_timer(a);
+    set_timeout(
+        move || {
+            refresh_timer(a);
+            console_log(format!("20 ms refreshes A, hasRef {}", timer_has_ref(a)));
+        },
+        20,
+    );
+}
+
+pub(crate) fn interval_unrefs_itself() {
+    let id = Rc::new(Cell::new(None));
+    let handle = Rc::clone(&id);
+    let mut n = 0;
+    let interval = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("interval {n}"));
+            if n == 2
+                && let Some(interval) = handle.get()
+            {
+                unref_timer(interval);
+            }
+        },
+        10,
+    );
+    id.set(Some(interval));
+}
