@@ -50,7 +50,7 @@ use truth::Difference::{
     TiesInSchedulingOrder, TimeoutFiresASleep,
 };
 use truth::Difference::{GroupCancelsInSetOrder, ShieldOuterCallback, WaitDoneCallbackHop};
-use truth::Difference::{SockRecvCallbackHop, ThreadSafeCallsAtThePark};
+use truth::Difference::{SockRecvCallbackHop, StreamTransport, ThreadSafeCallsAtThePark};
 use truth::{Difference, Scenario};
 
 /// Declares the scenarios: the list `SCENARIOS`, and one `#[test]` per scenario, so a
@@ -218,6 +218,17 @@ scenarios! {
         cpython_says ["turn=2 run=on_a", "turn=2 event=removed-c-True", "turn=3 run=on_b_new",
             "turns=5"];
 
+    /// A task in a stream's readline, woken by a line written a turn later: CPython's
+    /// transport reads in its reader callback and wakes the task a turn after;
+    /// oneloop's reader reads in the task's step. drain returns at once.
+    stream_readline_waits: differs [StreamTransport],
+        cpython_says ["turn=2 run=connection_made", "turn=3 event=opened",
+            "turn=5 run=_read_ready", "turn=6 event=got-ping", "turn=6 event=drained",
+            "turn=7 run=_call_connection_lost", "turns=7"];
+    /// A line in two parts 50 ms apart: readline wakes for each part.
+    stream_line_in_two_parts: differs [StreamTransport],
+        cpython_says ["turn=5 run=_read_ready", "turn=6 run=main", "turn=7 run=second_half",
+            "turn=8 run=_read_ready", "turn=9 event=got-ping", "turns=10"];
     /// A task waiting to read an empty socket, woken by data written a turn later:
     /// CPython's sock_recv reads in a reader callback and wakes the task a turn after;
     /// oneloop's readiness future wakes the task, which reads.
@@ -1432,6 +1443,76 @@ mod oneloop {
                 }
             };
             rec.event(format!("main-got-{}", String::from_utf8_lossy(&buf[..n])));
+        });
+    }
+
+    /// A connected TCP pair on 127.0.0.1, made before the loop runs (the scripts'
+    /// `tcp_pair`): our end non-blocking for the loop, the peer's blocking.
+    fn tcp_pair() -> (oneloop_io::TcpStream, std::net::TcpStream) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener");
+        let ours = std::net::TcpStream::connect(listener.local_addr().expect("its address"))
+            .expect("a connection");
+        let (peer, _) = listener.accept().expect("the connection is accepted");
+        let ours = oneloop_io::TcpStream::from_std(ours).expect("non-blocking");
+        (ours, peer)
+    }
+
+    pub fn stream_readline_waits(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let (ours, peer) = tcp_pair();
+            let peer = Rc::new(peer);
+            let (mut reader, mut writer) = ours.into_streams();
+            rec.event("opened");
+            let (r, sender) = (Rc::clone(&rec), Rc::clone(&peer));
+            call_soon("send_ping", move || {
+                r.event("peer-sends-ping");
+                (&*sender).write_all(b"ping\n").expect("the peer sends");
+            });
+            let line = reader
+                .read_line()
+                .await
+                .expect("a line")
+                .expect("not at eof");
+            rec.event(format!("got-{}", line.trim()));
+            writer.write(b"pong\n").expect("the write is taken");
+            writer.drain().await.expect("nothing failed");
+            rec.event("drained");
+            let mut buf = [0; 16];
+            let n = (&*peer).read(&mut buf).expect("the peer reads");
+            rec.event(format!(
+                "peer-got-{}",
+                String::from_utf8_lossy(&buf[..n]).trim()
+            ));
+        });
+    }
+
+    pub fn stream_line_in_two_parts(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let (ours, peer) = tcp_pair();
+            let peer = Rc::new(peer);
+            let (mut reader, _writer) = ours.into_streams();
+            rec.event("opened");
+            let (r, sender) = (Rc::clone(&rec), Rc::clone(&peer));
+            call_soon("first_half", move || {
+                r.event("peer-sends-pi");
+                (&*sender).write_all(b"pi").expect("the peer sends");
+                Timers::current().expect("a timer layer").call_later_named(
+                    Duration::from_millis(50),
+                    "second_half",
+                    move || {
+                        r.event("peer-sends-ng");
+                        (&*sender).write_all(b"ng\n").expect("the peer sends");
+                    },
+                );
+            });
+            let line = reader
+                .read_line()
+                .await
+                .expect("a line")
+                .expect("not at eof");
+            rec.event(format!("got-{}", line.trim()));
         });
     }
 
@@ -4283,6 +4364,113 @@ print('every gap at least 0.3 s', all(gap >= 0.3 for gap in gaps))
             "turns 2 4 7 10",
             "chunks before each tick 0 3 6 9",
             "every gap at least 0.3 s True",
+        ]
+    );
+}
+
+/// The script both stream checks below stand for: a peer that sent `a\nb` and closed
+/// its writing half before the connection was wrapped in streams, and three
+/// `readline`s, each timed in turns by a callback that queues itself again.
+const STREAM_DATA_WAITING: &str = "\
+import asyncio, socket
+async def main():
+    loop = asyncio.get_running_loop()
+    listener = socket.create_server(('127.0.0.1', 0))
+    ours = socket.create_connection(listener.getsockname())
+    peer, _ = listener.accept()
+    listener.close()
+    peer.sendall(b'a\\nb')
+    peer.shutdown(socket.SHUT_WR)
+    reader, writer = await asyncio.open_connection(sock=ours)
+    turns = 0
+    def tick():
+        nonlocal turns
+        turns += 1
+        loop.call_soon(tick)
+    loop.call_soon(tick)
+    for _ in range(3):
+        start = turns
+        line = await reader.readline()
+        print('readline gave', line, 'after', turns - start, 'turns')
+    writer.close()
+    peer.close()
+asyncio.run(main())
+";
+
+/// Chapter 6.4 on asyncio's streams: the transport's reader callback is what feeds the
+/// `StreamReader`, so a `readline` of a line that is already in the kernel still waits
+/// for the turn after; so does the partial line the end of file completes. The third
+/// finds the end of file in the buffer and returns at once.
+#[test]
+fn cpython_stream_readline_of_data_already_there_waits_a_turn() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let printed =
+        truth::run_code(STREAM_DATA_WAITING).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        printed,
+        [
+            "readline gave b'a\\n' after 1 turns",
+            "readline gave b'b' after 1 turns",
+            "readline gave b'' after 0 turns",
+        ]
+    );
+}
+
+/// The same program on oneloop (`STREAM_DATA_WAITING`): its reader reads in the task's
+/// own step, so the line already in the kernel comes back in the step that asked for
+/// it. The short read that took it also took all there was, so the next `read_line`
+/// waits for readiness, and the end of file comes a turn later: the cut line, as
+/// `Incomplete` (asyncio returns it), then `None` at once.
+#[test]
+fn oneloop_stream_read_line_of_data_already_there_takes_no_turn() {
+    use std::cell::Cell;
+    use std::io::Write;
+    use std::rc::Rc;
+    fn tick(turns: Rc<Cell<u32>>) {
+        turns.set(turns.get() + 1);
+        truth::current().call_soon_named("tick", move || tick(turns));
+    }
+    let printed = watchdog_default(|| {
+        let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        let printed = event_loop
+            .run_until_complete(async {
+                let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener");
+                let ours = std::net::TcpStream::connect(listener.local_addr().expect("an address"))
+                    .expect("a connection");
+                let (mut peer, _) = listener.accept().expect("accepted");
+                peer.write_all(b"a\nb").expect("the peer sends");
+                peer.shutdown(std::net::Shutdown::Write)
+                    .expect("the peer closes its writing half");
+                let ours = oneloop_io::TcpStream::from_std(ours).expect("non-blocking");
+                let (mut reader, _writer) = ours.into_streams();
+                let turns = Rc::new(Cell::new(0));
+                let ticker = Rc::clone(&turns);
+                truth::current().call_soon_named("tick", move || tick(ticker));
+                let mut printed = Vec::new();
+                for _ in 0..3 {
+                    let start = turns.get();
+                    let line = match reader.read_line().await {
+                        Ok(Some(line)) => format!("line {line:?}"),
+                        Ok(None) => "end of file".to_string(),
+                        Err(oneloop_io::StreamError::Incomplete { partial, .. }) => {
+                            format!("incomplete {:?}", String::from_utf8_lossy(&partial))
+                        }
+                        Err(error) => panic!("read_line fails: {error}"),
+                    };
+                    printed.push(format!("{line} after {} turns", turns.get() - start));
+                }
+                printed
+            })
+            .expect("main finishes");
+        event_loop.close();
+        printed
+    });
+    assert_eq!(
+        printed,
+        [
+            "line \"a\\n\" after 0 turns",
+            "incomplete \"b\" after 1 turns",
+            "end of file after 0 turns",
         ]
     );
 }

@@ -363,6 +363,18 @@ pub enum Difference {
     /// I/O: the event wakes the task, and its next step reads. Rewrite: `_sock_recv`
     /// and `partial` handles are removed, and a turn left with nothing is removed.
     SockRecvCallbackHop,
+    /// asyncio's streams sit on a transport. `open_connection(sock=...)` makes one and
+    /// awaits a waiter: the next turn runs `connection_made`, `_add_reader` and
+    /// `_set_result_unless_cancelled`, and the task resumes in the turn after. The
+    /// transport's reader callback, `_read_ready`, reads and feeds the `StreamReader`,
+    /// which wakes the waiting task a turn later; `close` ends in a callback,
+    /// `_call_connection_lost`. oneloop's `into_streams` wraps the socket in the same
+    /// step, its reader reads in the task's own step (the readiness event wakes the
+    /// task), and dropping the writer closes the socket. Rewrite: the set-up turn goes,
+    /// and the task's step that resumes after it joins the step that opened the
+    /// connection (its run line goes, its events move back); `_read_ready` and
+    /// `_call_connection_lost` handles go, and a turn left with nothing goes.
+    StreamTransport,
 }
 // ANCHOR_END: differences
 
@@ -383,6 +395,7 @@ impl Difference {
             Difference::GroupCancelsInSetOrder => "group cancels in set order",
             Difference::ThreadSafeCallsAtThePark => "thread-safe calls at the park",
             Difference::SockRecvCallbackHop => "sock_recv's reader callback",
+            Difference::StreamTransport => "streams' transport callbacks",
         }
     }
 }
@@ -413,6 +426,8 @@ fn removed_handle(name: &str, differences: &[Difference]) -> bool {
         || (has(Difference::WaitDoneCallbackHop) && name == "_on_completion")
         || (has(Difference::WaitForReleasesAWaiter) && name == "partial")
         || (has(Difference::SockRecvCallbackHop) && (name == "_sock_recv" || name == "partial"))
+        || (has(Difference::StreamTransport)
+            && (name == "_read_ready" || name == "_call_connection_lost"))
 }
 
 /// The `n` of a handle named `<prefix><n>`.
@@ -486,6 +501,69 @@ fn move_to_turn_end(entries: &[Entry], prefix: &str) -> Vec<Entry> {
     out
 }
 
+/// The handles of the turn in which asyncio's `open_connection(sock=...)` sets its
+/// transport up.
+const TRANSPORT_SETUP: [&str; 3] = [
+    "connection_made",
+    "_add_reader",
+    "_set_result_unless_cancelled",
+];
+
+/// For [`Difference::StreamTransport`]: takes out each turn that runs a transport's
+/// `connection_made` (with the rest of its set-up) and the turn after it, in which the
+/// task that opened the connection resumes: that step's run line goes, and its events
+/// move back to the turn the task opened the connection in. Returns the entries and
+/// the two turns of each set-up, now empty, for the caller to drop.
+fn merge_transport_setup(entries: &[Entry]) -> (Vec<Entry>, BTreeSet<u64>) {
+    let setups: BTreeSet<u64> = entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Run { turn, name } if name == "connection_made" => Some(*turn),
+            _ => None,
+        })
+        .collect();
+    let mut emptied = BTreeSet::new();
+    let mut out = Vec::new();
+    // Whether the resumed step's run line was dropped yet, per set-up turn.
+    let mut resumed = BTreeSet::new();
+    for entry in entries {
+        let Some(turn) = turn_of(entry) else {
+            out.push(entry.clone());
+            continue;
+        };
+        if setups.contains(&turn) {
+            let setup_handle = matches!(entry, Entry::Run { name, .. }
+                if TRANSPORT_SETUP.contains(&name.as_str()));
+            assert!(
+                setup_handle,
+                "the set-up turn {turn} runs only the set-up: {entry:?}"
+            );
+            emptied.insert(turn);
+            continue;
+        }
+        if turn > 1 && setups.contains(&(turn - 1)) {
+            emptied.insert(turn);
+            if matches!(entry, Entry::Run { .. }) && resumed.insert(turn) {
+                continue;
+            }
+            out.push(match entry {
+                Entry::Run { name, .. } => Entry::Run {
+                    turn: turn - 2,
+                    name: name.clone(),
+                },
+                Entry::Event { name, .. } => Entry::Event {
+                    turn: Some(turn - 2),
+                    name: name.clone(),
+                },
+                other => other.clone(),
+            });
+            continue;
+        }
+        out.push(entry.clone());
+    }
+    (out, emptied)
+}
+
 /// Applies `differences` to one loop's entries (up to and including its `turns=N`).
 fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
     let has = |d: Difference| differences.contains(&d);
@@ -526,9 +604,14 @@ fn apply_to_loop(entries: &[Entry], differences: &[Difference]) -> Vec<Entry> {
                 .any(|e| matches!(e, Entry::Event { turn: Some(t), .. } if t == turn))
         });
     }
+    let mut merged = BTreeSet::new();
+    if has(Difference::StreamTransport) {
+        (entries, merged) = merge_transport_setup(&entries);
+    }
     let is_removed =
         |e: &Entry| matches!(e, Entry::Run { name, .. } if removed_handle(name, differences));
     let mut dropped = waiter_wakes;
+    dropped.extend(merged);
     let mut events_kept = BTreeSet::new();
     let mut between_marks = false;
     let mut in_shutdown = false;
