@@ -229,6 +229,11 @@ scenarios! {
     stream_line_in_two_parts: differs [StreamTransport],
         cpython_says ["turn=5 run=_read_ready", "turn=6 run=main", "turn=7 run=second_half",
             "turn=8 run=_read_ready", "turn=9 event=got-ping", "turns=10"];
+    /// A line and a cut line sent with the end of file while main waits: the line in
+    /// the turn after the select, the cut line and the end of file a turn later.
+    stream_eof_after_a_line: differs [StreamTransport],
+        cpython_says ["turn=5 run=_read_ready", "turn=6 event=line-a", "turn=6 run=_read_ready",
+            "turn=7 event=partial-b", "turn=7 event=eof", "turns=8"];
     /// A task waiting to read an empty socket, woken by data written a turn later:
     /// CPython's sock_recv reads in a reader callback and wakes the task a turn after;
     /// oneloop's readiness future wakes the task, which reads.
@@ -1513,6 +1518,39 @@ mod oneloop {
                 .expect("a line")
                 .expect("not at eof");
             rec.event(format!("got-{}", line.trim()));
+        });
+    }
+
+    pub fn stream_eof_after_a_line(rec: &Rc<Recorder>) {
+        let event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        run_main(rec, event_loop, |rec| async move {
+            let (ours, peer) = tcp_pair();
+            let (mut reader, _writer) = ours.into_streams();
+            rec.event("opened");
+            let r = Rc::clone(&rec);
+            call_soon("send_and_close", move || {
+                r.event("peer-sends-and-closes");
+                (&peer).write_all(b"a\nb").expect("the peer sends");
+                peer.shutdown(std::net::Shutdown::Write)
+                    .expect("the peer closes its writing half");
+            });
+            let line = reader
+                .read_line()
+                .await
+                .expect("a line")
+                .expect("not at eof");
+            rec.event(format!("line-{}", line.trim()));
+            // asyncio's readline returns the cut line; oneloop's read_line says it was cut.
+            match reader.read_line().await {
+                Err(oneloop_io::StreamError::Incomplete { partial, .. }) => {
+                    rec.event(format!("partial-{}", String::from_utf8_lossy(&partial)));
+                }
+                other => panic!("the cut line is Incomplete, not {other:?}"),
+            }
+            match reader.read_line().await {
+                Ok(None) => rec.event("eof"),
+                other => panic!("a clean end of file, not {other:?}"),
+            }
         });
     }
 
