@@ -4512,3 +4512,131 @@ fn oneloop_stream_read_line_of_data_already_there_takes_no_turn() {
         ]
     );
 }
+
+/// What the two accept checks below print: the clients in the order their handlers
+/// started and read, and whether each of the two happened all in one turn.
+const ACCEPT_ORDER: [&str; 2] = [
+    "handlers start 0 1 2, in one turn: True",
+    "handlers read 0 1 2, in one turn: True",
+];
+
+/// Chapter 6.5 on asyncio's server: three clients waiting in the backlog, each having
+/// sent its number, are accepted by one run of the accept callback; their handlers
+/// start in the order the clients connected, all in one turn, and read in that order,
+/// all in the next.
+#[test]
+fn cpython_accepts_a_waiting_burst_in_connect_order() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import asyncio, socket
+async def main():
+    loop = asyncio.get_running_loop()
+    listener = socket.create_server(('127.0.0.1', 0))
+    clients = []
+    for i in range(3):
+        c = socket.create_connection(listener.getsockname())
+        c.sendall(str(i).encode())
+        clients.append(c)
+    ports = [c.getsockname()[1] for c in clients]
+    turns = 0
+    def tick():
+        nonlocal turns
+        turns += 1
+        loop.call_soon(tick)
+    loop.call_soon(tick)
+    starts, reads = [], []
+    done = loop.create_future()
+    async def handler(reader, writer):
+        starts.append((ports.index(writer.get_extra_info('peername')[1]), turns))
+        data = await reader.read(1)
+        reads.append((int(data), turns))
+        writer.close()
+        if len(reads) == 3:
+            done.set_result(None)
+    server = await asyncio.start_server(handler, sock=listener)
+    await done
+    for name, seen in (('start', starts), ('read', reads)):
+        order = ' '.join(str(i) for i, _ in seen)
+        one_turn = len({t for _, t in seen}) == 1
+        print(f'handlers {name} {order}, in one turn: {one_turn}')
+    server.close()
+    for c in clients:
+        c.close()
+asyncio.run(main())
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(printed, ACCEPT_ORDER);
+}
+
+/// The same program on oneloop's `serve`: one step accepts the three, and the
+/// handlers, spawned in accept order, start in the next turn; each reads its byte,
+/// already there, in its first step.
+#[test]
+fn oneloop_serve_accepts_a_waiting_burst_in_connect_order() {
+    use std::cell::RefCell;
+    use std::io::Write;
+    use std::rc::Rc;
+    let printed = watchdog_default(|| {
+        let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        let printed = event_loop
+            .run_until_complete(async {
+                let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener");
+                let address = listener.local_addr().expect("its address");
+                let mut clients = Vec::new();
+                for i in 0..3 {
+                    let mut client = std::net::TcpStream::connect(address).expect("a client");
+                    client
+                        .write_all(i.to_string().as_bytes())
+                        .expect("the client sends its number");
+                    clients.push(client);
+                }
+                let ports: Vec<u16> = clients
+                    .iter()
+                    .map(|c| c.local_addr().expect("an address").port())
+                    .collect();
+                let listener = oneloop_io::TcpListener::from_std(listener).expect("non-blocking");
+                let starts = Rc::new(RefCell::new(Vec::new()));
+                let reads = Rc::new(RefCell::new(Vec::new()));
+                let done = oneloop_future::OneShot::<(), ()>::new();
+                let turn = || truth::current().turn();
+                let (s, r, d) = (Rc::clone(&starts), Rc::clone(&reads), done.clone());
+                let server =
+                    oneloop_core::spawn(oneloop_io::serve(listener, move |stream, peer| {
+                        let index = ports
+                            .iter()
+                            .position(|&p| p == peer.port())
+                            .expect("a client");
+                        let (s, r, d) = (Rc::clone(&s), Rc::clone(&r), d.clone());
+                        async move {
+                            s.borrow_mut().push((index, turn()));
+                            let mut byte = [0; 1];
+                            let n = stream.read(&mut byte).await.expect("the client's number");
+                            let number = std::str::from_utf8(&byte[..n]).expect("a digit");
+                            r.borrow_mut()
+                                .push((number.parse::<usize>().expect("a digit"), turn()));
+                            if r.borrow().len() == 3 {
+                                d.set_result(()).expect("set once");
+                            }
+                        }
+                    }));
+                done.wait().await.expect("the handlers set it");
+                drop(server);
+                let mut printed = Vec::new();
+                for (name, seen) in [("start", &starts), ("read", &reads)] {
+                    let seen = seen.borrow();
+                    let order: Vec<String> = seen.iter().map(|(i, _)| i.to_string()).collect();
+                    let one_turn = seen.iter().all(|&(_, t)| t == seen[0].1);
+                    let one_turn = if one_turn { "True" } else { "False" };
+                    printed.push(format!(
+                        "handlers {name} {}, in one turn: {one_turn}",
+                        order.join(" ")
+                    ));
+                }
+                printed
+            })
+            .expect("main finishes");
+        event_loop.close();
+        printed
+    });
+    assert_eq!(printed, ACCEPT_ORDER);
+}
