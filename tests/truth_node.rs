@@ -191,6 +191,9 @@ const LISTED: &[&str] = &[
     "every_phase_from_io",
     "refresh_keeps_unref",
     "interval_unrefs_itself",
+    "refresh_cleared_timer",
+    "timer_joins_its_own_list",
+    "refresh_interval_from_timer",
 ];
 
 #[test]
@@ -481,6 +484,21 @@ fn refresh_keeps_unref() {
 #[test]
 fn interval_unrefs_itself() {
     check("interval_unrefs_itself");
+}
+
+#[test]
+fn refresh_cleared_timer() {
+    check("refresh_cleared_timer");
+}
+
+#[test]
+fn timer_joins_its_own_list() {
+    check("timer_joins_its_own_list");
+}
+
+#[test]
+fn refresh_interval_from_timer() {
+    check("refresh_interval_from_timer");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

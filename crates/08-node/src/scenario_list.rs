@@ -8,10 +8,11 @@ use crate::scenarios::{
     interval_cleared, interval_cleared_by_its_tick, interval_cleared_by_list_mate,
     interval_slow_callback, interval_unrefs_itself, interval_zero_clamped, io_timeout_vs_immediate,
     late_loop_runs_lists, main_busy_then_race, main_timeout_vs_immediate, main_timer_then_busy,
-    microtasks_between_timers, ref_from_callback, refresh_due_timer, refresh_in_own_interval,
-    refresh_keeps_unref, refresh_timer_scenario, same_deadline_lists, tick_before_promise,
+    microtasks_between_timers, ref_from_callback, refresh_cleared_timer, refresh_due_timer,
+    refresh_in_own_interval, refresh_interval_from_timer, refresh_keeps_unref,
+    refresh_timer_scenario, same_deadline_lists, tick_before_promise,
     tick_in_microtask_in_immediate, tick_inside_immediate, tick_microtask_nesting,
-    timer_set_in_check, timer_timeout_vs_immediate, timers_by_deadline,
+    timer_joins_its_own_list, timer_set_in_check, timer_timeout_vs_immediate, timers_by_deadline,
     timers_phase_reads_clock_once, unref_interval, unref_timer_scenario,
 };
 use crate::{Clock, NodeError, NodeLoop};
@@ -389,5 +390,40 @@ const SCENARIOS: &[Scenario] = &[
         about: "an interval that unrefs itself, the last thing alive, ends the loop",
         node: NodeOrder::Fixed,
         script: interval_unrefs_itself,
+    },
+    Scenario {
+        name: "refresh_cleared_timer",
+        about: "refresh() of a cleared timer does not arm it again",
+        node: NodeOrder::Fixed,
+        script: refresh_cleared_timer,
+    },
+    Scenario {
+        name: "timer_joins_its_own_list",
+        about: "a timer set by a timer of its list waits its whole duration, behind a later list",
+        node: NodeOrder::Fixed,
+        script: timer_joins_its_own_list,
+    },
+    Scenario {
+        name: "refresh_interval_from_timer",
+        about: "an interval refreshed by another timer runs its duration after the refresh",
+        node: NodeOrder::Paced {
+            order: &[
+                "30 ms refreshes interval",
+                "75 ms",
+                "interval 1",
+                "120 ms",
+                "interval 2",
+            ],
+            // A stall of 30 ms in the refreshing callback puts the first run after
+            // the 120 ms timer.
+            stalled: &[&[
+                "30 ms refreshes interval",
+                "75 ms",
+                "120 ms",
+                "interval 1",
+                "interval 2",
+            ]],
+        },
+        script: refresh_interval_from_timer,
     },
 ];

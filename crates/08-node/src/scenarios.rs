@@ -673,3 +673,55 @@ pub(crate) fn interval_unrefs_itself() {
     );
     id.set(Some(interval));
 }
+
+pub(crate) fn refresh_cleared_timer() {
+    let a = set_timeout(|| console_log("never"), 20);
+    clear_timeout(a);
+    set_timeout(
+        move || {
+            refresh_timer(a);
+            console_log("10 ms refreshes cleared A");
+        },
+        10,
+    );
+    set_timeout(|| console_log("50 ms"), 50);
+}
+
+pub(crate) fn timer_joins_its_own_list() {
+    set_timeout(
+        || {
+            console_log("A 10 ms sets B 10 ms");
+            set_timeout(|| console_log("B 10 ms"), 10);
+        },
+        10,
+    );
+    set_timeout(|| console_log("C 15 ms"), 15);
+}
+
+pub(crate) fn refresh_interval_from_timer() {
+    let id = Rc::new(Cell::new(None));
+    let handle = Rc::clone(&id);
+    let mut n = 0;
+    let interval = set_interval(
+        move || {
+            n += 1;
+            console_log(format!("interval {n}"));
+            if n == 2
+                && let Some(interval) = handle.get()
+            {
+                clear_interval(interval);
+            }
+        },
+        60,
+    );
+    id.set(Some(interval));
+    set_timeout(
+        move || {
+            refresh_timer(interval);
+            console_log("30 ms refreshes interval");
+        },
+        30,
+    );
+    set_timeout(|| console_log("75 ms"), 75);
+    set_timeout(|| console_log("120 ms"), 120);
+}
