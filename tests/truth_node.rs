@@ -194,6 +194,7 @@ const LISTED: &[&str] = &[
     "refresh_cleared_timer",
     "timer_joins_its_own_list",
     "refresh_interval_from_timer",
+    "immediate_lets_io_in",
 ];
 
 #[test]
@@ -499,6 +500,11 @@ fn timer_joins_its_own_list() {
 #[test]
 fn refresh_interval_from_timer() {
     check("refresh_interval_from_timer");
+}
+
+#[test]
+fn immediate_lets_io_in() {
+    check("immediate_lets_io_in");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

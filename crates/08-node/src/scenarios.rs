@@ -725,3 +725,51 @@ pub(crate) fn refresh_interval_from_timer() {
     set_timeout(|| console_log("75 ms"), 75);
     set_timeout(|| console_log("120 ms"), 120);
 }
+
+pub(crate) fn immediate_lets_io_in() {
+    let listener = crate::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a listener on 127.0.0.1");
+    let address = listener.local_addr().expect("the listener's address");
+    let socket = crate::TcpStream::connect(address).expect("a connecting socket");
+    once_ready(socket, Interest::WRITABLE, move |socket| {
+        // The server's side: accept the connection and watch it for data.
+        let (conn, _) = listener
+            .accept()
+            .expect("the connection waits in the backlog");
+        drop(listener);
+        let id = Rc::new(Cell::new(None));
+        let own = Rc::clone(&id);
+        let watched = watch(conn, Interest::READABLE, move |conn| {
+            let mut buf = [0; 16];
+            let Ok(n @ 1..) = std::io::Read::read(conn, &mut buf) else {
+                return;
+            };
+            console_log(format!("data {}", String::from_utf8_lossy(&buf[..n])));
+            if let Some(id) = own.get() {
+                close(id, || {}).expect("the connection deregisters");
+            }
+        })
+        .expect("the connection registers");
+        id.set(Some(watched));
+        let socket = Rc::new(std::cell::RefCell::new(Some(socket)));
+        set_timeout(
+            move || {
+                set_immediate(move || {
+                    console_log("immediate 1 writes");
+                    if let Some(socket) = socket.borrow_mut().as_mut() {
+                        socket.write_all(b"x").expect("one byte fits");
+                    }
+                    set_immediate(move || {
+                        console_log("immediate 2");
+                        set_immediate(move || {
+                            console_log("immediate 3");
+                            socket.borrow_mut().take();
+                        });
+                    });
+                });
+            },
+            20,
+        );
+    })
+    .expect("the socket registers");
+}
