@@ -195,6 +195,7 @@ const LISTED: &[&str] = &[
     "timer_joins_its_own_list",
     "refresh_interval_from_timer",
     "immediate_lets_io_in",
+    "close_from_close",
 ];
 
 #[test]
@@ -505,6 +506,11 @@ fn refresh_interval_from_timer() {
 #[test]
 fn immediate_lets_io_in() {
     check("immediate_lets_io_in");
+}
+
+#[test]
+fn close_from_close() {
+    check("close_from_close");
 }
 
 /// A throw that nothing catches ends Node: `tests/node/throw/tick_throws.js` throws

@@ -3,8 +3,8 @@
 
 use crate::scenarios::{
     async_classic, async_return_then, async_returns_promise, async_with_timers,
-    await_vs_then_chain, clear_due_timer, close_after_check, close_microtasks, close_order,
-    delays_clamped, every_phase_from_io, immediate_in_immediate, immediate_lets_io_in,
+    await_vs_then_chain, clear_due_timer, close_after_check, close_from_close, close_microtasks,
+    close_order, delays_clamped, every_phase_from_io, immediate_in_immediate, immediate_lets_io_in,
     interval_behind_its_list, interval_cleared, interval_cleared_by_its_tick,
     interval_cleared_by_list_mate, interval_slow_callback, interval_unrefs_itself,
     interval_zero_clamped, io_timeout_vs_immediate, late_loop_runs_lists, main_busy_then_race,
@@ -431,5 +431,11 @@ const SCENARIOS: &[Scenario] = &[
         about: "a chain of immediates lets the poll phase in between: data before immediate 2",
         node: NodeOrder::Fixed,
         script: immediate_lets_io_in,
+    },
+    Scenario {
+        name: "close_from_close",
+        about: "a handle closed by a close callback waits for the next close phase",
+        node: NodeOrder::Fixed,
+        script: close_from_close,
     },
 ];

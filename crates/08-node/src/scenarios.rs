@@ -773,3 +773,27 @@ pub(crate) fn immediate_lets_io_in() {
     })
     .expect("the socket registers");
 }
+
+pub(crate) fn close_from_close() {
+    let listener = crate::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a listener on 127.0.0.1");
+    let address = listener.local_addr().expect("the listener's address");
+    let a = crate::TcpStream::connect(address).expect("a connecting socket");
+    once_ready(a, Interest::WRITABLE, move |a| {
+        let a = watch(a, Interest::READABLE, |_| {}).expect("a registers");
+        let b = crate::TcpStream::connect(address).expect("a second connecting socket");
+        once_ready(b, Interest::WRITABLE, move |b| {
+            console_log("both connected");
+            drop(listener);
+            let b = watch(b, Interest::READABLE, |_| {}).expect("b registers");
+            close(a, move || {
+                console_log("a closed, closes b");
+                set_immediate(|| console_log("immediate"));
+                close(b, || console_log("b closed")).expect("b deregisters");
+            })
+            .expect("a deregisters");
+        })
+        .expect("b registers");
+    })
+    .expect("a registers");
+}
