@@ -4640,3 +4640,143 @@ fn oneloop_serve_accepts_a_waiting_burst_in_connect_order() {
     });
     assert_eq!(printed, ACCEPT_ORDER);
 }
+
+/// What the two drain checks below print.
+const DRAIN_WAKE: [&str; 2] = [
+    "paused after write: True",
+    "drain returned in the turn the first tick saw the buffer at the low mark: True",
+];
+
+/// Chapter 6.4 on asyncio's `drain`: 8 MiB written at once pause the writer; a peer
+/// reads everything in a reader callback. A callback that queues itself again, and so
+/// runs before each turn's I/O callbacks, notes the first turn that finds the buffer at
+/// the low mark: the writer callback brought it there in the turn before, and `drain`
+/// returns in that same turn, one hop after the writer callback.
+#[test]
+fn cpython_drain_returns_the_turn_after_the_writer_callback_reaches_the_low_mark() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import asyncio, socket
+async def main():
+    loop = asyncio.get_running_loop()
+    listener = socket.create_server(('127.0.0.1', 0))
+    ours = socket.create_connection(listener.getsockname())
+    peer, _ = listener.accept()
+    listener.close()
+    peer.setblocking(False)
+    reader, writer = await asyncio.open_connection(sock=ours)
+    transport = writer.transport
+    low = transport.get_write_buffer_limits()[0]
+    turns = 0
+    unpaused_at = None
+    def tick():
+        nonlocal turns, unpaused_at
+        turns += 1
+        if unpaused_at is None and transport.get_write_buffer_size() <= low:
+            unpaused_at = turns
+        loop.call_soon(tick)
+    def on_peer():
+        try:
+            while peer.recv(65536):
+                pass
+        except BlockingIOError:
+            pass
+    writer.write(b'x' * (8 << 20))
+    print('paused after write:', transport.get_write_buffer_size() > 64 * 1024)
+    loop.add_reader(peer, on_peer)
+    loop.call_soon(tick)
+    await writer.drain()
+    print('drain returned in the turn the first tick saw the buffer at the low mark:',
+          turns == unpaused_at)
+    loop.remove_reader(peer)
+    writer.close()
+    peer.close()
+asyncio.run(main())
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(printed, DRAIN_WAKE);
+}
+
+/// The same program on oneloop's `StreamWriter`: its writer callback wakes the task in
+/// `drain`, whose step comes in the next turn, as in asyncio.
+#[test]
+fn oneloop_drain_returns_the_turn_after_the_writer_callback_reaches_the_low_mark() {
+    use std::cell::{Cell, RefCell};
+    use std::io::Read;
+    use std::rc::Rc;
+    fn tick(turns: Rc<Cell<u32>>, check: Rc<dyn Fn(u32)>) {
+        turns.set(turns.get() + 1);
+        check(turns.get());
+        truth::current().call_soon_named("tick", move || tick(turns, check));
+    }
+    let printed = watchdog_default(|| {
+        let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+        let printed =
+            event_loop
+                .run_until_complete(async {
+                    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener");
+                    let ours =
+                        std::net::TcpStream::connect(listener.local_addr().expect("an address"))
+                            .expect("a connection");
+                    let (peer, _) = listener.accept().expect("accepted");
+                    peer.set_nonblocking(true).expect("non-blocking");
+                    let ours = oneloop_io::TcpStream::from_std(ours).expect("non-blocking");
+                    let (_reader, writer) = ours.into_streams();
+                    let writer = Rc::new(RefCell::new(writer));
+                    let turns = Rc::new(Cell::new(0));
+                    let unpaused_at = Rc::new(Cell::new(None));
+                    let (w, at) = (Rc::clone(&writer), Rc::clone(&unpaused_at));
+                    let check: Rc<dyn Fn(u32)> = Rc::new(move |turn| {
+                        if at.get().is_none()
+                            && w.try_borrow()
+                                .is_ok_and(|w| w.buffered() <= oneloop_io::DEFAULT_LOW_WATER)
+                        {
+                            at.set(Some(turn));
+                        }
+                    });
+                    let peer = Rc::new(peer);
+                    let io = oneloop_io::Io::current().expect("an I/O layer");
+                    let reading = Rc::clone(&peer);
+                    let mut printed = Vec::new();
+                    writer
+                        .borrow_mut()
+                        .write(&vec![b'x'; 8 << 20])
+                        .expect("the write is taken");
+                    printed.push(format!(
+                        "paused after write: {}",
+                        if writer.borrow().is_paused() {
+                            "True"
+                        } else {
+                            "False"
+                        }
+                    ));
+                    io.add_reader_named(&*peer, "on_peer", move || {
+                        let mut buf = vec![0; 65536];
+                        while let Ok(1..) = (&*reading).read(&mut buf) {}
+                    })
+                    .expect("the peer's reader registers");
+                    let ticking = Rc::clone(&turns);
+                    truth::current().call_soon_named("tick", move || tick(ticking, check));
+                    // Each poll borrows the writer only while it polls a fresh `drain`, so
+                    // the tick can read the buffer in between. A `drain` dropped while it
+                    // waits loses nothing, and the writer callback wakes the waker it left.
+                    std::future::poll_fn(|cx| {
+                        let mut writer = writer.borrow_mut();
+                        let drain = std::pin::pin!(writer.drain());
+                        drain.poll(cx)
+                    })
+                    .await
+                    .expect("nothing failed");
+                    printed.push(format!(
+                    "drain returned in the turn the first tick saw the buffer at the low mark: {}",
+                    if unpaused_at.get() == Some(turns.get()) { "True" } else { "False" }
+                ));
+                    io.remove_reader(&*peer);
+                    printed
+                })
+                .expect("main finishes");
+        event_loop.close();
+        printed
+    });
+    assert_eq!(printed, DRAIN_WAKE);
+}
