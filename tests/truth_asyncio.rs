@@ -521,6 +521,11 @@ scenarios! {
     done_callback_then_join: differs [],
         cpython_says ["turn=4 run=first", "turn=4 run=main",
             "turn=4 event=main-joined-done-8", "turn=4 run=second"];
+    /// A task cancelled before its first step: its body never runs, not even a try
+    /// that would catch the cancel; it ends cancelled with one request.
+    cancel_before_first_step: differs [],
+        cpython_says ["turn=1 event=cancel-True", "turn=2 run=guarded",
+            "turn=3 event=task-cancelled-True-cancelling-1", "turns=4"];
     /// A cancel before a task's last step ends it cancelled; cancel of a finished task
     /// is refused and counts nothing; wait_for on a task that swallows the cancel
     /// returns the task's value.
@@ -3503,6 +3508,29 @@ mod oneloop {
         use super::super::truth::Recorder;
         use super::stage9_corners::show;
         use super::{bare_yield, call_soon, counts, message, named, py, run_main, run_task_main};
+
+        pub fn cancel_before_first_step(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let r = Rc::clone(&rec);
+                let task = spawn_named("guarded", async move {
+                    r.event("body-runs");
+                    if bare_yield().await.is_err() {
+                        r.event("body-caught-cancel");
+                    }
+                    Ok(1)
+                });
+                rec.event(format!("cancel-{}", py(task.cancel(None))));
+                match task.join().await {
+                    Ok(_) => rec.event("task-returned"),
+                    Err(_) => rec.event(format!(
+                        "task-cancelled-{}-cancelling-{}",
+                        py(task.is_cancelled()),
+                        task.cancelling()
+                    )),
+                }
+                Ok(())
+            });
+        }
 
         pub fn done_callback_then_join(rec: &Rc<Recorder>) {
             run_task_main(rec, |rec| async move {
