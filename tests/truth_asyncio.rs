@@ -4808,3 +4808,112 @@ fn oneloop_drain_returns_the_turn_after_the_writer_callback_reaches_the_low_mark
     });
     assert_eq!(printed, DRAIN_WAKE);
 }
+
+/// Chapter 6.6 on how much one read takes: 100,000 bytes already in the kernel when
+/// `readexactly(100000)` starts. asyncio's transport takes them with one `recv` (it asks
+/// for up to 256 KiB), and the task has them two turns later, one for the select and
+/// one for the wake.
+#[test]
+fn cpython_one_transport_read_takes_a_100_000_byte_record() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import asyncio, socket
+async def main():
+    loop = asyncio.get_running_loop()
+    listener = socket.create_server(('127.0.0.1', 0))
+    ours = socket.create_connection(listener.getsockname())
+    peer, _ = listener.accept()
+    listener.close()
+    reader, writer = await asyncio.open_connection(sock=ours)
+    turns = 0
+    reads = 0
+    def tick():
+        nonlocal turns
+        turns += 1
+        loop.call_soon(tick)
+    loop.call_soon(tick)
+    transport = writer.transport
+    data_received = transport._read_ready__data_received
+    def counting():
+        nonlocal reads
+        reads += 1
+        data_received()
+    transport._read_ready_cb = counting
+    peer.sendall(b'x' * 100_000)
+    data = await reader.readexactly(100_000)
+    print(len(data), 'bytes after', turns, 'turns and', reads, 'reads')
+    writer.close()
+    peer.close()
+asyncio.run(main())
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(printed, ["100000 bytes after 2 turns and 1 reads"]);
+}
+
+/// The same record on oneloop: `read_exact(100000)` over a stream that counts its
+/// reads. One read asks for as much as asyncio's `recv` does, so it takes the whole
+/// record, in the step that asked for it (the reader reads in the task's step). The
+/// same stream with each read cut to 8 KiB takes it in 13 reads, one per turn.
+#[test]
+fn oneloop_one_read_takes_a_100_000_byte_record() {
+    use std::cell::Cell;
+    use std::io::Write;
+    use std::rc::Rc;
+    /// A stream that counts its reads and asks for at most `cap` bytes in each.
+    struct Counting {
+        stream: oneloop_io::TcpStream,
+        reads: Rc<Cell<u32>>,
+        cap: usize,
+    }
+    impl oneloop_io::AsyncRead for Counting {
+        async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let len = buf.len().min(self.cap);
+            let n = self.stream.read(&mut buf[..len]).await?;
+            self.reads.set(self.reads.get() + 1);
+            Ok(n)
+        }
+    }
+    fn tick(turns: Rc<Cell<u32>>) {
+        turns.set(turns.get() + 1);
+        truth::current().call_soon_named("tick", move || tick(turns));
+    }
+    async fn record(cap: usize) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener");
+        let ours = std::net::TcpStream::connect(listener.local_addr().expect("an address"))
+            .expect("a connection");
+        let (mut peer, _) = listener.accept().expect("accepted");
+        let stream = oneloop_io::TcpStream::from_std(ours).expect("non-blocking");
+        let reads = Rc::new(Cell::new(0));
+        let counting = Counting {
+            stream,
+            reads: Rc::clone(&reads),
+            cap,
+        };
+        let mut reader = oneloop_io::StreamReader::new(counting);
+        let turns = Rc::new(Cell::new(0));
+        let ticker = Rc::clone(&turns);
+        truth::current().call_soon_named("tick", move || tick(ticker));
+        peer.write_all(&[b'x'; 100_000]).expect("the peer sends");
+        let data = reader.read_exact(100_000).await.expect("the whole record");
+        format!(
+            "{} bytes after {} turns and {} reads",
+            data.len(),
+            turns.get(),
+            reads.get()
+        )
+    }
+    for (cap, expected) in [
+        (usize::MAX, "100000 bytes after 0 turns and 1 reads"),
+        (8 * 1024, "100000 bytes after 12 turns and 13 reads"),
+    ] {
+        let printed = watchdog_default(move || {
+            let mut event_loop = oneloop_io::new_event_loop().expect("epoll is available");
+            let printed = event_loop
+                .run_until_complete(record(cap))
+                .expect("main finishes");
+            event_loop.close();
+            printed
+        });
+        assert_eq!(printed, expected, "reads of at most {cap} bytes");
+    }
+}
