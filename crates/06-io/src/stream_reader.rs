@@ -18,10 +18,11 @@ use crate::TcpStream;
 /// asyncio's default limit for one line or one record: 64 KiB.
 pub const DEFAULT_LIMIT: usize = 64 * 1024;
 
-/// How many bytes one read from the stream asks for: 256 KiB, what asyncio's socket
-/// transport asks `recv` for (its `max_size`). With one read per stream per turn, a
-/// smaller read would take a big record over many more turns than asyncio does.
-const CHUNK: usize = 256 * 1024;
+/// How many bytes one read from the stream asks for: 8 KiB. asyncio's socket transport
+/// asks `recv` for up to 256 KiB (its `max_size`) into a new buffer each time; a reader
+/// here keeps its read buffer for as long as it lives, so it keeps it small. The price
+/// is turns: at one read per stream per turn, a big record takes one read per 8 KiB.
+const CHUNK: usize = 8 * 1024;
 
 // ANCHOR: async_read
 /// A byte stream that can be read asynchronously.
