@@ -167,6 +167,15 @@ scenarios! {
             "turn=2 event=after-scheduled=50-cancelled=0",
             "turn=2 event=after-scheduled=102-cancelled=51",
             "turn=2 event=after-scheduled=50-cancelled=0"];
+    /// stop() from a timer callback: the turn runs on, the other due timer included;
+    /// call_at a second in the past runs in the first turn, ahead of one due now.
+    stop_from_timer: differs [],
+        cpython_says ["turn=1 run=first", "turn=1 run=second", "turn=- event=run_forever-returned",
+            "turn=2 run=soon", "turn=3 run=third", "turns=3"];
+    /// The sweep pops a cancelled head before the select timeout is computed: the loop
+    /// waits for the next live timer, and runs it in that turn.
+    select_skips_cancelled_head: differs [],
+        cpython_says ["turn=2 run=late", "turn=- event=timeouts-zero-long-zero-zero", "turns=4"];
     /// Cancelled timers that the due pass takes out stay counted (only the sweep's pops
     /// lower the count), so a later sweep rebuilds sooner than the heap alone says.
     due_pass_keeps_cancel_count: differs [],
@@ -503,6 +512,17 @@ scenarios! {
     semaphore_cancelled_waiter: differs [],
         cpython_says ["turn=3 event=a-cancelled", "turn=4 event=b-in", "turn=6 event=c-in",
             "turn=8 event=a-joined-value-1"];
+    /// Event.set, clear and set again in one step: each waiter wakes once, in the next
+    /// turn, and sees the event set; a set then clear still wakes a later waiter.
+    event_set_clear_set: differs [],
+        cpython_says ["turn=2 event=set-clear-set-True", "turn=3 event=a-woke-set-True",
+            "turn=3 event=b-woke-set-True", "turn=6 event=c-woke-set-False"];
+    /// A Semaphore(2) released twice in one step, one woken waiter and one queued one
+    /// cancelled in that step: the woken one's unit goes on to the last waiter.
+    semaphore_two_released_two_cancelled: differs [],
+        cpython_says ["turn=2 event=released-value-0-locked-True", "turn=3 event=a-cancelled",
+            "turn=3 event=b-in-value-0", "turn=3 event=c-cancelled", "turn=4 event=d-in-value-0",
+            "turn=5 event=main-done-value-2"];
     /// A queue putter woken by a get and cancelled before it runs passes the room on
     /// to the next putter.
     queue_cancelled_putter: differs [],
@@ -1146,6 +1166,78 @@ mod oneloop {
                 rec.event(format!("after-{}", counts()));
             });
         }
+    }
+
+    pub fn stop_from_timer(rec: &Rc<Recorder>) {
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        rec.attach(event_loop.core());
+        let timers = event_loop.core().timers();
+        // Two seconds in, so that a second in the past is a time of its own.
+        timers.block_for(Duration::from_secs(2));
+        let now = timers.time();
+        let (first, soon, third) = (
+            named(rec, "first-stops"),
+            named(rec, "soon"),
+            named(rec, "third"),
+        );
+        timers.call_at_named(now, "second", named(rec, "second"));
+        timers.call_at_named(now - Duration::from_secs(1), "first", move || {
+            first();
+            current().stop();
+            call_soon("soon", soon);
+        });
+        timers.call_at_named(now + Duration::from_millis(300), "third", move || {
+            third();
+            current().stop();
+        });
+        event_loop.run_forever().expect("first stops the loop");
+        rec.event("run_forever-returned");
+        event_loop.run_forever().expect("third stops the loop");
+        event_loop.close();
+    }
+
+    /// Classifies each park's timeout as `select_skips_cancelled_head.py` classifies
+    /// the selector's: zero, none, long (over 0.5 s) or short.
+    #[derive(Default)]
+    struct ParkTimeouts(std::cell::RefCell<Vec<&'static str>>);
+
+    impl oneloop_core::Observer for ParkTimeouts {
+        fn turn_ended(&self, _turn: u64, park: &oneloop_core::ParkReport, _handles: usize) {
+            let class = match park.timeout {
+                None => "none",
+                Some(Duration::ZERO) => "zero",
+                Some(timeout) if timeout > Duration::from_millis(500) => "long",
+                Some(_) => "short",
+            };
+            self.0.borrow_mut().push(class);
+        }
+    }
+
+    pub fn select_skips_cancelled_head(rec: &Rc<Recorder>) {
+        // Virtual time: the park jumps to the deadline; its timeout is still reported.
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        rec.attach(event_loop.core());
+        let timeouts = Rc::new(ParkTimeouts::default());
+        event_loop
+            .core()
+            .add_observer(Rc::clone(&timeouts) as Rc<dyn oneloop_core::Observer>);
+        let main_rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                let timers = Timers::current().expect("a timer layer");
+                let done = OneShot::<(), ()>::new();
+                let setter = done.clone();
+                let early = timers.call_later_named(Duration::from_millis(200), "<lambda>", || {});
+                timers.call_later_named(Duration::from_millis(800), "late", move || {
+                    setter.set_result(()).expect("set once");
+                });
+                early.cancel();
+                done.wait().await.expect("late sets it");
+                main_rec.event("main-resumed");
+            })
+            .expect("main finishes");
+        rec.event(format!("timeouts-{}", timeouts.0.borrow().join("-")));
+        event_loop.close();
     }
 
     /// A task's future that ends early, dropping `inner`, once `cancel` is settled:
@@ -3486,6 +3578,80 @@ mod oneloop {
                 Ok(())
             });
         }
+
+        pub fn event_set_clear_set(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let event = Rc::new(oneloop_shared::Event::new());
+                let waiter = |name: &'static str| {
+                    let (r, event) = (Rc::clone(&rec), Rc::clone(&event));
+                    spawn_named(name, async move {
+                        event.wait().await?;
+                        r.event(format!("{name}-woke-set-{}", py(event.is_set())));
+                        Ok(())
+                    })
+                };
+                let (a, b) = (waiter("a"), waiter("b"));
+                bare_yield().await?;
+                event.set();
+                event.clear();
+                event.set();
+                rec.event(format!("set-clear-set-{}", py(event.is_set())));
+                a.join().await?;
+                b.join().await?;
+                event.clear();
+                let c = waiter("c");
+                bare_yield().await?;
+                rec.event(format!("c-waits-done-{}", py(c.is_done())));
+                event.set();
+                event.clear();
+                c.join().await?;
+                rec.event(format!("main-done-set-{}", py(event.is_set())));
+                Ok(())
+            });
+        }
+
+        pub fn semaphore_two_released_two_cancelled(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let sem = Rc::new(Semaphore::new(2));
+                sem.acquire().await?;
+                sem.acquire().await?;
+                let worker = |name: &'static str| {
+                    let (r, sem) = (Rc::clone(&rec), Rc::clone(&sem));
+                    spawn_named(name, async move {
+                        if let Err(error) = sem.acquire().await {
+                            r.event(format!("{name}-cancelled"));
+                            return Err(error);
+                        }
+                        r.event(format!("{name}-in-value-{}", sem.value()));
+                        let slept = bare_yield().await;
+                        sem.release();
+                        slept?;
+                        r.event(format!("{name}-out"));
+                        Ok(())
+                    })
+                };
+                let (a, b, c, d) = (worker("a"), worker("b"), worker("c"), worker("d"));
+                bare_yield().await?;
+                sem.release();
+                sem.release();
+                a.cancel(None);
+                c.cancel(None);
+                rec.event(format!(
+                    "released-value-{}-locked-{}",
+                    sem.value(),
+                    py(sem.locked())
+                ));
+                b.join().await?;
+                d.join().await?;
+                for (name, task) in [("a", &a), ("c", &c)] {
+                    if task.join().await.is_err() {
+                        rec.event(format!("{name}-joined-cancelled"));
+                    }
+                }
+                rec.event(format!("main-done-value-{}", sem.value()));
+                Ok(())
+            });
+        }
     }
     pub use stage10_corners::*;
 
@@ -4348,6 +4514,73 @@ asyncio.run(main())
             "task ended cancelled",
         ]
     );
+}
+
+/// Chapter 4.5 on `run_until_complete` of a plain future: CPython hangs its stop
+/// callback on the future itself, with no task around it, so a future set by a
+/// callback in turn 2 stops the loop in turn 3; a coroutine awaiting the same kind of
+/// future is wrapped in a task and takes turn 4 as well.
+#[test]
+fn cpython_run_until_complete_of_a_future_takes_no_task_turn() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import asyncio
+loop = asyncio.new_event_loop()
+turns = 0
+run_once = loop._run_once
+def counting():
+    global turns
+    turns += 1
+    run_once()
+loop._run_once = counting
+def set_later(fut, value):
+    loop.call_soon(lambda: loop.call_soon(fut.set_result, value))
+fut = loop.create_future()
+set_later(fut, 7)
+print('future gave', loop.run_until_complete(fut), 'after', turns, 'turns')
+async def main(fut):
+    return await fut
+fut = loop.create_future()
+set_later(fut, 8)
+turns = 0
+print('coroutine gave', loop.run_until_complete(main(fut)), 'after', turns, 'turns')
+loop.close()
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        printed,
+        [
+            "future gave 7 after 3 turns",
+            "coroutine gave 8 after 4 turns"
+        ]
+    );
+}
+
+/// Chapter 4.5: oneloop's `run_until_complete` makes a task of whatever future it is
+/// given, so the plain future of the CPython check above costs the task's turn too:
+/// four turns, as CPython's coroutine.
+#[test]
+fn oneloop_run_until_complete_of_a_future_takes_a_task_turn() {
+    use oneloop_core::EventLoop;
+    use oneloop_future::OneShot;
+
+    watchdog_default(|| {
+        let mut event_loop = EventLoop::new();
+        let future = OneShot::<u32, ()>::new();
+        let setter = future.clone();
+        let core = std::rc::Rc::clone(event_loop.core());
+        event_loop.call_soon_named("schedule", move || {
+            core.call_soon_named("set_result", move || {
+                setter.set_result(7).expect("set once");
+            });
+        });
+        let value = event_loop
+            .run_until_complete(future.wait())
+            .expect("main finishes");
+        assert_eq!(value, Ok(7));
+        assert_eq!(event_loop.core().turn(), 4, "CPython's plain future: 3");
+        event_loop.close();
+    });
 }
 
 /// Chapter 9.3 on 3.11's `wait_for` of a task already done: it still hangs a done
