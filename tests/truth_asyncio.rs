@@ -523,6 +523,11 @@ scenarios! {
         cpython_says ["turn=2 event=released-value-0-locked-True", "turn=3 event=a-cancelled",
             "turn=3 event=b-in-value-0", "turn=3 event=c-cancelled", "turn=4 event=d-in-value-0",
             "turn=5 event=main-done-value-2"];
+    /// A Barrier(3) party cancelled while it waits leaves the round: the round waits
+    /// for a fourth party, and two parties pass with the same index.
+    barrier_cancelled_party: differs [],
+        cpython_says ["turn=3 event=a-cancelled-waiting-1", "turn=4 event=after-c-waiting-2-broken-False",
+            "turn=5 event=d-passed-2", "turn=6 event=b-passed-1", "turn=6 event=c-passed-1"];
     /// A queue putter woken by a get and cancelled before it runs passes the room on
     /// to the next putter.
     queue_cancelled_putter: differs [],
@@ -3649,6 +3654,52 @@ mod oneloop {
                     }
                 }
                 rec.event(format!("main-done-value-{}", sem.value()));
+                Ok(())
+            });
+        }
+
+        pub fn barrier_cancelled_party(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let barrier = Rc::new(oneloop_shared::Barrier::new(3));
+                let party = |name: &'static str| {
+                    let (r, barrier) = (Rc::clone(&rec), Rc::clone(&barrier));
+                    spawn_named(name, async move {
+                        match barrier.wait().await {
+                            Ok(index) => {
+                                r.event(format!("{name}-passed-{index}"));
+                                Ok(())
+                            }
+                            Err(error) => {
+                                r.event(format!(
+                                    "{name}-cancelled-waiting-{}",
+                                    barrier.n_waiting()
+                                ));
+                                Err(error)
+                            }
+                        }
+                    })
+                };
+                let (a, b) = (party("a"), party("b"));
+                bare_yield().await?;
+                rec.event(format!("two-waiting-{}", barrier.n_waiting()));
+                a.cancel(None);
+                bare_yield().await?;
+                let c = party("c");
+                bare_yield().await?;
+                rec.event(format!(
+                    "after-c-waiting-{}-broken-{}",
+                    barrier.n_waiting(),
+                    py(barrier.broken())
+                ));
+                let d = party("d");
+                for task in [&b, &c, &d] {
+                    task.join().await?;
+                }
+                rec.event(format!(
+                    "main-done-waiting-{}-cancelled-{}",
+                    barrier.n_waiting(),
+                    py(a.is_cancelled())
+                ));
                 Ok(())
             });
         }
