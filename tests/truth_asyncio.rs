@@ -4567,6 +4567,50 @@ asyncio.run(main())
     );
 }
 
+/// Chapter 7.3 on a job that ends after its awaiting task was cancelled: on 3.11 the
+/// job runs to its end, its result comes back to the loop and is dropped there
+/// (`_copy_future_state` finds the future cancelled), and nothing is reported.
+/// oneloop's side is `a_task_that_dropped_its_to_thread_future_is_not_woken_when_the_job_ends`
+/// in the reliability suite.
+#[test]
+fn cpython_a_job_ending_after_its_task_was_cancelled_is_dropped_quietly() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import asyncio, threading
+reports = []
+go, finished = threading.Event(), threading.Event()
+def job():
+    go.wait(10)
+    finished.set()
+    return 'late'
+async def main():
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: reports.append(context['message']))
+    async def waiter():
+        return await asyncio.to_thread(job)
+    task = asyncio.create_task(waiter())
+    await asyncio.sleep(0)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        print('task cancelled', task.cancelled(), 'job finished', finished.is_set())
+    go.set()
+    while not finished.is_set():
+        await asyncio.sleep(0.01)
+asyncio.run(main())
+print('job finished', finished.is_set(), 'reports', len(reports))
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        printed,
+        [
+            "task cancelled True job finished False",
+            "job finished True reports 0"
+        ]
+    );
+}
+
 /// Chapter 4.5 on `run_until_complete` of a plain future: CPython hangs its stop
 /// callback on the future itself, with no task around it, so a future set by a
 /// callback in turn 2 stops the loop in turn 3; a coroutine awaiting the same kind of
