@@ -167,6 +167,11 @@ scenarios! {
             "turn=2 event=after-scheduled=50-cancelled=0",
             "turn=2 event=after-scheduled=102-cancelled=51",
             "turn=2 event=after-scheduled=50-cancelled=0"];
+    /// A timer that comes due while a turn runs (its callback blocked) waits for the
+    /// next turn's due pass, behind what that callback queued.
+    timer_due_mid_turn: differs [],
+        cpython_says ["turn=1 event=first-time-moved-True", "turn=1 run=second",
+            "turn=2 run=soon", "turn=2 run=timer", "turns=2"];
     /// stop() from a timer callback: the turn runs on, the other due timer included;
     /// call_at a second in the past runs in the first turn, ahead of one due now.
     stop_from_timer: differs [],
@@ -1198,6 +1203,31 @@ mod oneloop {
         event_loop.run_forever().expect("first stops the loop");
         rec.event("run_forever-returned");
         event_loop.run_forever().expect("third stops the loop");
+        event_loop.close();
+    }
+
+    pub fn timer_due_mid_turn(rec: &Rc<Recorder>) {
+        let mut event_loop = oneloop_timers::virtual_time_loop();
+        rec.attach(event_loop.core());
+        let (first_rec, soon, timer) = (Rc::clone(rec), named(rec, "soon"), named(rec, "timer"));
+        event_loop.call_soon_named("first", move || {
+            let timers = Timers::current().expect("a timer layer");
+            let start = timers.time();
+            timers.call_later_named(Duration::from_millis(100), "timer", move || {
+                timer();
+                current().stop();
+            });
+            // The virtual clock's stand-in for the 0.3 s block of the Python side.
+            timers.block_for(Duration::from_millis(300));
+            let moved = timers.time() - start >= Duration::from_millis(300);
+            first_rec.event(format!(
+                "first-time-moved-{}",
+                if moved { "True" } else { "False" }
+            ));
+            call_soon("soon", soon);
+        });
+        event_loop.call_soon_named("second", named(rec, "second"));
+        event_loop.run_forever().expect("timer stops the loop");
         event_loop.close();
     }
 
