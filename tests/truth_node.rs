@@ -168,6 +168,7 @@ const LISTED: &[&str] = &[
     "async_return_then",
     "async_returns_promise",
     "async_quiz",
+    "await_promise_vs_adopt",
     "timers_by_deadline",
     "late_loop_runs_lists",
     "interval_behind_its_list",
@@ -289,6 +290,13 @@ fn async_return_then() {
 #[test]
 fn async_returns_promise() {
     check("async_returns_promise");
+}
+
+/// Awaiting a promise already fulfilled costs one microtask, as a then link does;
+/// resolving a new promise with it adopts it, two microtasks more.
+#[test]
+fn await_promise_vs_adopt() {
+    check("await_promise_vs_adopt");
 }
 
 #[test]

@@ -277,6 +277,25 @@ pub(crate) fn async_returns_promise() {
 }
 // ANCHOR_END: async_returns_promise
 
+pub(crate) fn await_promise_vs_adopt() {
+    let p = Promise::resolved("p");
+    let awaited = p.clone();
+    spawn_async(async move {
+        let v = awaited.await;
+        console_log(format!("awaited {v}"));
+    });
+    Promise::new(|resolve| resolve.resolve_with(p.clone()))
+        .then(|v| console_log(format!("adopted {v}")));
+    // `Promise.resolve(p)` of a promise is `p` itself: here, a handle to the same one.
+    let same = p.clone();
+    same.then(|v| console_log(format!("resolve kept {v}")));
+    Promise::resolved(())
+        .then(|()| console_log("then 1"))
+        .then(|()| console_log("then 2"))
+        .then(|()| console_log("then 3"))
+        .then(|()| console_log("then 4"));
+}
+
 pub(crate) fn timers_by_deadline() {
     console_log("main");
     set_timeout(|| console_log("400 ms"), 400);
