@@ -118,6 +118,12 @@ scenarios! {
     empty_run: differs [ShutdownTurns], cpython_says ["turns=6"];
     /// stop() from a callback ends run_forever after the current turn.
     stop_from_callback: differs [], cpython_says ["turn=2 run=later", "turns=2"];
+    /// A callback queued in run_until_complete's last turn is left queued; the next
+    /// run runs it in its first turn, ahead of its main's first step.
+    callback_left_by_last_turn: differs [],
+        cpython_says ["turn=2 run=late", "turn=2 run=_run_until_complete_cb",
+            "turn=- event=first-run-returned", "turn=3 run=later", "turn=3 run=main",
+            "turns=4"];
     /// stop() before run_forever: one turn, then it returns; stop() twice is one stop.
     stop_before_run: differs [],
         cpython_says ["turn=1 event=first", "turn=- event=run_forever-returned",
@@ -909,6 +915,27 @@ mod oneloop {
         event_loop.run_forever().expect("stopper stops the loop");
         rec.event("run_forever-returned");
         event_loop.run_forever().expect("later stops the loop");
+        event_loop.close();
+    }
+
+    pub fn callback_left_by_last_turn(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        let (late_rec, later) = (Rc::clone(rec), named(rec, "later"));
+        let first_rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move {
+                first_rec.event("main-first");
+                call_soon("late", move || {
+                    late_rec.event("late");
+                    call_soon("later", later);
+                });
+            })
+            .expect("the first main finishes");
+        rec.event("first-run-returned");
+        let second_rec = Rc::clone(rec);
+        event_loop
+            .run_until_complete(async move { second_rec.event("main-second") })
+            .expect("the second main finishes");
         event_loop.close();
     }
 
