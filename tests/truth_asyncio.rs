@@ -280,6 +280,10 @@ scenarios! {
     /// main one turn later.
     threadsafe_wakes_idle_loop: differs [SelfPipeRead],
         cpython_says ["turn=2 run=wake", "turn=3 event=main-resumed-woken", "turns=4"];
+    /// to_thread of a function that raises (panics): the error comes back in the turns
+    /// a value does, and main's await gives it in turn 3.
+    to_thread_raises: differs [SelfPipeRead, ChainCancelCheck, ShutdownTurns],
+        cpython_says ["turn=2 run=_set_state", "turn=3 event=main-caught-boom"];
     /// call_soon_threadsafe among the loop's own handles: CPython runs the calls where
     /// they were made; oneloop runs them at the end of the next turn.
     threadsafe_among_call_soon: differs [SelfPipeRead, ThreadSafeCallsAtThePark],
@@ -1877,6 +1881,27 @@ mod oneloop {
             })
             .expect("main finishes");
         assert_eq!(value, 5050);
+        runner.close();
+    }
+
+    pub fn to_thread_raises(rec: &Rc<Recorder>) {
+        // `oneloop_offload::run`, spelled out so the recorder sees the first turn.
+        let mut runner =
+            Runner::with_driver(oneloop_offload::new_driver().expect("epoll and eventfd"));
+        let core = Rc::clone(runner.event_loop().core());
+        rec.attach(&core);
+        let rec = Rc::clone(rec);
+        runner
+            .run(async move {
+                rec.event("main-offloads");
+                match to_thread(|| -> u32 { panic!("boom") }).await {
+                    Err(oneloop_offload::OffloadError::Panicked(message)) => {
+                        rec.event(format!("main-caught-{message}"));
+                    }
+                    other => rec.event(format!("main-got-{other:?}")),
+                }
+            })
+            .expect("main finishes");
         runner.close();
     }
 
