@@ -4693,6 +4693,77 @@ print('job finished', finished.is_set(), 'reports', len(reports))
     );
 }
 
+/// Chapter 7.3 on a default executor shut down while the loop runs: 3.11 refuses
+/// `to_thread` at once, with no turn, and goes on refusing after
+/// `set_default_executor` gives it a new one (the loop remembers that shutdown was
+/// called); an executor passed by hand still works.
+#[test]
+fn cpython_to_thread_after_the_default_executor_shut_down_is_refused_for_good() {
+    truth::python_version().unwrap_or_else(|problem| panic!("{problem}"));
+    let script = "\
+import asyncio, concurrent.futures
+async def main():
+    loop = asyncio.get_running_loop()
+    await asyncio.to_thread(lambda: None)
+    await loop.shutdown_default_executor()
+    turns = 0
+    def tick():
+        nonlocal turns
+        turns += 1
+        loop.call_soon(tick)
+    loop.call_soon(tick)
+    try:
+        await asyncio.to_thread(lambda: 1)
+    except RuntimeError as error:
+        print('refused:', error, 'after', turns, 'turns')
+    loop.set_default_executor(concurrent.futures.ThreadPoolExecutor())
+    try:
+        print('new pool gave', await asyncio.to_thread(lambda: 2))
+    except RuntimeError as error:
+        print('new pool refused:', error)
+    pool = concurrent.futures.ThreadPoolExecutor()
+    print('explicit pool gave', await loop.run_in_executor(pool, lambda: 3))
+    pool.shutdown()
+asyncio.run(main())
+";
+    let printed = truth::run_code(script).unwrap_or_else(|problem| panic!("{problem}"));
+    assert_eq!(
+        printed,
+        [
+            "refused: Executor shutdown has been called after 0 turns",
+            "new pool refused: Executor shutdown has been called",
+            "explicit pool gave 3"
+        ]
+    );
+}
+
+/// Chapter 7.3: oneloop has no loop-wide "shutdown was called" flag. A default pool
+/// shut down while the loop runs refuses `to_thread` at the await with `PoolShutDown`,
+/// with no turn, as 3.11 refuses; a pool set with `set_default_pool` afterwards is used.
+#[test]
+fn oneloop_to_thread_after_the_default_pool_shut_down_is_refused_until_a_new_pool_is_set() {
+    use std::time::Duration;
+
+    use oneloop_offload::{Offload, OffloadError, ThreadPool, to_thread};
+
+    watchdog_default(|| {
+        oneloop_offload::run(async {
+            let offload = Offload::current().expect("an offload layer");
+            to_thread(|| ()).await.expect("the first job runs");
+            let pool = offload.default_pool().expect("the loop is open");
+            assert!(pool.shutdown(Duration::from_secs(5)).is_clean());
+            let core = oneloop_core::hooks::with_current(std::rc::Rc::clone).expect("a loop");
+            let turn = core.turn();
+            let refused = to_thread(|| 1).await;
+            assert_eq!(refused, Err(OffloadError::PoolShutDown));
+            assert_eq!(core.turn(), turn, "refused with no turn");
+            offload.set_default_pool(ThreadPool::new());
+            assert_eq!(to_thread(|| 2).await, Ok(2), "3.11 refuses here");
+        })
+        .expect("main finishes");
+    });
+}
+
 /// Chapter 4.5 on `run_until_complete` of a plain future: CPython hangs its stop
 /// callback on the future itself, with no task around it, so a future set by a
 /// callback in turn 2 stops the loop in turn 3; a coroutine awaiting the same kind of
