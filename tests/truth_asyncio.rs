@@ -543,6 +543,11 @@ scenarios! {
     barrier_cancelled_party: differs [],
         cpython_says ["turn=3 event=a-cancelled-waiting-1", "turn=4 event=after-c-waiting-2-broken-False",
             "turn=5 event=d-passed-2", "turn=6 event=b-passed-1", "turn=6 event=c-passed-1"];
+    /// Two puts wake two waiting getters, and main's get_nowait in that step takes one
+    /// item: the first getter takes the other, the second waits again for the next.
+    queue_two_getters_two_puts: differs [],
+        cpython_says ["turn=2 event=main-took-1-size-1", "turn=3 event=a-got-2",
+            "turn=4 event=after-a-size-0-b-done-False", "turn=5 event=b-got-3"];
     /// A queue putter woken by a get and cancelled before it runs passes the room on
     /// to the next putter.
     queue_cancelled_putter: differs [],
@@ -3782,6 +3787,36 @@ mod oneloop {
                     barrier.n_waiting(),
                     py(a.is_cancelled())
                 ));
+                Ok(())
+            });
+        }
+
+        pub fn queue_two_getters_two_puts(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(0));
+                let getter = |name: &'static str| {
+                    let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                    spawn_named(name, async move {
+                        let item = q.get().await?;
+                        r.event(format!("{name}-got-{item}"));
+                        Ok(())
+                    })
+                };
+                let (a, b) = (getter("a"), getter("b"));
+                bare_yield().await?;
+                queue.put_nowait(1)?;
+                queue.put_nowait(2)?;
+                let took = queue.get_nowait()?;
+                rec.event(format!("main-took-{took}-size-{}", queue.len()));
+                a.join().await?;
+                rec.event(format!(
+                    "after-a-size-{}-b-done-{}",
+                    queue.len(),
+                    py(b.is_done())
+                ));
+                queue.put_nowait(3)?;
+                b.join().await?;
+                rec.event(format!("main-done-size-{}", queue.len()));
                 Ok(())
             });
         }
