@@ -124,6 +124,12 @@ scenarios! {
         cpython_says ["turn=2 run=late", "turn=2 run=_run_until_complete_cb",
             "turn=- event=first-run-returned", "turn=3 run=later", "turn=3 run=main",
             "turns=4"];
+    /// stop() before run_until_complete: main ends in the one turn, and the stop
+    /// callback its end queued stops the next run_forever after its first turn.
+    stale_stop_callback: differs [],
+        cpython_says ["turn=- event=run_until_complete-returned-7",
+            "turn=2 run=_run_until_complete_cb", "turn=2 run=a",
+            "turn=- event=run_forever-returned", "turn=3 run=b", "turns=3"];
     /// stop() before run_forever: one turn, then it returns; stop() twice is one stop.
     stop_before_run: differs [],
         cpython_says ["turn=1 event=first", "turn=- event=run_forever-returned",
@@ -945,6 +951,33 @@ mod oneloop {
         event_loop
             .run_until_complete(async move { second_rec.event("main-second") })
             .expect("the second main finishes");
+        event_loop.close();
+    }
+
+    pub fn stale_stop_callback(rec: &Rc<Recorder>) {
+        let mut event_loop = rec.event_loop();
+        event_loop.core().stop();
+        let main_rec = Rc::clone(rec);
+        let value = event_loop
+            .run_until_complete(async move {
+                main_rec.event("main");
+                7
+            })
+            .expect("main ends in the one turn");
+        rec.event(format!("run_until_complete-returned-{value}"));
+        let (a, b) = (named(rec, "a"), named(rec, "b"));
+        event_loop.call_soon_named("a", move || {
+            a();
+            call_soon("b", move || {
+                b();
+                current().stop();
+            });
+        });
+        event_loop
+            .run_forever()
+            .expect("the stale stop callback stops it");
+        rec.event("run_forever-returned");
+        event_loop.run_forever().expect("b stops the loop");
         event_loop.close();
     }
 
