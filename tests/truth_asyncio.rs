@@ -554,6 +554,12 @@ scenarios! {
     queue_two_getters_two_puts: differs [],
         cpython_says ["turn=2 event=main-took-1-size-1", "turn=3 event=a-got-2",
             "turn=4 event=after-a-size-0-b-done-False", "turn=5 event=b-got-3"];
+    /// A released Lock with a woken waiter reads as free, though a newcomer that asks
+    /// before the waiter runs queues behind it.
+    lock_released_to_a_waiter: differs [],
+        cpython_says ["turn=2 event=released-locked-False", "turn=3 event=c-asks-locked-False",
+            "turn=3 event=a-acquired",
+            "turn=3 event=after-turn-locked-True", "turn=5 event=c-acquired"];
     /// A queue putter woken by a get and cancelled before it runs passes the room on
     /// to the next putter.
     queue_cancelled_putter: differs [],
@@ -3850,6 +3856,38 @@ mod oneloop {
                 queue.put_nowait(3)?;
                 b.join().await?;
                 rec.event(format!("main-done-size-{}", queue.len()));
+                Ok(())
+            });
+        }
+
+        pub fn lock_released_to_a_waiter(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let lock = Rc::new(Lock::new());
+                lock.acquire().await?;
+                // `late`: yield once, then ask (Python's `late_waiter`).
+                let waiter = |name: &'static str, late: bool| {
+                    let (r, lock) = (Rc::clone(&rec), Rc::clone(&lock));
+                    spawn_named(name, async move {
+                        if late {
+                            bare_yield().await?;
+                            r.event(format!("{name}-asks-locked-{}", py(lock.locked())));
+                        }
+                        lock.acquire().await?;
+                        r.event(format!("{name}-acquired"));
+                        let slept = bare_yield().await;
+                        lock.release()?;
+                        slept
+                    })
+                };
+                let (a, c) = (waiter("a", false), waiter("c", true));
+                bare_yield().await?;
+                lock.release()?;
+                rec.event(format!("released-locked-{}", py(lock.locked())));
+                bare_yield().await?;
+                rec.event(format!("after-turn-locked-{}", py(lock.locked())));
+                a.join().await?;
+                c.join().await?;
+                rec.event(format!("main-done-locked-{}", py(lock.locked())));
                 Ok(())
             });
         }
