@@ -560,6 +560,11 @@ scenarios! {
         cpython_says ["turn=2 event=released-locked-False", "turn=3 event=c-asks-locked-False",
             "turn=3 event=a-acquired",
             "turn=3 event=after-turn-locked-True", "turn=5 event=c-acquired"];
+    /// A release that finds only a cancelled waiter leaves the unit free: the
+    /// releaser takes it back at once, with no turn.
+    semaphore_release_past_cancelled: differs [],
+        cpython_says ["turn=2 event=released-value-1-locked-False",
+            "turn=2 event=main-took-it-again-value-0", "turn=3 event=a-cancelled-value-0"];
     /// A queue putter woken by a get and cancelled before it runs passes the room on
     /// to the next putter.
     queue_cancelled_putter: differs [],
@@ -3888,6 +3893,39 @@ mod oneloop {
                 a.join().await?;
                 c.join().await?;
                 rec.event(format!("main-done-locked-{}", py(lock.locked())));
+                Ok(())
+            });
+        }
+
+        pub fn semaphore_release_past_cancelled(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let sem = Rc::new(Semaphore::new(1));
+                sem.acquire().await?;
+                let (r, s) = (Rc::clone(&rec), Rc::clone(&sem));
+                let a = spawn_named("a", async move {
+                    if let Err(error) = s.acquire().await {
+                        r.event(format!("a-cancelled-value-{}", s.value()));
+                        return Err(error);
+                    }
+                    r.event("a-in");
+                    s.release();
+                    Ok(())
+                });
+                bare_yield().await?;
+                a.cancel(None);
+                sem.release();
+                rec.event(format!(
+                    "released-value-{}-locked-{}",
+                    sem.value(),
+                    py(sem.locked())
+                ));
+                sem.acquire().await?;
+                rec.event(format!("main-took-it-again-value-{}", sem.value()));
+                if a.join().await.is_err() {
+                    rec.event(format!("a-joined-value-{}", sem.value()));
+                }
+                sem.release();
+                rec.event(format!("main-done-value-{}", sem.value()));
                 Ok(())
             });
         }
