@@ -2,8 +2,8 @@
 
 The first set wakes both waiters; the clear does not take the wake back, and the
 second set finds no one left to wake. Both waiters resume once, in the next turn, and
-see the event set. A third task that starts waiting after a later clear waits for the
-set that follows it.
+see the event set. A third task that starts waiting after a later clear is woken by
+a set and clear of one step, and finds the event cleared in the next turn.
 """
 
 import asyncio

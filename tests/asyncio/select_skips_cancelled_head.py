@@ -4,8 +4,9 @@ main schedules ``early`` 0.2 s away and ``late`` 0.8 s away, cancels ``early`` a
 waits for a future that ``late`` completes. At the start of the next turn the sweep
 pops the cancelled head, so the select waits for ``late``, not for ``early``'s
 deadline: one turn with a long timeout, then ``late`` in that same turn. The script
-wraps the selector's ``select`` to classify each timeout: zero, none, or long (over
-0.5 s: a margin of 0.3 s either way, for a loaded machine). No time is printed.
+wraps the selector's ``select`` to classify each timeout: zero, none, long (over
+0.5 s: a margin of 0.3 s either way, for a loaded machine) or short. No time is
+printed.
 """
 
 import asyncio
