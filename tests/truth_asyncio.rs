@@ -565,6 +565,11 @@ scenarios! {
     semaphore_release_past_cancelled: differs [],
         cpython_says ["turn=2 event=released-value-1-locked-False",
             "turn=2 event=main-took-it-again-value-0", "turn=3 event=a-cancelled-value-0"];
+    /// A put passes over a getter cancelled before it and wakes the next one, which
+    /// takes the item in the next turn.
+    queue_put_past_cancelled_getter: differs [],
+        cpython_says ["turn=2 event=cancelled-a-put-x-size-1", "turn=3 event=a-cancelled-size-1",
+            "turn=3 event=b-got-x"];
     /// A queue putter woken by a get and cancelled before it runs passes the room on
     /// to the next putter.
     queue_cancelled_putter: differs [],
@@ -3926,6 +3931,37 @@ mod oneloop {
                 }
                 sem.release();
                 rec.event(format!("main-done-value-{}", sem.value()));
+                Ok(())
+            });
+        }
+
+        pub fn queue_put_past_cancelled_getter(rec: &Rc<Recorder>) {
+            run_task_main(rec, |rec| async move {
+                let queue = Rc::new(Queue::new(0));
+                let getter = |name: &'static str| {
+                    let (r, q) = (Rc::clone(&rec), Rc::clone(&queue));
+                    spawn_named(name, async move {
+                        match q.get().await {
+                            Ok(item) => {
+                                r.event(format!("{name}-got-{item}"));
+                                Ok(())
+                            }
+                            Err(error) => {
+                                r.event(format!("{name}-cancelled-size-{}", q.len()));
+                                Err(error.into())
+                            }
+                        }
+                    })
+                };
+                let (a, b) = (getter("a"), getter("b"));
+                bare_yield().await?;
+                a.cancel(None);
+                queue.put_nowait("x")?;
+                rec.event(format!("cancelled-a-put-x-size-{}", queue.len()));
+                b.join().await?;
+                if a.join().await.is_err() {
+                    rec.event(format!("a-joined-size-{}", queue.len()));
+                }
                 Ok(())
             });
         }
