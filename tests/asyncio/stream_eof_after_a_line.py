@@ -19,18 +19,9 @@ import socket
 import truthtrace as truth
 
 
-def tcp_pair():
-    """A connected TCP pair on 127.0.0.1, made before the loop runs."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    ours = socket.create_connection(listener.getsockname())
-    peer, _ = listener.accept()
-    listener.close()
-    return ours, peer
-
-
 async def main():
     loop = asyncio.get_running_loop()
-    ours, peer = tcp_pair()
+    ours, peer = truth.tcp_pair()
     reader, writer = await asyncio.open_connection(sock=ours)
     truth.event("opened")
 

@@ -15,7 +15,8 @@ the outside; nothing in the scenario counts turns itself:
 
 A handle's line is placed where the handle started, before the events it recorded, but
 its name is read after it ran, so a task that names itself in its first step is shown by
-that name (a handle cancelled while it ran keeps the name it started with). The trace goes to stdout when the script exits. No line holds a time.
+that name (a handle cancelled while it ran keeps the name it started with). The trace
+goes to stdout when the script exits. No line holds a time.
 
 ``run_scenarios`` starts many scenarios from one interpreter, each in a process of its
 own: the suite pays CPython's start-up and imports once instead of once per scenario.
@@ -31,6 +32,7 @@ import re
 import runpy
 import select
 import signal
+import socket
 import sys
 import time
 
@@ -76,6 +78,16 @@ def handle_name(handle):
 
 def _turn_field():
     return "-" if _turn is None else str(_turn)
+
+
+def tcp_pair():
+    """A connected TCP pair on 127.0.0.1, made before the loop runs (for the stream
+    scenarios): the script's end and the peer's."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    ours = socket.create_connection(listener.getsockname())
+    peer, _ = listener.accept()
+    listener.close()
+    return ours, peer
 
 
 def event(name):

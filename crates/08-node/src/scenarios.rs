@@ -12,9 +12,9 @@ use std::io::Write;
 use std::rc::Rc;
 
 use crate::{
-    Interest, Promise, busy_wait, clear_interval, clear_timeout, close, console_log, next_tick,
-    once_ready, pipe, queue_microtask, ref_timer, refresh_timer, set_immediate, set_interval,
-    set_timeout, spawn_async, spawn_async_promise, timer_has_ref, unref_timer, watch,
+    Interest, Promise, TimerId, busy_wait, clear_interval, clear_timeout, close, console_log,
+    next_tick, once_ready, pipe, queue_microtask, ref_timer, refresh_timer, set_immediate,
+    set_interval, set_timeout, spawn_async, spawn_async_promise, timer_has_ref, unref_timer, watch,
 };
 
 // ANCHOR: tick_before_promise
@@ -569,7 +569,10 @@ pub(crate) fn tick_in_microtask_in_immediate() {
 }
 // ANCHOR_END: tick_in_microtask_in_immediate
 
-pub(crate) fn interval_zero_clamped() {
+/// An interval of `ms` that prints `interval N` at its Nth run and, at run `last`, does
+/// `at_last` to itself (clears or unrefs it), as a script's `setInterval` callback does
+/// with the id it closes over.
+fn counted_interval(ms: u64, last: u32, at_last: fn(TimerId)) -> TimerId {
     let id = Rc::new(Cell::new(None));
     let handle = Rc::clone(&id);
     let mut n = 0;
@@ -577,15 +580,20 @@ pub(crate) fn interval_zero_clamped() {
         move || {
             n += 1;
             console_log(format!("interval {n}"));
-            if n == 3
+            if n == last
                 && let Some(interval) = handle.get()
             {
-                clear_interval(interval);
+                at_last(interval);
             }
         },
-        0,
+        ms,
     );
     id.set(Some(interval));
+    interval
+}
+
+pub(crate) fn interval_zero_clamped() {
+    counted_interval(0, 3, clear_interval);
     set_timeout(|| console_log("timeout 1 ms"), 1);
 }
 
@@ -675,22 +683,7 @@ pub(crate) fn refresh_keeps_unref() {
 }
 
 pub(crate) fn interval_unrefs_itself() {
-    let id = Rc::new(Cell::new(None));
-    let handle = Rc::clone(&id);
-    let mut n = 0;
-    let interval = set_interval(
-        move || {
-            n += 1;
-            console_log(format!("interval {n}"));
-            if n == 2
-                && let Some(interval) = handle.get()
-            {
-                unref_timer(interval);
-            }
-        },
-        10,
-    );
-    id.set(Some(interval));
+    counted_interval(10, 2, unref_timer);
 }
 
 pub(crate) fn refresh_cleared_timer() {
@@ -718,22 +711,7 @@ pub(crate) fn timer_joins_its_own_list() {
 }
 
 pub(crate) fn refresh_interval_from_timer() {
-    let id = Rc::new(Cell::new(None));
-    let handle = Rc::clone(&id);
-    let mut n = 0;
-    let interval = set_interval(
-        move || {
-            n += 1;
-            console_log(format!("interval {n}"));
-            if n == 2
-                && let Some(interval) = handle.get()
-            {
-                clear_interval(interval);
-            }
-        },
-        60,
-    );
-    id.set(Some(interval));
+    let interval = counted_interval(60, 2, clear_interval);
     set_timeout(
         move || {
             refresh_timer(interval);
