@@ -1326,7 +1326,7 @@ mod oneloop {
             let class = match park.timeout {
                 None => "none",
                 Some(Duration::ZERO) => "zero",
-                Some(timeout) if timeout > Duration::from_millis(500) => "long",
+                Some(timeout) if timeout > Duration::from_millis(900) => "long",
                 Some(_) => "short",
             };
             self.0.borrow_mut().push(class);
@@ -1348,7 +1348,7 @@ mod oneloop {
                 let done = OneShot::<(), ()>::new();
                 let setter = done.clone();
                 let early = timers.call_later_named(Duration::from_millis(200), "<lambda>", || {});
-                timers.call_later_named(Duration::from_millis(800), "late", move || {
+                timers.call_later_named(Duration::from_millis(1600), "late", move || {
                     setter.set_result(()).expect("set once");
                 });
                 early.cancel();
@@ -1721,7 +1721,7 @@ mod oneloop {
                 r.event("peer-sends-pi");
                 (&*sender).write_all(b"pi").expect("the peer sends");
                 Timers::current().expect("a timer layer").call_later_named(
-                    Duration::from_millis(50),
+                    Duration::from_millis(500),
                     "second_half",
                     move || {
                         r.event("peer-sends-ng");

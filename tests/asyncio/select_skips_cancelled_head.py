@@ -1,11 +1,11 @@
 """The select timeout when the earliest timer is cancelled: the next live one counts.
 
-main schedules ``early`` 0.2 s away and ``late`` 0.8 s away, cancels ``early`` and
+main schedules ``early`` 0.2 s away and ``late`` 1.6 s away, cancels ``early`` and
 waits for a future that ``late`` completes. At the start of the next turn the sweep
 pops the cancelled head, so the select waits for ``late``, not for ``early``'s
 deadline: one turn with a long timeout, then ``late`` in that same turn. The script
 wraps the selector's ``select`` to classify each timeout: zero, none, long (over
-0.5 s: a margin of 0.3 s either way, for a loaded machine) or short. No time is
+0.9 s: a margin of 0.7 s either way, for a loaded machine) or short. No time is
 printed.
 """
 
@@ -21,7 +21,7 @@ def classify(timeout):
         return "none"
     if timeout == 0:
         return "zero"
-    return "long" if timeout > 0.5 else "short"
+    return "long" if timeout > 0.9 else "short"
 
 
 async def main():
@@ -32,7 +32,7 @@ async def main():
         done.set_result(None)
 
     early = loop.call_later(0.2, lambda: None)
-    loop.call_later(0.8, late)
+    loop.call_later(1.6, late)
     early.cancel()
     await done
     truth.event("main-resumed")

@@ -333,9 +333,20 @@ impl Wake for CountDown {
 #[derive(Debug)]
 pub struct AsCompleted<T> {
     tasks: Vec<Option<Task<T>>>,
-    /// `None` before the first `next`. Then the turn of that call, kept while a task
-    /// that was done by then has not been yielded after a turn has passed.
-    watched_in: Option<Option<u64>>,
+    /// Where the handover of tasks done before the first `next` stands.
+    handover: Handover,
+}
+
+/// The one turn `AsCompleted` waits when tasks were done before it watched them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handover {
+    /// No `next` yet.
+    NotWatching,
+    /// The first `next` came in this turn and found a task done: yield nothing before
+    /// the next turn.
+    WaitOut(u64),
+    /// Nothing more to wait for.
+    Over,
 }
 
 impl<T> AsCompleted<T> {
@@ -343,7 +354,7 @@ impl<T> AsCompleted<T> {
     pub fn new(tasks: Vec<Task<T>>) -> Self {
         Self {
             tasks: tasks.into_iter().map(Some).collect(),
-            watched_in: None,
+            handover: Handover::NotWatching,
         }
     }
 
@@ -353,12 +364,12 @@ impl<T> AsCompleted<T> {
         if self.tasks.iter().all(Option::is_none) {
             return None;
         }
-        if self.watched_in.is_none() {
+        if self.handover == Handover::NotWatching {
             // asyncio watches the tasks from here; one already done is handed over by
             // a done callback queued now, so not before the next turn.
             let any_done = self.tasks.iter().flatten().any(Task::is_done);
             let turn = with_current(|core| core.turn()).filter(|_| any_done);
-            self.watched_in = Some(turn);
+            self.handover = turn.map_or(Handover::Over, Handover::WaitOut);
         }
         Some(NextDone(self).await)
     }
@@ -374,12 +385,12 @@ impl<T> Future for NextDone<'_, T> {
             return Poll::Ready(Err(cancel));
         }
         let this = self.get_mut();
-        if let Some(Some(turn)) = this.0.watched_in {
+        if let Handover::WaitOut(turn) = this.0.handover {
             if with_current(|core| core.turn()) == Some(turn) {
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
-            this.0.watched_in = Some(None);
+            this.0.handover = Handover::Over;
         }
         // The done task that finished first: several may have finished since the last
         // poll, and their order is the order of their finishes, not of the tasks.
